@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* log.h - one log sink per program: allotd writes one key=value line per event
+ * (`ts= level= msg= ...`), the CLI writes `allot: error: ...` to stderr.
+ * The level check happens in the macro, before arguments are evaluated.
+ * The sink is process-global (the one global besides signal flags): set it once at
+ * startup with log_init(); log_*() are thread-safe (one write(2) per line). */
+#ifndef ALLOT_LOG_H
+#define ALLOT_LOG_H
+
+enum log_level { LOG_LVL_ERROR = 0, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
+
+extern enum log_level log_threshold;
+
+/* prog: name printed by the human format; fd: where lines go; kv: 1 for key=value lines
+ * with timestamps (daemons), 0 for "prog: level: msg" (tools). */
+void log_init(const char *prog, int fd, int kv, enum log_level threshold);
+/* Parse "error|warn|info|debug"; -1 if unknown. */
+int log_level_parse(const char *s);
+
+void log_write(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_at(lvl, ...)                                                                           \
+    do {                                                                                           \
+        if ((lvl) <= log_threshold)                                                                \
+            log_write((lvl), __VA_ARGS__);                                                         \
+    } while (0)
+#define log_error(...) log_at(LOG_LVL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_at(LOG_LVL_WARN, __VA_ARGS__)
+#define log_info(...) log_at(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_at(LOG_LVL_DEBUG, __VA_ARGS__)
+
+#endif
