@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* store.h - the one storage interface of allot (DESIGN §9).  Only libstore speaks SQL.
+ *
+ * A store_t is one connection to one bank database: an SQLite file (embedded default, WAL)
+ * or PostgreSQL.  Operations are domain verbs (hold, settle, credit, ...), not generic
+ * get/put.  The backend is chosen by store_open() from the config; both run the same verbs
+ * with the same results (the same tests run against both).
+ *
+ * Transactions.  Every write verb (add/modify/remove/credit/hold/settle/release/...) must
+ * be called between store_begin() and store_commit(); it does not commit by itself, so the
+ * daemon can group many requests into one durable commit (group commit, DESIGN §10) and
+ * isolate each request with store_savepoint()/_release()/_rollback().  A write verb that
+ * fails has changed nothing visible once its savepoint is rolled back.  Read verbs may be
+ * called inside or outside a transaction.
+ *
+ * Money invariant (checked by store_check): for every allocation, the cached balance equals
+ * the sums of its ledger entries, and the check-and-hold of store_hold() is one atomic step
+ * even across several processes sharing one PostgreSQL: no hold is ever taken that makes
+ * available < 0 (DESIGN §3 "No overdraft, ever").
+ *
+ * Outcomes versus errors.  A refused hold is an outcome, not an error: store_hold returns 0
+ * with result->refused = 1, a job record in JOB_REFUSED and a failure row, all written in the
+ * caller's transaction.  -1 means nothing was changed and err says why.
+ *
+ * Threads.  A store_t belongs to one thread at a time; open one per thread.  Strings passed
+ * in are borrowed for the call; structs filled are the caller's.  Callbacks (`*_f`) receive
+ * records borrowed for the duration of the call; a non-zero return stops the iteration and
+ * becomes the verb's return value.
+ */
+#ifndef ALLOT_STORE_H
+#define ALLOT_STORE_H
+
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "libcore/model.h"
+
+typedef struct store store_t;
+
+struct store_config {
+    const char *backend; /* "sqlite" (default when NULL) or "pg" */
+    const char *target;  /* sqlite: file path; pg: libpq connection string */
+    int busy_timeout_ms; /* how long to wait for a lock before EUNAVAIL; 0 = 5000 */
+    int durable;         /* 1: fsync on commit (synchronous=FULL / synchronous_commit=on) */
+};
+
+/* Open a connection.  Does not create or upgrade the schema (see store_upgrade); a database
+ * whose schema is older than this build is usable only for store_upgrade/store_schema_*.
+ * Returns NULL with err set (EUNAVAIL when the database cannot be reached, EIO otherwise). */
+store_t *store_open(const struct store_config *cfg, struct allot_error *err);
+/* Close; NULL is a no-op.  An open transaction is rolled back. */
+void store_close(store_t *st);
+/* "sqlite" or "pg". */
+const char *store_backend(const store_t *st);
+
+/* Schema (DESIGN §9): versions are numbered migrations schema/<backend>/NNNN-*.sql.
+ * current = 0 for an empty database. */
+int store_schema_version(store_t *st, int *current, int *latest, struct allot_error *err);
+/* Apply pending migrations, each in its own transaction; idempotent. */
+int store_upgrade(store_t *st, struct allot_error *err);
+
+/* Transactions (see top).  store_begin takes the write lock at once (BEGIN IMMEDIATE on
+ * SQLite) so a batch never fails half-way on lock upgrade.  rollback never fails. */
+int store_begin(store_t *st, struct allot_error *err);
+int store_commit(store_t *st, struct allot_error *err);
+void store_rollback(store_t *st);
+int store_savepoint(store_t *st, struct allot_error *err);
+int store_savepoint_release(store_t *st, struct allot_error *err);
+void store_savepoint_rollback(store_t *st);
+
+/* ---- Reference data: clusters, accounts, users, associations, QOS, partitions ---------- */
+
+typedef int (*store_cluster_f)(const char *name, void *arg);
+int store_cluster_add(store_t *st, const char *name, struct allot_error *err);
+int store_cluster_remove(store_t *st, const char *name, struct allot_error *err);
+int store_cluster_list(store_t *st, store_cluster_f cb, void *arg, struct allot_error *err);
+
+/* Accounts form a tree rooted at "root" (created by the first migration).  add: parent must
+ * exist (EINVAL naming "parent" otherwise), name unique (EEXIST).  modify: replaces
+ * parent/shares/description/organization of the account named a->name; a new parent that
+ * is the account or one of its descendants is ECONFLICT ("cycle").  remove: ECONFLICT while
+ * it has children, associations or allocations.  "root" cannot be removed or re-parented. */
+typedef int (*store_account_f)(const struct account *a, void *arg);
+int store_account_add(store_t *st, struct account *a, struct allot_error *err); /* sets id */
+int store_account_get(store_t *st, const char *name, struct account *out, struct allot_error *err);
+int store_account_modify(store_t *st, const struct account *a, struct allot_error *err);
+int store_account_remove(store_t *st, const char *name, struct allot_error *err);
+/* All accounts in depth-first tree order (parents before children, siblings by name). */
+int store_account_list(store_t *st, store_account_f cb, void *arg, struct allot_error *err);
+/* The chain from name up to root, inclusive, into out[0..*n) (out[0] = name). */
+int store_account_ancestors(store_t *st, const char *name, struct account *out, int max, int *n,
+                            struct allot_error *err);
+
+typedef int (*store_user_f)(const struct user *u, void *arg);
+int store_user_add(store_t *st, const struct user *u, struct allot_error *err);
+int store_user_get(store_t *st, const char *name, struct user *out, struct allot_error *err);
+int store_user_get_by_uid(store_t *st, int64_t uid, struct user *out, struct allot_error *err);
+int store_user_modify(store_t *st, const struct user *u, struct allot_error *err);
+int store_user_remove(store_t *st, const char *name, struct allot_error *err);
+int store_user_list(store_t *st, store_user_f cb, void *arg, struct allot_error *err);
+
+/* Associations: key (cluster, account, user, partition) is unique; cluster and account
+ * and user must exist.  A user's default_account must be one of its associations' accounts
+ * (checked at user add/modify when it has associations). */
+struct assoc_filter {
+    const char *cluster; /* NULL = any */
+    const char *account;
+    const char *user;
+};
+typedef int (*store_assoc_f)(const struct assoc *a, void *arg);
+int store_assoc_add(store_t *st, struct assoc *a, struct allot_error *err); /* sets id */
+int store_assoc_get(store_t *st, const char *cluster, const char *account, const char *user,
+                    const char *partition, struct assoc *out, struct allot_error *err);
+int store_assoc_modify(store_t *st, const struct assoc *a, struct allot_error *err);
+int store_assoc_remove(store_t *st, const char *cluster, const char *account, const char *user,
+                       const char *partition, struct allot_error *err);
+int store_assoc_list(store_t *st, const struct assoc_filter *f, store_assoc_f cb, void *arg,
+                     struct allot_error *err);
+
+typedef int (*store_qos_f)(const struct qos *q, void *arg);
+int store_qos_add(store_t *st, const struct qos *q, struct allot_error *err);
+int store_qos_get(store_t *st, const char *name, struct qos *out, struct allot_error *err);
+int store_qos_modify(store_t *st, const struct qos *q, struct allot_error *err);
+int store_qos_remove(store_t *st, const char *name, struct allot_error *err);
+int store_qos_list(store_t *st, store_qos_f cb, void *arg, struct allot_error *err);
+
+typedef int (*store_partition_f)(const struct partition *p, void *arg);
+int store_partition_add(store_t *st, const struct partition *p, struct allot_error *err);
+int store_partition_get(store_t *st, const char *cluster, const char *name,
+                        struct partition *out, struct allot_error *err);
+int store_partition_modify(store_t *st, const struct partition *p, struct allot_error *err);
+int store_partition_remove(store_t *st, const char *cluster, const char *name,
+                           struct allot_error *err);
+int store_partition_list(store_t *st, const char *cluster /* NULL = all */, store_partition_f cb,
+                         void *arg, struct allot_error *err);
+
+/* Limits: value already canonical (libcore/limits.h); value NULL or "" removes the limit.
+ * The owner must exist (ENOENT naming it). */
+typedef int (*store_limit_f)(const struct limit_value *l, void *arg);
+int store_limit_set(store_t *st, enum limit_scope scope, const char *owner, const char *name,
+                    const char *value, struct allot_error *err);
+int store_limit_list(store_t *st, enum limit_scope scope, const char *owner /* NULL = all */,
+                     store_limit_f cb, void *arg, struct allot_error *err);
+
+/* ---- Allocations, ledger, balances ---------------------------------------------------- */
+
+/* add: account must exist; start < end; no other allocation of the same account and
+ * resource whose cluster scope intersects (same cluster, or either is "" = all) overlaps
+ * [start, end): ECONFLICT naming the other allocation's id.  Sets a->id.  The initial grant
+ * is a separate store_credit. */
+struct alloc_filter {
+    const char *account;  /* NULL = any */
+    const char *resource; /* NULL = any */
+    int64_t active_at_s;  /* 0 = any time; else start <= t < end */
+};
+typedef int (*store_alloc_f)(const struct allocation *a, const struct balance *b, void *arg);
+int store_alloc_add(store_t *st, struct allocation *a, struct allot_error *err);
+int store_alloc_get(store_t *st, int64_t id, struct allocation *out, struct balance *bal,
+                    struct allot_error *err);
+/* modify: start/end/category/comment (account, resource, cluster are fixed); overlap rule
+ * as in add; shrinking end below the start of a held job's run is ECONFLICT. */
+int store_alloc_modify(store_t *st, const struct allocation *a, struct allot_error *err);
+/* remove: only an allocation with no ledger entries (ECONFLICT otherwise). */
+int store_alloc_remove(store_t *st, int64_t id, struct allot_error *err);
+int store_alloc_list(store_t *st, const struct alloc_filter *f, store_alloc_f cb, void *arg,
+                     struct allot_error *err);
+
+/* The allocation that pays for a job of `account` on `cluster` using `resource` at time
+ * at_s: the account's own, else the nearest ancestor's (DESIGN §2).  ENOENT when none;
+ * the message names the account, resource, cluster and date. */
+int store_find_payer(store_t *st, const char *account, const char *resource, const char *cluster,
+                     int64_t at_s, struct allocation *out, struct balance *bal,
+                     struct allot_error *err);
+
+/* Append a money entry that is not about a job: kind is LEDGER_CREDIT, LEDGER_ADJUSTMENT
+ * (amount may be negative but may not make available < 0: EFUNDS), LEDGER_REFUND,
+ * LEDGER_CARRYOVER or LEDGER_EXPIRY.  e->alloc_id, kind, amount_sumin, actor, time_s, comment,
+ * idem_key are inputs; e->id is set.  Idempotent on idem_key: replaying a key returns the
+ * original entry in *e and sets *replay = 1 (a different amount or allocation under the same
+ * key is ECONFLICT). */
+int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err);
+
+struct ledger_filter {
+    int64_t alloc_id;    /* 0 = any */
+    const char *account; /* NULL = any: entries of that account's allocations */
+    const char *cluster; /* with job_id: entries about one job */
+    int64_t job_id;      /* 0 = any */
+    int64_t since_s;     /* 0 = from the beginning */
+    int64_t after_id;    /* paging: entries with id > after_id */
+    int limit;           /* 0 = no limit */
+};
+typedef int (*store_ledger_f)(const struct ledger_entry *e, void *arg);
+int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
+                      struct allot_error *err);
+
+/* ---- Jobs: hold, settle, release (DESIGN §3) ------------------------------------------- */
+
+struct hold_req {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t job_id;
+    int32_t run;
+    char user[ALLOT_NAME_MAX];
+    char account[ALLOT_NAME_MAX];
+    char partition[ALLOT_NAME_MAX];
+    char qos[ALLOT_NAME_MAX];
+    char resource[ALLOT_NAME_MAX]; /* the partition's resource type */
+    int64_t submit_s, start_s;     /* start_s picks the paying allocation */
+    int64_t time_limit_s;
+    int64_t billing_micro;
+    char req_tres[ALLOT_TRES_MAX];
+    char alloc_tres[ALLOT_TRES_MAX];
+    int64_t amount_sumin; /* = money_hold_sumin(billing, time limit), computed by the caller */
+    char actor[ALLOT_NAME_MAX];
+    int64_t now_s;
+};
+
+struct hold_result {
+    int replay;         /* 1: this run was already held/refused; nothing new was written */
+    int refused;        /* 1: available < amount; job is JOB_REFUSED, failure recorded */
+    struct job job;     /* the job record after the call */
+    struct allocation alloc; /* the payer (zeroed when none was found) */
+    struct balance bal; /* its balance after the call */
+    struct failure failure; /* when refused */
+};
+
+/* Atomic check-and-hold, idempotent per (cluster, job_id, run): a replay returns the first
+ * outcome.  No payer: refused with a failure whose alloc_id is 0.  */
+int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
+               struct allot_error *err);
+
+struct settle_req {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t job_id;
+    int32_t run;
+    int64_t start_s, end_s;
+    int64_t elapsed_s;
+    char slurm_state[ALLOT_STATE_MAX];
+    int64_t billing_micro;  /* final billing; 0 = keep the one recorded at hold */
+    char alloc_tres[ALLOT_TRES_MAX]; /* "" = keep */
+    int64_t charge_sumin;   /* -1: the store computes money_charge_sumin(billing, elapsed)
+                               from the final or recorded billing; NODE_FAIL (slurm_state)
+                               always costs 0 (DESIGN §3); >= 0: an explicit charge */
+    char settle_source[ALLOT_NAME_MAX];
+    /* For a job that was never held (post-paid, reconciled from sacct): who and where. */
+    char user[ALLOT_NAME_MAX];
+    char account[ALLOT_NAME_MAX];
+    char partition[ALLOT_NAME_MAX];
+    char qos[ALLOT_NAME_MAX];
+    char resource[ALLOT_NAME_MAX];
+    int64_t time_limit_s;
+    char actor[ALLOT_NAME_MAX];
+    int64_t now_s;
+};
+
+struct settle_result {
+    int replay;  /* 1: already settled or released; nothing new was written */
+    struct job job;
+    struct allocation alloc;
+    struct balance bal;
+};
+
+/* Settle a run: release its whole hold and debit charge_sumin, both against the allocation
+ * that holds the hold (a straddling job pays from it, DESIGN §3).  A run never held is
+ * debited from its payer at start_s without a funds check (the usage happened); ENOENT when
+ * it has no payer.  A refused run settles to charge 0 (nothing to release).  Idempotent. */
+int store_settle(store_t *st, const struct settle_req *req, struct settle_result *res,
+                 struct allot_error *err);
+
+/* Release a held run without charge (never started, cancelled while pending).  Idempotent;
+ * ENOENT for an unknown run. */
+int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
+                  const char *actor, const char *comment, int64_t now_s,
+                  struct settle_result *res, struct allot_error *err);
+
+struct job_filter {
+    const char *cluster; /* NULL = any */
+    int64_t job_id;      /* 0 = any */
+    const char *account; /* NULL = any */
+    const char *user;    /* NULL = any */
+    int status;          /* -1 = any, else enum job_status */
+    int64_t since_s;     /* updated at or after; 0 = any */
+    int limit;           /* 0 = no limit; newest first */
+};
+typedef int (*store_job_f)(const struct job *j, void *arg);
+int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
+                  struct job *out, struct allot_error *err);
+int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void *arg,
+                   struct allot_error *err);
+/* Number of runs in JOB_HELD for a user and/or account (NULL = any): submit-time counts. */
+int store_job_count_held(store_t *st, const char *cluster, const char *account, const char *user,
+                         int64_t *count, struct allot_error *err);
+
+/* Failures: store_hold records its own; admission denials are recorded with this. */
+struct failure_filter {
+    const char *account; /* NULL = any */
+    const char *user;
+    int64_t since_s;
+    int limit;           /* 0 = no limit; newest first */
+};
+typedef int (*store_failure_f)(const struct failure *f, void *arg);
+int store_failure_add(store_t *st, struct failure *f, struct allot_error *err); /* sets id */
+int store_failure_list(store_t *st, const struct failure_filter *f, store_failure_f cb, void *arg,
+                       struct allot_error *err);
+
+/* ---- Integrity ---------------------------------------------------------------------- */
+
+/* Verify the invariants: each cached balance equals its ledger sums; held >= 0; every
+ * JOB_HELD run has exactly one unreleased hold; every settled run exactly one debit entry
+ * (or none when charged 0) and one release; available >= 0 where only holds changed it.
+ * Calls cb once per problem with a sentence; returns the number of problems (>= 0) or -1. */
+typedef void (*store_problem_f)(const char *problem, void *arg);
+int store_check(store_t *st, store_problem_f cb, void *arg, struct allot_error *err);
+
+#endif
