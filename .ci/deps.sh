@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# deps.sh - install every Debian package allot's build and tests need (run as root).
+# Idempotent and quiet; one apt-get line per concern so each dependency says why it is here.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt_install() { apt-get install -y -q --no-install-recommends "$@" >/dev/null; }
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: must run as root (apt-get)" >&2
+    exit 1
+fi
+apt-get update -q >/dev/null
+
+# Build toolchain and the test runners (cmocka unit tests, sharness integration scripts).
+apt_install build-essential cmake pkg-config libcmocka-dev sharness perl curl procps iproute2
+# Storage: SQLite (embedded default) and PostgreSQL (client library and a server for tests).
+apt_install libsqlite3-dev sqlite3 libpq-dev postgresql
+# allotd: HTTP server, JSON, MUNGE authentication; liballot: HTTP client.
+apt_install libmicrohttpd-dev libjansson-dev munge libmunge-dev libcurl4-openssl-dev
+# Memory checking of the daemon's tests; clock jumps in policy tests.
+apt_install valgrind faketime
