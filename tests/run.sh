@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# run.sh - THE test command (README): install what the suite needs, build, run every test.
+#
+#   bash tests/run.sh              release-with-debug build in build/, every test
+#   bash tests/run.sh --sanitize   ASan+UBSan build in build-asan/, every test but those
+#                                  labelled no-asan (Slurm plugins loaded into slurmctld)
+#
+# Must run as root on Debian 12: it apt-get installs packages (.ci/deps.sh), fetches the
+# installed Slurm's source for the plugins (.ci/slurm-source.sh) and starts real daemons
+# (munged, MariaDB, slurmdbd, slurmctld, slurmd, PostgreSQL, allotd) on loopback.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=release
+[ "${1:-}" = "--sanitize" ] && mode=sanitize
+
+bash .ci/deps.sh
+if [ -f .ci/slurm-deps.sh ]; then bash .ci/slurm-deps.sh; fi
+slurm_src=$(bash .ci/slurm-source.sh | tail -n 1) || slurm_src=
+
+if [ "$mode" = sanitize ]; then
+    bdir=build-asan
+    cmake_args=(-DALLOT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+    ctest_args=(-LE no-asan)
+    # Leaks are errors; a sanitizer finding stops the test that hit it.
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+else
+    bdir=build
+    cmake_args=()
+    ctest_args=()
+fi
+[ -n "$slurm_src" ] && cmake_args+=(-DSLURM_SOURCE_DIR="$slurm_src")
+
+cmake -S . -B "$bdir" "${cmake_args[@]}"
+cmake --build "$bdir" -j"$(nproc)"
+# Integration tests start daemons on free loopback ports; run them one at a time.
+ctest --test-dir "$bdir" --output-on-failure --timeout 900 "${ctest_args[@]}"
