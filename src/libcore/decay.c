@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* decay.c - exact, cadence-independent half-life decay (design and error bound in decay.h). */
+#include "libcore/decay.h"
+
+#include <math.h>
+
+#define SECS_PER_DAY 86400
+
+/* Floor division and its non-negative remainder, for possibly negative numerators. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (month 1..12). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = floor_div(y, 400);
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* Inverse of days_from_civil(). */
+static void civil_from_days(int64_t z, int64_t *y, int *m)
+{
+    z += 719468;
+    int64_t era = floor_div(z, 146097);
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int mon = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (mon <= 2);
+    *m = mon;
+}
+
+int64_t decay_reset_start(enum decay_reset reset, int64_t t_s)
+{
+    int64_t day = floor_div(t_s, SECS_PER_DAY);
+    int64_t y;
+    int m;
+
+    switch (reset) {
+    case DECAY_RESET_DAILY:
+        return day * SECS_PER_DAY;
+    case DECAY_RESET_WEEKLY: {
+        /* 1970-01-01 was a Thursday: weekday 4 when Sunday is 0. */
+        int64_t wday = (day + 4) - floor_div(day + 4, 7) * 7;
+        return (day - wday) * SECS_PER_DAY;
+    }
+    case DECAY_RESET_MONTHLY:
+        civil_from_days(day, &y, &m);
+        return days_from_civil(y, m, 1) * SECS_PER_DAY;
+    case DECAY_RESET_QUARTERLY:
+        civil_from_days(day, &y, &m);
+        return days_from_civil(y, ((m - 1) / 3) * 3 + 1, 1) * SECS_PER_DAY;
+    case DECAY_RESET_YEARLY:
+        civil_from_days(day, &y, &m);
+        return days_from_civil(y, 1, 1) * SECS_PER_DAY;
+    case DECAY_RESET_NONE:
+    default:
+        return INT64_MIN;
+    }
+}
+
+int decay_params_check(const struct decay_params *p, struct allot_error *err)
+{
+    if (p->halflife_s < 0 || p->halflife_s > DECAY_HALFLIFE_MAX_S)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "halflife: %lld s is outside 0..%lld (0 disables decay)",
+                            (long long)p->halflife_s, (long long)DECAY_HALFLIFE_MAX_S);
+    if ((int)p->reset < (int)DECAY_RESET_NONE || (int)p->reset > (int)DECAY_RESET_YEARLY)
+        return allot_errorf(err, ALLOT_EINVAL, "reset: unknown period %d", (int)p->reset);
+    return 0;
+}
+
+void decay_acc_init(decay_acc_t *a)
+{
+    a->ref_value = 0.0;
+    a->nodecay_value = 0.0;
+    a->ref_s = 0;
+    a->period_start_s = INT64_MIN;
+}
+
+/* 2^(d/h) for d = t - ref with ref a multiple of h: the fraction 2^(r/h), r = t mod h, depends
+ * on t alone, and the integer part is applied with ldexp, which is exact. */
+static double pow2_split(int64_t d, int64_t h)
+{
+    int64_t q = floor_div(d, h);
+    int64_t r = d - q * h;
+    double frac = exp2((double)r / (double)h);
+    if (q > 4096)
+        q = 4096; /* beyond double range either way; keeps the int conversion defined */
+    if (q < -4096)
+        q = -4096;
+    return ldexp(frac, (int)q);
+}
+
+double decay_factor_exact(int64_t halflife_s, int64_t dt_s)
+{
+    if (halflife_s <= 0)
+        return 1.0;
+    /* 2^(-dt/h) = 2^(-(q+1)) * 2^((h-r)/h) keeps the same split as the accumulator. */
+    return pow2_split(-dt_s, halflife_s);
+}
+
+double decay_factor_slurm(int64_t halflife_s, double dt_s)
+{
+    if (halflife_s <= 0)
+        return 1.0;
+    /* slurmctld's literal constant, not ln 2 (priority_multifactor.c, 22.05). */
+    return pow(1.0 - 0.693 / (double)halflife_s, dt_s);
+}
+
+int decay_acc_add(decay_acc_t *a, const struct decay_params *p, int64_t t_s, double usage,
+                  double usage_factor, bool nodecay, struct allot_error *err)
+{
+    if (!isfinite(usage) || usage < 0.0)
+        return allot_errorf(err, ALLOT_EINVAL, "usage: must be a finite non-negative number");
+    if (!isfinite(usage_factor) || usage_factor < 0.0)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "usage_factor: must be a finite non-negative number");
+
+    int64_t period = decay_reset_start(p->reset, t_s);
+    if (a->period_start_s != INT64_MIN && period < a->period_start_s)
+        return 0; /* charged in a period that has been reset already */
+    if (period > a->period_start_s) {
+        a->ref_value = 0.0;
+        a->nodecay_value = 0.0;
+        a->period_start_s = period;
+    }
+
+    double amount = usage * usage_factor;
+    if (nodecay) {
+        a->nodecay_value += amount;
+        return 0;
+    }
+    int64_t h = p->halflife_s;
+    if (h == 0) {
+        a->ref_value += amount;
+        return 0;
+    }
+    int64_t span = (int64_t)DECAY_REBASE_HALFLIVES * h;
+    int64_t want_ref = floor_div(t_s, span) * span;
+    if (want_ref > a->ref_s) {
+        /* Exact: scaling by 2^-(k*32) commutes with every rounding done so far. */
+        int64_t halvings = (want_ref - a->ref_s) / h;
+        a->ref_value = ldexp(a->ref_value, halvings > 4096 ? -4096 : -(int)halvings);
+        a->ref_s = want_ref;
+    }
+    a->ref_value += amount * pow2_split(t_s - a->ref_s, h);
+    return 0;
+}
+
+double decay_acc_value(const decay_acc_t *a, const struct decay_params *p, int64_t now_s)
+{
+    if (a->period_start_s == INT64_MIN)
+        return 0.0;
+    if (decay_reset_start(p->reset, now_s) > a->period_start_s)
+        return 0.0;
+    double decayed = a->ref_value;
+    if (p->halflife_s > 0 && decayed != 0.0)
+        decayed *= pow2_split(a->ref_s - now_s, p->halflife_s);
+    return decayed + a->nodecay_value;
+}
