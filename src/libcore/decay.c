@@ -160,8 +160,6 @@ int decay_acc_add(decay_acc_t *a, const struct decay_params *p, int64_t t_s, dou
 
 double decay_acc_value(const decay_acc_t *a, const struct decay_params *p, int64_t now_s)
 {
-    if (a->period_start_s == INT64_MIN)
-        return 0.0;
     if (decay_reset_start(p->reset, now_s) > a->period_start_s)
         return 0.0;
     double decayed = a->ref_value;
