@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* jobid.h - Slurm job and step ids as sacct, sstat and squeue print them:
+ * "3", "3.batch", "3.extern", "3.interactive", "3.0", "3+0" (het component), "3+0.1",
+ * "3_7" (array task), "3_[1-5%2]" (pending array, spec kept as text), "3_7.batch".
+ *
+ * Design: parsed into plain integers plus an enum for the step kind, with no allocation; the
+ * array spec of a pending array is a span into the caller's text.  Formatting gives back
+ * Slurm's text exactly for everything but the array spec, which is copied verbatim.
+ * Thread rule: pure; reentrant.
+ */
+#ifndef ALLOT_SLURMTEXT_JOBID_H
+#define ALLOT_SLURMTEXT_JOBID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "libslurmtext/field.h"
+
+enum st_step_kind {
+    ST_STEP_NONE = 0,      /* a job (allocation) row: no ".step" */
+    ST_STEP_NUMBERED,      /* ".N": step holds N */
+    ST_STEP_BATCH,         /* ".batch" */
+    ST_STEP_EXTERN,        /* ".extern" */
+    ST_STEP_INTERACTIVE,   /* ".interactive" (salloc's step in 22.05) */
+};
+
+struct st_jobid {
+    uint32_t job;           /* the (first) job id */
+    bool has_het;           /* "+N" */
+    uint32_t het_offset;
+    bool has_array_task;    /* "_N" */
+    uint32_t array_task;
+    struct st_span array_spec; /* "_[...]" text inside the brackets; n = 0 if none */
+    enum st_step_kind step_kind;
+    uint32_t step;          /* for ST_STEP_NUMBERED */
+};
+
+/* Parse text[0..n).  Errors: ALLOT_EINVAL naming field ("JobID") and text; out untouched.
+ * array_spec borrows from text. */
+int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobid *out,
+                   struct allot_error *err);
+
+/* Write id as Slurm prints it.  Returns the length or -1 with ALLOT_ETOOBIG (buf untouched). */
+int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct allot_error *err);
+
+#endif

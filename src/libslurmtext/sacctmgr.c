@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sacctmgr.c - sacctmgr -P row splitting and typed getters (see sacctmgr.h). */
+#include "libslurmtext/sacctmgr.h"
+
+#include <string.h>
+
+int st_mgr_format_parse(const char *list, struct st_mgr_format *out, struct allot_error *err)
+{
+    struct st_mgr_format f;
+    struct st_span all = {list, strlen(list)};
+    if (st_split(all, ',', f.name, ST_MGR_COLS_MAX, &f.n, err) < 0)
+        return -1;
+    for (size_t i = 0; i < f.n; i++) {
+        const char *pct = memchr(f.name[i].p, '%', f.name[i].n);
+        if (pct)
+            f.name[i].n = (size_t)(pct - f.name[i].p);
+        if (f.name[i].n == 0)
+            return allot_errorf(err, ALLOT_EINVAL, "format: empty column name at position %zu",
+                                i + 1);
+    }
+    *out = f;
+    return 0;
+}
+
+int st_mgr_row_parse(const struct st_mgr_format *fmt, struct st_span line,
+                     struct st_mgr_row *row, struct allot_error *err)
+{
+    struct st_span v[ST_MGR_COLS_MAX + 1];
+    size_t n;
+    if (st_split(line, '|', v, ST_MGR_COLS_MAX + 1, &n, err) < 0)
+        return -1;
+    if (n == fmt->n + 1 && v[n - 1].n == 0)
+        n--;
+    if (n != fmt->n)
+        return allot_errorf(err, ALLOT_EINVAL, "sacctmgr: line has %zu fields, %zu columns "
+                            "expected", n, fmt->n);
+    row->fmt = fmt;
+    row->n = n;
+    memcpy(row->v, v, n * sizeof(v[0]));
+    return 0;
+}
+
+bool st_mgr_get(const struct st_mgr_row *row, const char *col, struct st_span *out)
+{
+    for (size_t i = 0; i < row->n; i++) {
+        if (st_eq_nocase(row->fmt->name[i], col)) {
+            *out = row->v[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+int st_mgr_get_int(const struct st_mgr_row *row, const char *col, bool *has, int64_t *out,
+                   struct allot_error *err)
+{
+    struct st_span v;
+    uint64_t x;
+    if (!st_mgr_get(row, col, &v))
+        return allot_errorf(err, ALLOT_EINVAL, "%s: no such column", col);
+    if (v.n == 0) {
+        *has = false;
+        return 0;
+    }
+    if (st_uint(v.p, v.n, INT64_MAX, &x) < 0)
+        return st_field_error(err, col, "invalid number", v);
+    *has = true;
+    *out = (int64_t)x;
+    return 0;
+}
+
+int st_mgr_get_duration(const struct st_mgr_row *row, const char *col, struct st_duration *out,
+                        struct allot_error *err)
+{
+    struct st_span v;
+    if (!st_mgr_get(row, col, &v))
+        return allot_errorf(err, ALLOT_EINVAL, "%s: no such column", col);
+    return st_duration_parse(v.p, v.n, col, out, err);
+}
+
+bool st_mgr_has_flag(const struct st_mgr_row *row, const char *col, const char *flag)
+{
+    struct st_span v;
+    if (!st_mgr_get(row, col, &v))
+        return false;
+    const char *p = v.p, *end = v.p + v.n;
+    while (p < end) {
+        const char *c = memchr(p, ',', (size_t)(end - p));
+        struct st_span item = {p, c ? (size_t)(c - p) : (size_t)(end - p)};
+        if (st_eq_nocase(item, flag))
+            return true;
+        p = c ? c + 1 : end;
+    }
+    return false;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sacctmgr.h - rows of `sacctmgr -P -n show assoc|qos format=...`.
+ *
+ * Design: sacctmgr's columns are many and site-chosen, so a row is kept as spans addressed by
+ * column name (the format list the caller passed), with typed getters that apply Slurm's
+ * conventions: empty = no limit set, counts are integers, MaxWall/GrpWall are durations,
+ * *TRES* columns are TRES lists, Flags are comma lists.  No allocation; spans borrow from the
+ * line.
+ * Thread rule: pure; reentrant.
+ */
+#ifndef ALLOT_SLURMTEXT_SACCTMGR_H
+#define ALLOT_SLURMTEXT_SACCTMGR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "libslurmtext/duration.h"
+#include "libslurmtext/field.h"
+
+#define ST_MGR_COLS_MAX 64
+
+struct st_mgr_format {
+    size_t n;
+    struct st_span name[ST_MGR_COLS_MAX]; /* borrow from the list text */
+};
+
+struct st_mgr_row {
+    const struct st_mgr_format *fmt; /* borrowed */
+    size_t n;
+    struct st_span v[ST_MGR_COLS_MAX];
+};
+
+/* Parse "Cluster,Account,User,GrpTRES" (the format= value).  The list text must outlive the
+ * format.  Errors: EINVAL empty name, ETOOBIG too many; out untouched. */
+int st_mgr_format_parse(const char *list, struct st_mgr_format *out, struct allot_error *err);
+
+/* Split one -P line; field count must match the format (a trailing empty field from -p is
+ * allowed).  Errors: EINVAL; row untouched. */
+int st_mgr_row_parse(const struct st_mgr_format *fmt, struct st_span line,
+                     struct st_mgr_row *row, struct allot_error *err);
+
+/* The value of column `col` (case-insensitive); false if the format has no such column. */
+bool st_mgr_get(const struct st_mgr_row *row, const char *col, struct st_span *out);
+
+/* Integer column: *has = false when empty (no limit), else the value (0..INT64_MAX).
+ * Errors: EINVAL (missing column or bad number); outputs untouched. */
+int st_mgr_get_int(const struct st_mgr_row *row, const char *col, bool *has, int64_t *out,
+                   struct allot_error *err);
+
+/* Duration column (MaxWall, GrpWall, ...).  Errors: EINVAL; out untouched. */
+int st_mgr_get_duration(const struct st_mgr_row *row, const char *col, struct st_duration *out,
+                        struct allot_error *err);
+
+/* Is `flag` in the comma list of column col (QOS Flags "DenyOnLimit,NoDecay")?  Case
+ * insensitive; false for a missing column. */
+bool st_mgr_has_flag(const struct st_mgr_row *row, const char *col, const char *flag);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* squeue.c - squeue --steps line parser and step lookup (see squeue.h). */
+#include "libslurmtext/squeue.h"
+
+#include <string.h>
+
+int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out,
+                         struct allot_error *err)
+{
+    const char *bar = memchr(line.p, '|', line.n);
+    if (!bar)
+        return st_field_error(err, "squeue", "line without '|'", line);
+    struct st_squeue_step s;
+    if (st_jobid_parse(line.p, (size_t)(bar - line.p), "StepID", &s.id, err) < 0)
+        return -1;
+    s.name.p = bar + 1;
+    s.name.n = line.n - (size_t)(bar - line.p) - 1;
+    *out = s;
+    return 0;
+}
+
+int st_squeue_find_step(const char *buf, size_t len, uint32_t job, const char *name,
+                        uint32_t *step, struct allot_error *err)
+{
+    size_t pos = 0, lineno = 0;
+    struct st_span line;
+    int found = 0;
+    uint32_t best = 0;
+    while (st_next_line(buf, len, &pos, &line)) {
+        lineno++;
+        if (line.n == 0)
+            continue;
+        struct st_squeue_step s;
+        if (st_squeue_step_parse(line, &s, err) < 0) {
+            if (err)
+                err->code = ALLOT_EPROTO;
+            return allot_error_prefix(err, "squeue line %zu", lineno);
+        }
+        if (s.id.job != job || s.id.step_kind != ST_STEP_NUMBERED || !st_eq(s.name, name))
+            continue;
+        if (!found || s.id.step > best)
+            best = s.id.step;
+        found = 1;
+    }
+    if (found)
+        *step = best;
+    return found;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* squeue.h - `squeue --steps -h -o "%i|%j"` lines ("12.0|wf42_j7", "12.batch|batch") and the
+ * lookup of a step's numeric id by its name, which sstat needs (it takes ids, not names).
+ * Thread rule: pure; reentrant.
+ */
+#ifndef ALLOT_SLURMTEXT_SQUEUE_H
+#define ALLOT_SLURMTEXT_SQUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "libslurmtext/field.h"
+#include "libslurmtext/jobid.h"
+
+/* The -o format these functions read. */
+#define ST_SQUEUE_STEP_FORMAT "%i|%j"
+
+struct st_squeue_step {
+    struct st_jobid id;  /* "12.0" */
+    struct st_span name; /* borrows from the line; a name may itself contain '|' */
+};
+
+/* Parse one line.  The name is everything after the first '|'.  Errors: ALLOT_EINVAL
+ * ("StepID: invalid job id '...'" or a missing separator); out untouched. */
+int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out,
+                         struct allot_error *err);
+
+/* Scan buf[0..len) (squeue --steps output) for the numbered step of job `job` named `name`
+ * and set *step.  When several match (a name reused), the highest step id wins: the newest
+ * step.  Returns 1 found, 0 not found, -1 with ALLOT_EPROTO naming the line for a line that
+ * does not parse (*step untouched unless 1). */
+int st_squeue_find_step(const char *buf, size_t len, uint32_t job, const char *name,
+                        uint32_t *step, struct allot_error *err);
+
+#endif

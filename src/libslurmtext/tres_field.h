@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* tres_field.h - a TRES column of sacct/sacctmgr output (AllocTRES, ReqTRES, GrpTRES, ...)
+ * read with libcore's tres_parse(), so every part of allot agrees on one TRES grammar.
+ * Thread rule: pure; reentrant.
+ */
+#ifndef ALLOT_SLURMTEXT_TRES_FIELD_H
+#define ALLOT_SLURMTEXT_TRES_FIELD_H
+
+#include <stdbool.h>
+
+#include "allot/error.h"
+#include "libcore/tres.h"
+#include "libslurmtext/field.h"
+
+/* Longest TRES text accepted (the span is copied to a NUL-terminated stack buffer). */
+#define ST_TRES_TEXT_MAX 2048
+
+/* Parse v into *out; *has = false (and out->n = 0) for an empty field.  Errors: EINVAL /
+ * ETOOBIG prefixed with field; outputs untouched. */
+int st_tres_field_parse(struct st_span v, const char *field, bool *has, struct tres_list *out,
+                        struct allot_error *err);
+
+#endif
