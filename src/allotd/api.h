@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* api.h - the handlers named by routes.c, one api_<noun>.c per noun of doc/api.md.
+ * Each follows request.h's handler contract. */
+#ifndef ALLOTD_API_H
+#define ALLOTD_API_H
+
+#include "allotd/request.h"
+
+/* api_misc.c */
+int api_healthz(struct req *r, struct allot_error *err);
+int api_metrics(struct req *r, struct allot_error *err);
+int api_whoami(struct req *r, struct allot_error *err);
+int api_check(struct req *r, struct allot_error *err);
+/* api_cluster.c */
+int api_cluster_list(struct req *r, struct allot_error *err);
+int api_cluster_add(struct req *r, struct allot_error *err);
+int api_cluster_remove(struct req *r, struct allot_error *err);
+/* api_account.c */
+int api_account_list(struct req *r, struct allot_error *err);
+int api_account_add(struct req *r, struct allot_error *err);
+int api_account_get(struct req *r, struct allot_error *err);
+int api_account_modify(struct req *r, struct allot_error *err);
+int api_account_remove(struct req *r, struct allot_error *err);
+/* api_user.c */
+int api_user_list(struct req *r, struct allot_error *err);
+int api_user_add(struct req *r, struct allot_error *err);
+int api_user_get(struct req *r, struct allot_error *err);
+int api_user_remove(struct req *r, struct allot_error *err);
+/* api_assoc.c */
+int api_assoc_list(struct req *r, struct allot_error *err);
+int api_assoc_add(struct req *r, struct allot_error *err);
+int api_assoc_remove(struct req *r, struct allot_error *err);
+/* api_partition.c */
+int api_partition_list(struct req *r, struct allot_error *err);
+int api_partition_add(struct req *r, struct allot_error *err);
+int api_partition_get(struct req *r, struct allot_error *err);
+int api_partition_remove(struct req *r, struct allot_error *err);
+/* api_alloc.c */
+int api_alloc_list(struct req *r, struct allot_error *err);
+int api_alloc_add(struct req *r, struct allot_error *err);
+int api_alloc_get(struct req *r, struct allot_error *err);
+int api_alloc_remove(struct req *r, struct allot_error *err);
+int api_alloc_credit(struct req *r, struct allot_error *err);
+int api_balance_list(struct req *r, struct allot_error *err);
+int api_ledger_list(struct req *r, struct allot_error *err);
+/* api_job.c */
+int api_job_admit(struct req *r, struct allot_error *err);
+int api_job_hold(struct req *r, struct allot_error *err);
+int api_job_settle(struct req *r, struct allot_error *err);
+int api_job_release(struct req *r, struct allot_error *err);
+int api_job_list(struct req *r, struct allot_error *err);
+int api_job_get(struct req *r, struct allot_error *err);
+int api_failure_list(struct req *r, struct allot_error *err);
+
+#endif

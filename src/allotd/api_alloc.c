@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* api_alloc.c - /v1/allocations, their credits, /v1/balances and /v1/ledger.
+ * An allocation's initial grant is a separate credit entry written in the same savepoint,
+ * so the allocation and its first credit appear together or not at all. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "allotd/api.h"
+#include "allotd/auth.h"
+#include "allotd/json.h"
+#include "libutil/xalloc.h"
+
+struct list_arg {
+    struct req *r;
+    json_t *items;
+    int balance_only;
+    struct allot_error *err;
+};
+
+static int on_alloc(const struct allocation *a, const struct balance *b, void *arg)
+{
+    struct list_arg *l = arg;
+    int vis = auth_sees_account(l->r, a->account, l->err);
+    if (vis < 0)
+        return -1;
+    if (vis)
+        json_array_append_new(l->items, l->balance_only ? json_balance(a, b)
+                                                        : json_allocation(a, b));
+    return 0;
+}
+
+static int list(struct req *r, int balance_only, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    struct alloc_filter f = {0};
+    const char *active = req_query(r, "active");
+    if (!st || json_query_name(r, "account", &f.account, err) < 0 ||
+        json_query_name(r, "resource", &f.resource, err) < 0)
+        return -1;
+    if (active && strcmp(active, "1") && strcmp(active, "true") && strcmp(active, "0") &&
+        strcmp(active, "false"))
+        return allot_errorf(err, ALLOT_EINVAL, "active: must be true or false");
+    if (active && (!strcmp(active, "1") || !strcmp(active, "true")))
+        f.active_at_s = (int64_t)time(NULL);
+    struct list_arg l = {r, json_array(), balance_only, err};
+    if (store_alloc_list(st, &f, on_alloc, &l, err) < 0) {
+        json_decref(l.items);
+        return -1;
+    }
+    r->out = json_pack("{s:o}", "items", l.items);
+    return 0;
+}
+
+int api_alloc_list(struct req *r, struct allot_error *err)
+{
+    return list(r, 0, err);
+}
+
+int api_balance_list(struct req *r, struct allot_error *err)
+{
+    return list(r, 1, err);
+}
+
+static int parse_id(const char *s, int64_t *id, struct allot_error *err)
+{
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end || x <= 0)
+        return allot_errorf(err, ALLOT_EINVAL, "id: '%s' is not an allocation id", s);
+    *id = x;
+    return 0;
+}
+
+int api_alloc_get(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    struct allocation a;
+    struct balance b;
+    int64_t id;
+    if (!st || parse_id(r->param[0], &id, err) < 0 || store_alloc_get(st, id, &a, &b, err) < 0)
+        return -1;
+    int vis = auth_sees_account(r, a.account, err);
+    if (vis <= 0)
+        return vis < 0 ? -1 : allot_errorf(err, ALLOT_EPERM, "allocation %lld: not yours",
+                                           (long long)id);
+    r->out = json_allocation(&a, &b);
+    return 0;
+}
+
+struct alloc_op {
+    struct allocation a;
+    struct balance b;
+    struct ledger_entry e;
+    int replay;
+};
+
+static int run_add(store_t *st, void *arg, struct allot_error *err)
+{
+    struct alloc_op *s = arg;
+    if (store_alloc_add(st, &s->a, err) < 0)
+        return -1;
+    if (s->e.amount_sumin > 0) {
+        s->e.alloc_id = s->a.id;
+        if (store_credit(st, &s->e, &s->replay, err) < 0)
+            return -1;
+    }
+    return store_alloc_get(st, s->a.id, &s->a, &s->b, err);
+}
+
+static int finish_add(struct req *r, struct allot_error *err)
+{
+    struct alloc_op *s = r->scratch;
+    r->status = 201;
+    r->out = json_allocation(&s->a, &s->b);
+    return 0;
+}
+
+/* Exactly one of su / amount_sumin; both absent is allowed when optional. */
+static int one_amount(struct jfield *su, struct jfield *sumin, int required,
+                      struct allot_error *err)
+{
+    if (su->seen && sumin->seen)
+        return allot_errorf(err, ALLOT_EINVAL, "su: give su or amount_sumin, not both");
+    if (required && !su->seen && !sumin->seen)
+        return allot_errorf(err, ALLOT_EINVAL, "su: required (or amount_sumin)");
+    return 0;
+}
+
+int api_alloc_add(struct req *r, struct allot_error *err)
+{
+    struct alloc_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    struct allocation *a = &s->a;
+    strcpy(a->resource, "cpu");
+    char comment[ALLOT_TEXT_MAX] = "";
+    struct jfield f[] = {
+        {.name = "account", .type = JF_NAME, .required = 1, .dst = a->account},
+        {.name = "resource", .type = JF_NAME, .required = 0, .dst = a->resource},
+        {.name = "cluster", .type = JF_NAME, .required = 0, .dst = a->cluster, .allow_empty = 1},
+        {.name = "start", .type = JF_TIME, .required = 1, .dst = &a->start_s},
+        {.name = "end", .type = JF_TIME, .required = 1, .dst = &a->end_s},
+        {.name = "category", .type = JF_NAME, .required = 0, .dst = a->category, .allow_empty = 1},
+        {.name = "comment", .type = JF_TEXT, .required = 0, .dst = comment, .size = sizeof(comment)},
+        {.name = "su", .type = JF_SU, .required = 0, .dst = &s->e.amount_sumin},
+        {.name = "amount_sumin", .type = JF_SUMIN, .required = 0, .dst = &s->e.amount_sumin},
+    };
+    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
+        one_amount(&f[7], &f[8], 0, err) < 0)
+        return -1;
+    if (a->end_s <= a->start_s)
+        return allot_errorf(err, ALLOT_EINVAL, "end: must be after start");
+    memcpy(a->comment, comment, sizeof(comment));
+    s->e.kind = LEDGER_CREDIT;
+    snprintf(s->e.actor, sizeof(s->e.actor), "%s", r->who.user);
+    s->e.time_s = (int64_t)time(NULL);
+    snprintf(s->e.comment, sizeof(s->e.comment), "initial grant");
+    return req_defer_write(r, run_add, s, finish_add);
+}
+
+static int run_remove(store_t *st, void *arg, struct allot_error *err)
+{
+    return store_alloc_remove(st, ((struct alloc_op *)arg)->a.id, err);
+}
+
+static int finish_remove(struct req *r, struct allot_error *err)
+{
+    r->out = json_pack("{s:I, s:b}", "id", (json_int_t)((struct alloc_op *)r->scratch)->a.id,
+                       "removed", 1);
+    return 0;
+}
+
+int api_alloc_remove(struct req *r, struct allot_error *err)
+{
+    struct alloc_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    if (parse_id(r->param[0], &s->a.id, err) < 0)
+        return -1;
+    return req_defer_write(r, run_remove, s, finish_remove);
+}
+
+static int run_credit(store_t *st, void *arg, struct allot_error *err)
+{
+    struct alloc_op *s = arg;
+    if (store_credit(st, &s->e, &s->replay, err) < 0)
+        return -1;
+    return store_alloc_get(st, s->e.alloc_id, &s->a, &s->b, err);
+}
+
+static int finish_credit(struct req *r, struct allot_error *err)
+{
+    struct alloc_op *s = r->scratch;
+    r->status = s->replay ? 200 : 201;
+    r->out = json_ledger(&s->e);
+    json_object_set_new(r->out, "replay", json_boolean(s->replay));
+    json_object_set_new(r->out, "balance", json_balance(&s->a, &s->b));
+    return 0;
+}
+
+int api_alloc_credit(struct req *r, struct allot_error *err)
+{
+    struct alloc_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    struct ledger_entry *e = &s->e;
+    char kind[ALLOT_NAME_MAX] = "credit";
+    if (parse_id(r->param[0], &e->alloc_id, err) < 0)
+        return -1;
+    struct jfield f[] = {
+        {.name = "kind", .type = JF_NAME, .required = 0, .dst = kind},
+        {.name = "su", .type = JF_SU, .required = 0, .dst = &e->amount_sumin, .min = -1},
+        {.name = "amount_sumin", .type = JF_SUMIN, .required = 0, .dst = &e->amount_sumin, .min = -1},
+        {.name = "comment", .type = JF_TEXT, .required = 0, .dst = e->comment, .size = sizeof(e->comment)},
+        {.name = "idempotency_key", .type = JF_TEXT, .required = 0, .dst = e->idem_key, .size = sizeof(e->idem_key)},
+    };
+    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
+        one_amount(&f[1], &f[2], 1, err) < 0)
+        return -1;
+    if (model_ledger_kind_parse(kind, &e->kind) < 0 ||
+        (e->kind != LEDGER_CREDIT && e->kind != LEDGER_ADJUSTMENT && e->kind != LEDGER_REFUND))
+        return allot_errorf(err, ALLOT_EINVAL, "kind: must be credit, adjustment or refund");
+    if (e->kind != LEDGER_ADJUSTMENT && e->amount_sumin <= 0)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: must be positive",
+                            f[1].seen ? "su" : "amount_sumin");
+    if (e->amount_sumin == 0)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: must not be zero",
+                            f[1].seen ? "su" : "amount_sumin");
+    snprintf(e->actor, sizeof(e->actor), "%s", r->who.user);
+    e->time_s = (int64_t)time(NULL);
+    return req_defer_write(r, run_credit, s, finish_credit);
+}
+
+struct ledger_arg {
+    struct req *r;
+    json_t *items;
+    int64_t last_id;
+    struct allot_error *err;
+};
+
+static int on_ledger(const struct ledger_entry *e, void *arg)
+{
+    struct ledger_arg *l = arg;
+    json_array_append_new(l->items, json_ledger(e));
+    l->last_id = e->id;
+    return 0;
+}
+
+int api_ledger_list(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    struct ledger_filter f = {0};
+    int64_t limit = 0;
+    if (!st || json_query_name(r, "account", &f.account, err) < 0 ||
+        json_query_name(r, "cluster", &f.cluster, err) < 0 ||
+        json_query_int(r, "alloc", 1, &f.alloc_id, err) < 0 ||
+        json_query_int(r, "job", 1, &f.job_id, err) < 0 ||
+        json_query_time(r, "since", &f.since_s, err) < 0 ||
+        json_query_int(r, "after", 0, &f.after_id, err) < 0 ||
+        json_query_int(r, "limit", 1, &limit, err) < 0)
+        return -1;
+    if (limit > 100000)
+        limit = 100000;
+    f.limit = (int)limit;
+    if (r->who.role == ROLE_USER) {
+        /* A user reads the ledger of one of its accounts, named explicitly. */
+        if (!f.account)
+            return allot_errorf(err, ALLOT_EPERM, "account: required for users");
+        int vis = auth_sees_account(r, f.account, err);
+        if (vis <= 0)
+            return vis < 0 ? -1
+                           : allot_errorf(err, ALLOT_EPERM, "account %s: %s has no association "
+                                                            "with it",
+                                          f.account, r->who.user);
+    }
+    struct ledger_arg l = {r, json_array(), 0, err};
+    if (store_ledger_list(st, &f, on_ledger, &l, err) < 0) {
+        json_decref(l.items);
+        return -1;
+    }
+    r->out = json_pack("{s:o}", "items", l.items);
+    if (f.limit && (int64_t)json_array_size(l.items) == f.limit)
+        json_object_set_new(r->out, "next_after", json_integer(l.last_id));
+    return 0;
+}

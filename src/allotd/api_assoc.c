@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* api_assoc.c - /v1/assocs: (cluster, account, user, partition) memberships. */
+#include <string.h>
+
+#include "allotd/api.h"
+#include "allotd/json.h"
+#include "libutil/xalloc.h"
+
+struct list_arg {
+    struct req *r;
+    json_t *items;
+};
+
+static int on_assoc(const struct assoc *a, void *arg)
+{
+    struct list_arg *l = arg;
+    json_array_append_new(l->items, json_assoc(a));
+    return 0;
+}
+
+int api_assoc_list(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    struct assoc_filter f = {0};
+    if (!st || json_query_name(r, "cluster", &f.cluster, err) < 0 ||
+        json_query_name(r, "account", &f.account, err) < 0 ||
+        json_query_name(r, "user", &f.user, err) < 0)
+        return -1;
+    if (r->who.role == ROLE_USER) {
+        if (f.user && strcmp(f.user, r->who.user) != 0)
+            return allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own associations",
+                                r->who.user);
+        f.user = r->who.user;
+    }
+    struct list_arg l = {r, json_array()};
+    if (store_assoc_list(st, &f, on_assoc, &l, err) < 0) {
+        json_decref(l.items);
+        return -1;
+    }
+    r->out = json_pack("{s:o}", "items", l.items);
+    return 0;
+}
+
+struct assoc_op {
+    struct assoc a;
+};
+
+static int run_add(store_t *st, void *arg, struct allot_error *err)
+{
+    return store_assoc_add(st, &((struct assoc_op *)arg)->a, err);
+}
+
+static int run_remove(store_t *st, void *arg, struct allot_error *err)
+{
+    struct assoc *a = &((struct assoc_op *)arg)->a;
+    return store_assoc_remove(st, a->cluster, a->account, a->user, a->partition, err);
+}
+
+static int finish_add(struct req *r, struct allot_error *err)
+{
+    r->status = 201;
+    r->out = json_assoc(&((struct assoc_op *)r->scratch)->a);
+    return 0;
+}
+
+static int finish_remove(struct req *r, struct allot_error *err)
+{
+    r->out = json_assoc(&((struct assoc_op *)r->scratch)->a);
+    json_object_set_new(r->out, "removed", json_true());
+    return 0;
+}
+
+static int read_assoc(struct req *r, struct assoc *a, int keys_only, struct allot_error *err)
+{
+    a->shares = 1;
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = a->cluster},
+        {.name = "account", .type = JF_NAME, .required = 1, .dst = a->account},
+        {.name = "user", .type = JF_NAME, .required = 1, .dst = a->user},
+        {.name = "partition", .type = JF_NAME, .required = 0, .dst = a->partition, .allow_empty = 1},
+        {.name = "shares", .type = JF_INT, .required = 0, .dst = &a->shares},
+        {.name = "default_qos", .type = JF_NAME, .required = 0, .dst = a->default_qos, .allow_empty = 1},
+        {.name = "qos", .type = JF_TEXT, .required = 0, .dst = a->qos, .size = sizeof(a->qos)},
+    };
+    size_t n = keys_only ? 4 : sizeof(f) / sizeof(f[0]);
+    return json_body(r, err) < 0 ? -1 : json_read(r->in, f, n, err);
+}
+
+int api_assoc_add(struct req *r, struct allot_error *err)
+{
+    struct assoc_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    if (read_assoc(r, &s->a, 0, err) < 0)
+        return -1;
+    return req_defer_write(r, run_add, s, finish_add);
+}
+
+int api_assoc_remove(struct req *r, struct allot_error *err)
+{
+    struct assoc_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    if (read_assoc(r, &s->a, 1, err) < 0)
+        return -1;
+    return req_defer_write(r, run_remove, s, finish_remove);
+}

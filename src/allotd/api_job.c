@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* api_job.c - the job verbs (admit, hold, settle, release: doc/api.md "Job verbs"), job
+ * records and failures.  admit is read-only; hold/settle/release go through the writer. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "allotd/api.h"
+#include "allotd/auth.h"
+#include "allotd/bank.h"
+#include "allotd/json.h"
+#include "libcore/money.h"
+#include "libutil/log.h"
+#include "libutil/xalloc.h"
+
+int api_job_admit(struct req *r, struct allot_error *err)
+{
+    char cluster[ALLOT_NAME_MAX] = "", user[ALLOT_NAME_MAX] = "", account[ALLOT_NAME_MAX] = "",
+         partition[ALLOT_NAME_MAX] = "", qos[ALLOT_NAME_MAX] = "", tres[ALLOT_TRES_MAX] = "";
+    int64_t time_limit_s = 0, billing = 0;
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = cluster},     {.name = "user", .type = JF_NAME, .required = 1, .dst = user},
+        {.name = "account", .type = JF_NAME, .required = 1, .dst = account},     {.name = "partition", .type = JF_NAME, .required = 1, .dst = partition},
+        {.name = "qos", .type = JF_NAME, .required = 0, .dst = qos, .allow_empty = 1},    {.name = "time_limit_s", .type = JF_INT, .required = 1, .dst = &time_limit_s, .min = 1},
+        {.name = "tres", .type = JF_TEXT, .required = 0, .dst = tres, .size = sizeof(tres)}, {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
+        {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
+    };
+    store_t *st = req_reader(r, err);
+    if (!st || json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+        return -1;
+    struct bank_job j = {cluster, account, partition, tres, billing, time_limit_s};
+    struct bank_cost c;
+    if (bank_cost(st, &j, &c, err) < 0)
+        return -1;
+    struct allocation a = {0};
+    struct balance b = {0};
+    struct allot_error ferr;
+    int have = store_find_payer(st, account, c.resource, cluster, (int64_t)time(NULL), &a, &b,
+                                &ferr) == 0;
+    if (!have && ferr.code != ALLOT_ENOENT) {
+        *err = ferr;
+        return -1;
+    }
+    int ok = have && b.available_sumin >= c.cost_sumin;
+    r->out = json_pack("{s:b, s:I, s:s, s:I, s:I, s:I, s:I}", "admitted", ok, "alloc_id",
+                       (json_int_t)a.id, "payer_account", a.account, "billing_micro",
+                       (json_int_t)c.billing_micro, "cost_sumin", (json_int_t)c.cost_sumin,
+                       "available_sumin", (json_int_t)b.available_sumin, "held_sumin",
+                       (json_int_t)b.held_sumin);
+    if (!ok) {
+        char msg[ALLOT_MSG_MAX];
+        bank_denial(msg, sizeof(msg), &j, &c, have ? &a : NULL, &b);
+        json_object_set_new(r->out, "message", json_string(msg));
+        json_object_set_new(r->out, "error",
+                            json_pack("{s:s, s:s}", "code", "EFUNDS", "message", msg));
+        r->status = 402;
+        log_info("msg=\"admission denied\" req=%llu cluster=%s account=%s user=%s cost_sumin=%lld "
+                 "available_sumin=%lld",
+                 (unsigned long long)r->id, cluster, account, user, (long long)c.cost_sumin,
+                 (long long)b.available_sumin);
+    }
+    return 0;
+}
+
+struct hold_op {
+    struct hold_req q;
+    struct hold_result res;
+    struct bank_job j;
+    struct bank_cost c;
+};
+
+static int run_hold(store_t *st, void *arg, struct allot_error *err)
+{
+    struct hold_op *s = arg;
+    return store_hold(st, &s->q, &s->res, err);
+}
+
+static int finish_hold(struct req *r, struct allot_error *err)
+{
+    struct hold_op *s = r->scratch;
+    struct hold_result *h = &s->res;
+    if (h->refused) {
+        r->status = 402;
+        r->out = json_pack("{s:b, s:b, s:s, s:o, s:o}", "held", 0, "replay", h->replay,
+                           "message", h->failure.message, "failure", json_failure(&h->failure),
+                           "job", json_job(&h->job));
+        log_info("msg=\"hold refused\" req=%llu cluster=%s job=%lld run=%d account=%s",
+                 (unsigned long long)r->id, s->q.cluster, (long long)s->q.job_id, s->q.run,
+                 s->q.account);
+        return 0;
+    }
+    r->out = json_pack("{s:b, s:b, s:o, s:o}", "held", 1, "replay", h->replay, "job",
+                       json_job(&h->job), "balance", json_balance(&h->alloc, &h->bal));
+    return 0;
+}
+
+int api_job_hold(struct req *r, struct allot_error *err)
+{
+    struct hold_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    struct hold_req *q = &s->q;
+    int64_t billing = 0, run = 0;
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = q->cluster},
+        {.name = "job_id", .type = JF_INT, .required = 1, .dst = &q->job_id, .min = 1},
+        {.name = "run", .type = JF_INT, .required = 0, .dst = &run},
+        {.name = "user", .type = JF_NAME, .required = 1, .dst = q->user},
+        {.name = "account", .type = JF_NAME, .required = 1, .dst = q->account},
+        {.name = "partition", .type = JF_NAME, .required = 1, .dst = q->partition},
+        {.name = "qos", .type = JF_NAME, .required = 0, .dst = q->qos, .allow_empty = 1},
+        {.name = "submit", .type = JF_TIME, .required = 0, .dst = &q->submit_s},
+        {.name = "start", .type = JF_TIME, .required = 0, .dst = &q->start_s},
+        {.name = "time_limit_s", .type = JF_INT, .required = 1, .dst = &q->time_limit_s, .min = 1},
+        {.name = "tres", .type = JF_TEXT, .required = 0, .dst = q->req_tres, .size = sizeof(q->req_tres)},
+        {.name = "alloc_tres", .type = JF_TEXT, .required = 0, .dst = q->alloc_tres, .size = sizeof(q->alloc_tres)},
+        {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
+        {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
+    };
+    store_t *st = req_reader(r, err);
+    if (!st || json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+        return -1;
+    if (run > INT32_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "run: too large");
+    q->run = (int32_t)run;
+    q->now_s = (int64_t)time(NULL);
+    if (!q->start_s)
+        q->start_s = q->now_s;
+    s->j = (struct bank_job){q->cluster, q->account, q->partition,
+                             q->alloc_tres[0] ? q->alloc_tres : q->req_tres, billing,
+                             q->time_limit_s};
+    if (bank_cost(st, &s->j, &s->c, err) < 0)
+        return -1;
+    memcpy(q->resource, s->c.resource, sizeof(q->resource));
+    q->billing_micro = s->c.billing_micro;
+    q->amount_sumin = s->c.cost_sumin;
+    snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
+    return req_defer_write(r, run_hold, s, finish_hold);
+}
+
+struct settle_op {
+    struct settle_req q;
+    struct settle_result res;
+    int release;
+    char comment[ALLOT_TEXT_MAX];
+};
+
+static int run_settle(store_t *st, void *arg, struct allot_error *err)
+{
+    struct settle_op *s = arg;
+    if (s->release)
+        return store_release(st, s->q.cluster, s->q.job_id, s->q.run, s->q.actor, s->comment,
+                             s->q.now_s, &s->res, err);
+    return store_settle(st, &s->q, &s->res, err);
+}
+
+static int finish_settle(struct req *r, struct allot_error *err)
+{
+    struct settle_op *s = r->scratch;
+    r->out = json_pack("{s:b, s:b, s:o, s:o}", s->release ? "released" : "settled", 1, "replay",
+                       s->res.replay, "job", json_job(&s->res.job), "balance",
+                       json_balance(&s->res.alloc, &s->res.bal));
+    return 0;
+}
+
+int api_job_settle(struct req *r, struct allot_error *err)
+{
+    struct settle_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    struct settle_req *q = &s->q;
+    int64_t billing = 0, run = 0;
+    char source[ALLOT_NAME_MAX] = "api";
+    q->charge_sumin = -1;
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = q->cluster},
+        {.name = "job_id", .type = JF_INT, .required = 1, .dst = &q->job_id, .min = 1},
+        {.name = "run", .type = JF_INT, .required = 0, .dst = &run},
+        {.name = "start", .type = JF_TIME, .required = 0, .dst = &q->start_s},
+        {.name = "end", .type = JF_TIME, .required = 0, .dst = &q->end_s},
+        {.name = "elapsed_s", .type = JF_INT, .required = 1, .dst = &q->elapsed_s},
+        {.name = "state", .type = JF_NAME, .required = 0, .dst = q->slurm_state, .allow_empty = 1},
+        {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
+        {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
+        {.name = "alloc_tres", .type = JF_TEXT, .required = 0, .dst = q->alloc_tres, .size = sizeof(q->alloc_tres)},
+        {.name = "source", .type = JF_NAME, .required = 0, .dst = source},
+        {.name = "user", .type = JF_NAME, .required = 0, .dst = q->user},
+        {.name = "account", .type = JF_NAME, .required = 0, .dst = q->account},
+        {.name = "partition", .type = JF_NAME, .required = 0, .dst = q->partition},
+        {.name = "qos", .type = JF_NAME, .required = 0, .dst = q->qos, .allow_empty = 1},
+        {.name = "time_limit_s", .type = JF_INT, .required = 0, .dst = &q->time_limit_s},
+    };
+    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+        return -1;
+    if (run > INT32_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "run: too large");
+    if (strcmp(source, "epilog") && strcmp(source, "sacct") && strcmp(source, "api"))
+        return allot_errorf(err, ALLOT_EINVAL, "source: must be epilog, sacct or api");
+    q->run = (int32_t)run;
+    q->billing_micro = billing;
+    memcpy(q->settle_source, source, sizeof(source));
+    if (q->account[0] && q->partition[0]) {
+        /* A run that may never have been held: resolve its resource for the store. */
+        store_t *st = req_reader(r, err);
+        struct partition p;
+        if (!st || store_partition_get(st, q->cluster, q->partition, &p, err) < 0)
+            return -1;
+        memcpy(q->resource, p.resource, sizeof(q->resource));
+    }
+    snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
+    q->now_s = (int64_t)time(NULL);
+    return req_defer_write(r, run_settle, s, finish_settle);
+}
+
+int api_job_release(struct req *r, struct allot_error *err)
+{
+    struct settle_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    s->release = 1;
+    int64_t run = 0;
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = s->q.cluster},
+        {.name = "job_id", .type = JF_INT, .required = 1, .dst = &s->q.job_id, .min = 1},
+        {.name = "run", .type = JF_INT, .required = 0, .dst = &run},
+        {.name = "comment", .type = JF_TEXT, .required = 0, .dst = s->comment, .size = sizeof(s->comment)},
+    };
+    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+        return -1;
+    if (run > INT32_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "run: too large");
+    s->q.run = (int32_t)run;
+    snprintf(s->q.actor, sizeof(s->q.actor), "%s", r->who.user);
+    s->q.now_s = (int64_t)time(NULL);
+    return req_defer_write(r, run_settle, s, finish_settle);
+}
+
+struct list_arg {
+    struct req *r;
+    json_t *items;
+    struct allot_error *err;
+};
+
+static int on_job(const struct job *j, void *arg)
+{
+    struct list_arg *l = arg;
+    if (l->r->who.role == ROLE_USER && strcmp(j->user, l->r->who.user) != 0) {
+        int vis = auth_sees_account(l->r, j->account, l->err);
+        if (vis <= 0)
+            return vis;
+    }
+    json_array_append_new(l->items, json_job(j));
+    return 0;
+}
+
+int api_job_list(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    struct job_filter f = {.status = -1};
+    const char *status = req_query(r, "status");
+    int64_t limit = 0;
+    if (!st || json_query_name(r, "cluster", &f.cluster, err) < 0 ||
+        json_query_name(r, "account", &f.account, err) < 0 ||
+        json_query_name(r, "user", &f.user, err) < 0 ||
+        json_query_time(r, "since", &f.since_s, err) < 0 ||
+        json_query_int(r, "limit", 1, &limit, err) < 0)
+        return -1;
+    if (status) {
+        enum job_status js;
+        if (model_job_status_parse(status, &js) < 0)
+            return allot_errorf(err, ALLOT_EINVAL, "status: '%s' is not a job status", status);
+        f.status = (int)js;
+    }
+    f.limit = limit > 100000 ? 100000 : (int)limit;
+    struct list_arg l = {r, json_array(), err};
+    if (store_job_list(st, &f, on_job, &l, err) < 0) {
+        json_decref(l.items);
+        return -1;
+    }
+    r->out = json_pack("{s:o}", "items", l.items);
+    return 0;
+}
+
+static int on_ledger(const struct ledger_entry *e, void *arg)
+{
+    json_array_append_new(arg, json_ledger(e));
+    return 0;
+}
+
+int api_job_get(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    char *end;
+    long long id = strtoll(r->param[1], &end, 10);
+    if (!st || model_check_name("cluster", r->param[0], 0, err) < 0)
+        return -1;
+    if (!r->param[1][0] || *end || id <= 0)
+        return allot_errorf(err, ALLOT_EINVAL, "job_id: '%s' is not a job id", r->param[1]);
+    struct job_filter f = {.cluster = r->param[0], .job_id = id, .status = -1};
+    struct list_arg l = {r, json_array(), err};
+    if (store_job_list(st, &f, on_job, &l, err) < 0) {
+        json_decref(l.items);
+        return -1;
+    }
+    if (json_array_size(l.items) == 0) {
+        json_decref(l.items);
+        return allot_errorf(err, ALLOT_ENOENT, "job %s/%lld: not found", r->param[0], id);
+    }
+    json_t *ledger = json_array();
+    struct ledger_filter lf = {.cluster = r->param[0], .job_id = id};
+    if (store_ledger_list(st, &lf, on_ledger, ledger, err) < 0) {
+        json_decref(l.items);
+        json_decref(ledger);
+        return -1;
+    }
+    r->out = json_pack("{s:o, s:o}", "runs", l.items, "ledger", ledger);
+    return 0;
+}
+
+static int on_failure(const struct failure *fl, void *arg)
+{
+    json_array_append_new(arg, json_failure(fl));
+    return 0;
+}
+
+int api_failure_list(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    struct failure_filter f = {0};
+    int64_t limit = 0;
+    if (!st || json_query_name(r, "account", &f.account, err) < 0 ||
+        json_query_name(r, "user", &f.user, err) < 0 ||
+        json_query_time(r, "since", &f.since_s, err) < 0 ||
+        json_query_int(r, "limit", 1, &limit, err) < 0)
+        return -1;
+    f.limit = limit > 100000 ? 100000 : (int)limit;
+    if (r->who.role == ROLE_USER) {
+        if (f.user && strcmp(f.user, r->who.user) != 0)
+            return allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own failures",
+                                r->who.user);
+        f.user = r->who.user;
+    }
+    json_t *items = json_array();
+    if (store_failure_list(st, &f, on_failure, items, err) < 0) {
+        json_decref(items);
+        return -1;
+    }
+    r->out = json_pack("{s:o}", "items", items);
+    return 0;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* api_partition.c - /v1/partitions: resource type and TRES billing weights per partition. */
+#include <string.h>
+
+#include "allotd/api.h"
+#include "allotd/json.h"
+#include "libutil/xalloc.h"
+
+static int on_partition(const struct partition *p, void *arg)
+{
+    json_array_append_new(arg, json_partition(p));
+    return 0;
+}
+
+int api_partition_list(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    const char *cluster;
+    if (!st || json_query_name(r, "cluster", &cluster, err) < 0)
+        return -1;
+    json_t *items = json_array();
+    if (store_partition_list(st, cluster, on_partition, items, err) < 0) {
+        json_decref(items);
+        return -1;
+    }
+    r->out = json_pack("{s:o}", "items", items);
+    return 0;
+}
+
+int api_partition_get(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    struct partition p;
+    if (!st || model_check_name("cluster", r->param[0], 0, err) < 0 ||
+        model_check_name("name", r->param[1], 0, err) < 0 ||
+        store_partition_get(st, r->param[0], r->param[1], &p, err) < 0)
+        return -1;
+    r->out = json_partition(&p);
+    return 0;
+}
+
+struct partition_op {
+    struct partition p;
+};
+
+static int run_add(store_t *st, void *arg, struct allot_error *err)
+{
+    return store_partition_add(st, &((struct partition_op *)arg)->p, err);
+}
+
+static int run_remove(store_t *st, void *arg, struct allot_error *err)
+{
+    struct partition *p = &((struct partition_op *)arg)->p;
+    return store_partition_remove(st, p->cluster, p->name, err);
+}
+
+static int finish_add(struct req *r, struct allot_error *err)
+{
+    r->status = 201;
+    r->out = json_partition(&((struct partition_op *)r->scratch)->p);
+    return 0;
+}
+
+static int finish_remove(struct req *r, struct allot_error *err)
+{
+    struct partition *p = &((struct partition_op *)r->scratch)->p;
+    r->out = json_pack("{s:s, s:s, s:b}", "cluster", p->cluster, "name", p->name, "removed", 1);
+    return 0;
+}
+
+int api_partition_add(struct req *r, struct allot_error *err)
+{
+    struct partition_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    struct partition *p = &s->p;
+    strcpy(p->resource, "cpu");
+    p->default_time_s = -1;
+    p->max_time_s = -1;
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = p->cluster},
+        {.name = "name", .type = JF_NAME, .required = 1, .dst = p->name},
+        {.name = "resource", .type = JF_NAME, .required = 0, .dst = p->resource},
+        {.name = "billing_weights", .type = JF_TEXT, .required = 0, .dst = p->billing_weights, .size = sizeof(p->billing_weights)},
+        {.name = "max_tres", .type = JF_BOOL, .required = 0, .dst = &p->max_tres},
+        {.name = "qos", .type = JF_NAME, .required = 0, .dst = p->qos, .allow_empty = 1},
+        {.name = "default_time_s", .type = JF_INT, .required = 0, .dst = &p->default_time_s, .min = -1},
+        {.name = "max_time_s", .type = JF_INT, .required = 0, .dst = &p->max_time_s, .min = -1},
+    };
+    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+        return -1;
+    return req_defer_write(r, run_add, s, finish_add);
+}
+
+int api_partition_remove(struct req *r, struct allot_error *err)
+{
+    struct partition_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    if (model_copy_name(s->p.cluster, "cluster", r->param[0], 0, err) < 0 ||
+        model_copy_name(s->p.name, "name", r->param[1], 0, err) < 0)
+        return -1;
+    return req_defer_write(r, run_remove, s, finish_remove);
+}

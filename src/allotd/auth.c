@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* auth.c - MUNGE authentication, roles and run-as (auth.h). */
+#include "allotd/auth.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <munge.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "libutil/log.h"
+
+static pthread_key_t munge_key;
+
+static void munge_ctx_free(void *p)
+{
+    munge_ctx_destroy(p);
+}
+
+int auth_init(struct allot_error *err)
+{
+    int rc = pthread_key_create(&munge_key, munge_ctx_free);
+    if (rc != 0)
+        return allot_errorf(err, ALLOT_EINTERNAL, "pthread_key_create: %s", strerror(rc));
+    return 0;
+}
+
+const char *auth_role_name(enum role role)
+{
+    switch (role) {
+    case ROLE_SUPERUSER:
+        return "superuser";
+    case ROLE_ADMIN:
+        return "admin";
+    case ROLE_OPERATOR:
+        return "operator";
+    case ROLE_USER:
+        return "user";
+    default:
+        return "none";
+    }
+}
+
+enum role auth_role(const struct allot_conf *c, const char *user)
+{
+    if (conf_list_contains(c->super_users, user))
+        return ROLE_SUPERUSER;
+    if (conf_list_contains(c->admins, user))
+        return ROLE_ADMIN;
+    if (conf_list_contains(c->operators, user))
+        return ROLE_OPERATOR;
+    return ROLE_USER;
+}
+
+/* This thread's munge context, created on first use with the configured socket. */
+static munge_ctx_t thread_ctx(const char *socket, struct allot_error *err)
+{
+    munge_ctx_t ctx = pthread_getspecific(munge_key);
+    if (ctx)
+        return ctx;
+    ctx = munge_ctx_create();
+    if (!ctx) {
+        allot_errorf(err, ALLOT_EINTERNAL, "munge_ctx_create failed");
+        return NULL;
+    }
+    if (socket[0] && munge_ctx_set(ctx, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS) {
+        allot_errorf(err, ALLOT_EINTERNAL, "munge socket %s: %s", socket, munge_ctx_strerror(ctx));
+        munge_ctx_destroy(ctx);
+        return NULL;
+    }
+    pthread_setspecific(munge_key, ctx);
+    return ctx;
+}
+
+static int uid_name(uid_t uid, char *name, size_t size, struct allot_error *err)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int rc = getpwuid_r(uid, &pw, buf, sizeof(buf), &res);
+    if (rc != 0 || !res)
+        return allot_errorf(err, ALLOT_EAUTH, "uid %u has no user name on this host",
+                            (unsigned)uid);
+    if (strlen(pw.pw_name) >= size)
+        return allot_errorf(err, ALLOT_EAUTH, "user name of uid %u is too long", (unsigned)uid);
+    strcpy(name, pw.pw_name);
+    return 0;
+}
+
+static int decode_munge(struct req *r, struct allot_error *err)
+{
+    struct MHD_Connection *conn = r->conn;
+    const char *hdr = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Allot-Auth");
+    if (!hdr || !*hdr)
+        return allot_errorf(err, ALLOT_EAUTH,
+                            "no credential: send 'X-Allot-Auth: MUNGE <credential>'");
+    if (strncmp(hdr, "MUNGE ", 6) != 0)
+        return allot_errorf(err, ALLOT_EAUTH, "X-Allot-Auth: expected 'MUNGE <credential>'");
+    munge_ctx_t ctx = thread_ctx(r->conf->munge_socket, err);
+    if (!ctx)
+        return -1;
+    uid_t uid;
+    gid_t gid;
+    munge_err_t e = munge_decode(hdr + 6, ctx, NULL, NULL, &uid, &gid);
+    switch (e) {
+    case EMUNGE_SUCCESS:
+        break;
+    case EMUNGE_SOCKET:
+        return allot_errorf(err, ALLOT_EUNAVAIL, "cannot reach munged to check the credential: %s",
+                            munge_ctx_strerror(ctx));
+    case EMUNGE_CRED_REPLAYED:
+        return allot_errorf(err, ALLOT_EAUTH, "credential replayed: encode a new one per request");
+    case EMUNGE_CRED_EXPIRED:
+        return allot_errorf(err, ALLOT_EAUTH, "credential expired: check the clocks and encode a new one");
+    case EMUNGE_CRED_REWOUND:
+        return allot_errorf(err, ALLOT_EAUTH, "credential from the future: check the clocks");
+    case EMUNGE_CRED_UNAUTHORIZED:
+        return allot_errorf(err, ALLOT_EAUTH, "credential not meant for allotd's uid");
+    case EMUNGE_BAD_CRED:
+    case EMUNGE_BAD_VERSION:
+    case EMUNGE_BAD_CIPHER:
+    case EMUNGE_BAD_MAC:
+    case EMUNGE_BAD_ZIP:
+    case EMUNGE_BAD_REALM:
+    case EMUNGE_CRED_INVALID:
+    case EMUNGE_BAD_LENGTH:
+        return allot_errorf(err, ALLOT_EAUTH, "invalid credential (%s)", munge_strerror(e));
+    default:
+        return allot_errorf(err, ALLOT_EAUTH, "credential refused (%s)", munge_strerror(e));
+    }
+    r->who.uid = uid;
+    return uid_name(uid, r->who.real, sizeof(r->who.real), err);
+}
+
+/* AuthType=none: loopback (or Unix socket) peers only. */
+static int decode_none(struct req *r, struct allot_error *err)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    int local = 0;
+    if (!sa || sa->sa_family == AF_UNIX)
+        local = 1; /* MHD gives no address for Unix-socket peers */
+    else if (sa->sa_family == AF_INET)
+        local = (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+    else if (sa->sa_family == AF_INET6)
+        local = IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr);
+    if (!local)
+        return allot_errorf(err, ALLOT_EAUTH, "AuthType=none accepts loopback peers only");
+    const char *u = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-User");
+    if (!u || !*u)
+        u = "root";
+    if (model_check_name("X-Allot-User", u, 0, err) < 0) {
+        err->code = ALLOT_EAUTH;
+        return -1;
+    }
+    snprintf(r->who.real, sizeof(r->who.real), "%s", u);
+    r->who.uid = -1;
+    return 0;
+}
+
+int auth_request(struct req *r, struct allot_error *err)
+{
+    int rc = r->d->auth_none ? decode_none(r, err) : decode_munge(r, err);
+    if (rc < 0)
+        return -1;
+    enum role real_role = auth_role(r->conf, r->who.real);
+    snprintf(r->who.user, sizeof(r->who.user), "%s", r->who.real);
+    r->who.role = real_role;
+    const char *as = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-As");
+    if (as && *as && strcmp(as, r->who.real) != 0) {
+        if (real_role != ROLE_SUPERUSER && real_role != ROLE_ADMIN)
+            return allot_errorf(err, ALLOT_EPERM,
+                                "X-Allot-As: only superusers and admins may act as another "
+                                "user (%s is %s)",
+                                r->who.real, auth_role_name(real_role));
+        if (model_check_name("X-Allot-As", as, 0, err) < 0)
+            return -1;
+        enum role as_role = auth_role(r->conf, as);
+        snprintf(r->who.user, sizeof(r->who.user), "%s", as);
+        r->who.role = as_role < real_role ? as_role : real_role;
+    }
+    return 0;
+}
+
+struct seen_arg {
+    const char *account;
+    int found;
+};
+
+static int on_assoc(const struct assoc *a, void *arg)
+{
+    struct seen_arg *s = arg;
+    if (strcmp(a->account, s->account) == 0)
+        s->found = 1;
+    return 0;
+}
+
+int auth_sees_account(struct req *r, const char *account, struct allot_error *err)
+{
+    if (r->who.role != ROLE_USER)
+        return 1;
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    struct assoc_filter f = {.user = r->who.user};
+    struct seen_arg s = {.account = account};
+    if (store_assoc_list(st, &f, on_assoc, &s, err) < 0)
+        return -1;
+    return s.found;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* auth.h - who is calling (DESIGN §8, doc/api.md "Authentication and roles").
+ *
+ * AuthType=munge: the header `X-Allot-Auth: MUNGE <credential>` is decoded by munged (the
+ * configured MungeSocket) with one munge_ctx per worker thread; the uid inside is the
+ * caller, mapped to a name with getpwuid_r.  Replays are refused by munged itself
+ * (EMUNGE_CRED_REPLAYED).  Every munge failure is EAUTH (401) with a message saying what
+ * was wrong; an unreachable munged is EUNAVAIL (503).
+ * AuthType=none (ALLOT_TEST builds with TestMode=local only): loopback peers only; the
+ * caller is X-Allot-User (default root).
+ * Roles come from the current conf: SuperUsers, Admins, Operators, else user.  X-Allot-As
+ * lets a superuser or admin act as another user; the effective role is the lower of the
+ * two users' roles.
+ * Threads: auth_request() is reentrant; the per-thread munge_ctx is freed at thread exit.
+ */
+#ifndef ALLOTD_AUTH_H
+#define ALLOTD_AUTH_H
+
+#include "allotd/request.h"
+
+/* Fill r->who from the request's headers.  -1 with err (EAUTH, EPERM, EUNAVAIL). */
+int auth_request(struct req *r, struct allot_error *err);
+/* Role of a user name under conf c. */
+enum role auth_role(const struct allot_conf *c, const char *user);
+const char *auth_role_name(enum role role);
+/* Create the thread key for the per-thread munge contexts.  Call once before serving. */
+int auth_init(struct allot_error *err);
+
+
+
+/* For ROLE_USER callers: 1 if the effective user has an association with account on any
+ * cluster, else 0; for other roles always 1.  -1 with err on a storage error. */
+int auth_sees_account(struct req *r, const char *account, struct allot_error *err);
+#endif

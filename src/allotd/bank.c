@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* bank.c - cost and denial text (bank.h).  All arithmetic is libcore's (integer SU-minutes,
+ * micro-unit billing); this file only wires the partition to it. */
+#include "allotd/bank.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "libcore/billing.h"
+#include "libcore/money.h"
+#include "libcore/tres.h"
+
+int bank_cost(store_t *st, const struct bank_job *j, struct bank_cost *out,
+              struct allot_error *err)
+{
+    struct partition p;
+    if (store_partition_get(st, j->cluster, j->partition, &p, err) < 0)
+        return allot_error_prefix(err, "partition");
+    if (j->time_limit_s <= 0)
+        return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must be positive");
+    int64_t billing = j->billing_micro;
+    if (billing <= 0) {
+        struct billing_weights w;
+        struct tres_list t;
+        if (billing_weights_parse(p.billing_weights, p.max_tres, &w, err) < 0)
+            return allot_error_prefix(err, "billing_weights of partition %s", p.name);
+        if (tres_parse(j->tres ? j->tres : "", &t, err) < 0)
+            return allot_error_prefix(err, "tres");
+        if (billing_compute(&w, &t, &billing, err) < 0)
+            return allot_error_prefix(err, "tres");
+    }
+    int64_t cost;
+    if (money_hold_sumin(billing, j->time_limit_s, &cost, err) < 0)
+        return allot_error_prefix(err, "time_limit_s");
+    snprintf(out->resource, sizeof(out->resource), "%s", p.resource);
+    out->billing_micro = billing;
+    out->cost_sumin = cost;
+    return 0;
+}
+
+void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct bank_cost *c,
+                 const struct allocation *alloc, const struct balance *bal)
+{
+    char cost[MONEY_FORMAT_MAX], avail[MONEY_FORMAT_MAX], held[MONEY_FORMAT_MAX];
+    money_format_sumin(c->cost_sumin, cost, sizeof(cost));
+    if (!alloc || alloc->id == 0) {
+        snprintf(buf, size,
+                 "account %s has no active %s allocation on cluster %s (nor has any parent "
+                 "account); this job would cost up to %s SU. Ask your PI or the allocation "
+                 "committee for an allocation, or submit with another account (-A).",
+                 j->account, c->resource, j->cluster, cost);
+        return;
+    }
+    money_format_sumin(bal->available_sumin, avail, sizeof(avail));
+    money_format_sumin(bal->held_sumin, held, sizeof(held));
+    snprintf(buf, size,
+             "account %s, allocation %lld (%s of account %s): available %s SU, but this job "
+             "may cost up to %s SU (billing %lld.%06lld x time limit %lld min); running jobs "
+             "hold %s SU. Lower the time limit (--time) or the resources, wait for running "
+             "jobs to finish, or use another account.",
+             j->account, (long long)alloc->id, alloc->resource, alloc->account, avail, cost,
+             (long long)(c->billing_micro / 1000000), (long long)(c->billing_micro % 1000000),
+             (long long)((j->time_limit_s + 59) / 60), held);
+}

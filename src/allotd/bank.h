@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* bank.h - the money decisions of the job verbs (DESIGN §3): which partition resource,
+ * what billing, what maximum cost, and the denial text a user can act on.  The atomic
+ * check-and-hold itself is store_hold() run by the writer.
+ * Threads: reentrant; the store passed is the caller's read connection. */
+#ifndef ALLOTD_BANK_H
+#define ALLOTD_BANK_H
+
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "libstore/store.h"
+
+struct bank_job {
+    const char *cluster, *account, *partition;
+    const char *tres;      /* requested or allocated TRES, Slurm syntax */
+    int64_t billing_micro; /* > 0: given by the caller; 0: computed from tres */
+    int64_t time_limit_s;
+};
+
+struct bank_cost {
+    char resource[ALLOT_NAME_MAX]; /* the partition's resource type */
+    int64_t billing_micro;
+    int64_t cost_sumin; /* money_hold_sumin(billing, time limit) */
+};
+
+/* Resource and billing of a job from its partition's weights; EINVAL naming the field. */
+int bank_cost(store_t *st, const struct bank_job *j, struct bank_cost *out,
+              struct allot_error *err);
+
+/* The denial text of DESIGN §3: account, allocation, available SU, the job's maximum cost
+ * and its parts, what running jobs hold, what to change.  alloc may be NULL (no payer). */
+void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct bank_cost *c,
+                 const struct allocation *alloc, const struct balance *bal);
+
+#endif

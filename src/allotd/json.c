@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* json.c - the strict readers and the model encoders of json.h. */
+#include "allotd/json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libcore/money.h"
+
+int json_body(struct req *r, struct allot_error *err)
+{
+    if (r->in)
+        return 0;
+    if (r->body_len == 0) {
+        r->in = json_object();
+        return 0;
+    }
+    json_error_t je;
+    json_t *j = json_loadb(r->body, r->body_len, JSON_REJECT_DUPLICATES, &je);
+    if (!j)
+        return allot_errorf(err, ALLOT_EINVAL, "body: malformed JSON at line %d column %d: %s",
+                            je.line, je.column, je.text);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return allot_errorf(err, ALLOT_EINVAL, "body: must be a JSON object");
+    }
+    r->in = j;
+    return 0;
+}
+
+int json_parse_time(const char *field, const char *s, int64_t *out, struct allot_error *err)
+{
+    struct tm tm = {0};
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end) {
+        memset(&tm, 0, sizeof(tm));
+        end = strptime(s, "%Y-%m-%d", &tm);
+        if (!end || *end)
+            return allot_errorf(err, ALLOT_EINVAL,
+                                "%s: '%s' is not a time (2026-01-01T00:00:00Z, 2026-01-01 or "
+                                "epoch seconds)",
+                                field, s);
+    }
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is out of range", field, s);
+    *out = (int64_t)t;
+    return 0;
+}
+
+static const char *type_text(enum jf_type t)
+{
+    switch (t) {
+    case JF_NAME:
+    case JF_TEXT:
+        return "a string";
+    case JF_INT:
+    case JF_SUMIN:
+    case JF_BILLING:
+        return "an integer";
+    case JF_BOOL:
+        return "true or false";
+    case JF_TIME:
+        return "a time string or epoch seconds";
+    case JF_SU:
+        return "a string with units (\"100h\", \"90m\")";
+    }
+    return "?";
+}
+
+static int read_one(struct jfield *f, json_t *v, struct allot_error *err)
+{
+    switch (f->type) {
+    case JF_NAME:
+        if (!json_is_string(v))
+            break;
+        return model_copy_name(f->dst, f->name, json_string_value(v), f->allow_empty, err);
+    case JF_TEXT:
+        if (!json_is_string(v))
+            break;
+        return model_copy_text(f->dst, f->size, f->name, json_string_value(v), err);
+    case JF_INT: {
+        if (!json_is_integer(v))
+            break;
+        json_int_t x = json_integer_value(v);
+        if (x < f->min)
+            return allot_errorf(err, ALLOT_EINVAL, "%s: must be >= %lld", f->name,
+                                (long long)f->min);
+        *(int64_t *)f->dst = x;
+        return 0;
+    }
+    case JF_BOOL:
+        if (!json_is_boolean(v))
+            break;
+        *(int *)f->dst = json_is_true(v);
+        return 0;
+    case JF_TIME:
+        if (json_is_integer(v)) {
+            if (json_integer_value(v) < 0)
+                return allot_errorf(err, ALLOT_EINVAL, "%s: must be >= 0", f->name);
+            *(int64_t *)f->dst = json_integer_value(v);
+            return 0;
+        }
+        if (!json_is_string(v))
+            break;
+        return json_parse_time(f->name, json_string_value(v), f->dst, err);
+    case JF_SU: {
+        if (!json_is_string(v))
+            break;
+        int64_t x;
+        int rc = f->min < 0 ? money_parse_signed_sumin(json_string_value(v), &x, err)
+                            : money_parse_sumin(json_string_value(v), &x, err);
+        if (rc < 0)
+            return allot_error_prefix(err, "%s", f->name);
+        if (x == 0 && !f->allow_empty)
+            return allot_errorf(err, ALLOT_EINVAL, "%s: must be positive", f->name);
+        *(int64_t *)f->dst = x;
+        return 0;
+    }
+    case JF_SUMIN: {
+        if (!json_is_integer(v))
+            break;
+        json_int_t x = json_integer_value(v);
+        if (f->min >= 0 && (x < 0 || (x == 0 && !f->allow_empty)))
+            return allot_errorf(err, ALLOT_EINVAL, "%s: must be positive", f->name);
+        *(int64_t *)f->dst = x;
+        return 0;
+    }
+    case JF_BILLING: {
+        if (!json_is_integer(v))
+            break;
+        json_int_t x = json_integer_value(v);
+        if (x < 0 || x > INT64_MAX / 1000000)
+            return allot_errorf(err, ALLOT_EINVAL, "%s: must be 0..%lld", f->name,
+                                (long long)(INT64_MAX / 1000000));
+        *(int64_t *)f->dst = x * 1000000;
+        return 0;
+    }
+    }
+    return allot_errorf(err, ALLOT_EINVAL, "%s: must be %s", f->name, type_text(f->type));
+}
+
+int json_read(json_t *obj, struct jfield *f, size_t n, struct allot_error *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        size_t i = 0;
+        while (i < n && strcmp(f[i].name, key) != 0)
+            i++;
+        if (i == n)
+            return allot_errorf(err, ALLOT_EINVAL, "%s: unknown field", key);
+    }
+    for (size_t i = 0; i < n; i++) {
+        f[i].seen = 0;
+        json_t *x = json_object_get(obj, f[i].name);
+        if (!x || json_is_null(x)) {
+            if (f[i].required)
+                return allot_errorf(err, ALLOT_EINVAL, "%s: required", f[i].name);
+            continue;
+        }
+        if (read_one(&f[i], x, err) < 0)
+            return -1;
+        f[i].seen = 1;
+    }
+    return 0;
+}
+
+int json_query_int(struct req *r, const char *name, int64_t min, int64_t *out,
+                   struct allot_error *err)
+{
+    const char *s = req_query(r, name);
+    if (!s)
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end || errno || x < min)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' must be an integer >= %lld", name, s,
+                            (long long)min);
+    *out = x;
+    return 0;
+}
+
+int json_query_time(struct req *r, const char *name, int64_t *out, struct allot_error *err)
+{
+    const char *s = req_query(r, name);
+    if (!s)
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*s && !*end && !errno && x >= 0) {
+        *out = x;
+        return 0;
+    }
+    return json_parse_time(name, s, out, err);
+}
+
+int json_query_name(struct req *r, const char *name, const char **out, struct allot_error *err)
+{
+    const char *s = req_query(r, name);
+    *out = NULL;
+    if (!s)
+        return 0;
+    if (model_check_name(name, s, 0, err) < 0)
+        return -1;
+    *out = s;
+    return 0;
+}
+
+json_t *json_time(int64_t t_s)
+{
+    if (t_s == 0)
+        return json_null();
+    time_t t = (time_t)t_s;
+    struct tm tm;
+    char buf[32];
+    if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        return json_integer(t_s);
+    return json_string(buf);
+}
+
+json_t *json_account(const struct account *a)
+{
+    return json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "name", a->name, "parent", a->parent,
+                     "shares", (json_int_t)a->shares, "description", a->description,
+                     "organization", a->organization, "created", json_time(a->created_s));
+}
+
+json_t *json_user(const struct user *u)
+{
+    return json_pack("{s:s, s:I, s:s, s:o}", "name", u->name, "uid", (json_int_t)u->uid,
+                     "default_account", u->default_account, "created", json_time(u->created_s));
+}
+
+json_t *json_assoc(const struct assoc *a)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s}", "cluster", a->cluster, "account",
+                     a->account, "user", a->user, "partition", a->partition, "shares",
+                     (json_int_t)a->shares, "default_qos", a->default_qos, "qos", a->qos);
+}
+
+json_t *json_partition(const struct partition *p)
+{
+    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:I, s:I}", "cluster", p->cluster, "name",
+                     p->name, "resource", p->resource, "billing_weights", p->billing_weights,
+                     "max_tres", p->max_tres, "qos", p->qos, "default_time_s",
+                     (json_int_t)p->default_time_s, "max_time_s", (json_int_t)p->max_time_s);
+}
+
+json_t *json_balance(const struct allocation *a, const struct balance *b)
+{
+    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I}", "id",
+                     (json_int_t)a->id, "account", a->account, "resource", a->resource,
+                     "cluster", a->cluster, "category", a->category, "start",
+                     json_time(a->start_s), "end", json_time(a->end_s), "granted_sumin",
+                     (json_int_t)b->granted_sumin, "used_sumin", (json_int_t)b->used_sumin,
+                     "held_sumin", (json_int_t)b->held_sumin, "available_sumin",
+                     (json_int_t)b->available_sumin);
+}
+
+json_t *json_allocation(const struct allocation *a, const struct balance *b)
+{
+    json_t *j = json_balance(a, b);
+    json_object_set_new(j, "comment", json_string(a->comment));
+    json_object_set_new(j, "created", json_time(a->created_s));
+    return j;
+}
+
+json_t *json_ledger(const struct ledger_entry *e)
+{
+    return json_pack("{s:I, s:I, s:s, s:I, s:s, s:o, s:s, s:s, s:I, s:i, s:s}", "id",
+                     (json_int_t)e->id, "alloc_id", (json_int_t)e->alloc_id, "kind",
+                     model_ledger_kind_name(e->kind), "amount_sumin", (json_int_t)e->amount_sumin,
+                     "actor", e->actor, "time", json_time(e->time_s), "comment", e->comment,
+                     "cluster", e->cluster, "job_id", (json_int_t)e->job_id, "run", (int)e->run,
+                     "idempotency_key", e->idem_key);
+}
+
+json_t *json_job(const struct job *j)
+{
+    json_t *o = json_pack("{s:s, s:I, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:s}",
+                          "cluster", j->cluster, "job_id", (json_int_t)j->job_id, "run",
+                          (int)j->run, "user", j->user, "account", j->account, "partition",
+                          j->partition, "qos", j->qos, "submit", json_time(j->submit_s), "start",
+                          json_time(j->start_s), "end", json_time(j->end_s), "tres", j->req_tres,
+                          "alloc_tres", j->alloc_tres);
+    json_t *m = json_pack("{s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:s}", "billing_micro",
+                          (json_int_t)j->billing_micro, "time_limit_s",
+                          (json_int_t)j->time_limit_s, "elapsed_s", (json_int_t)j->elapsed_s,
+                          "state", j->slurm_state, "status", model_job_status_name(j->status),
+                          "hold_sumin", (json_int_t)j->hold_sumin, "charge_sumin",
+                          (json_int_t)j->charge_sumin, "alloc_id", (json_int_t)j->alloc_id,
+                          "payer_account", j->payer_account, "settle_source", j->settle_source);
+    json_object_update(o, m);
+    json_decref(m);
+    json_object_set_new(o, "updated", json_time(j->updated_s));
+    return o;
+}
+
+json_t *json_failure(const struct failure *f)
+{
+    return json_pack("{s:I, s:s, s:I, s:i, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:I, s:I, s:s}",
+                     "id", (json_int_t)f->id, "cluster", f->cluster, "job_id",
+                     (json_int_t)f->job_id, "run", (int)f->run, "user", f->user, "account",
+                     f->account, "partition", f->partition, "alloc_id", (json_int_t)f->alloc_id,
+                     "stage", f->stage, "time", json_time(f->time_s), "needed_sumin",
+                     (json_int_t)f->needed_sumin, "available_sumin",
+                     (json_int_t)f->available_sumin, "held_sumin", (json_int_t)f->held_sumin,
+                     "message", f->message);
+}

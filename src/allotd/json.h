@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* json.h - strict jansson helpers for request bodies and replies.
+ *
+ * Readers are driven by a table of expected fields: an unknown field, a wrong type or a
+ * missing required field is EINVAL naming the field, and outputs are only written for
+ * fields present (callers pre-fill defaults).  Amounts: `<x>_sumin` integers (>= 0) or
+ * `<x>_su`/`su` strings with units (money_parse_sumin).  Times: ISO-8601 UTC
+ * ("2026-01-01T00:00:00Z"), a date ("2026-01-01" = midnight UTC) or epoch seconds.
+ * Threads: reentrant.  Returned json_t are new references owned by the caller.
+ */
+#ifndef ALLOTD_JSON_H
+#define ALLOTD_JSON_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "allotd/request.h"
+
+enum jf_type {
+    JF_NAME,      /* model name into char[ALLOT_NAME_MAX]; "" allowed when allow_empty */
+    JF_TEXT,      /* free text into char[size] */
+    JF_INT,       /* int64 >= min */
+    JF_BOOL,      /* int 0/1 */
+    JF_TIME,      /* int64 epoch seconds */
+    JF_SU,        /* string with units -> int64 SU-minutes (> 0 unless allow_empty) */
+    JF_SUMIN,     /* integer SU-minutes (> 0 unless allow_empty); signed when min < 0 */
+    JF_BILLING,   /* integer billing units -> int64 micro-units */
+};
+
+struct jfield {
+    const char *name;
+    enum jf_type type;
+    int required;
+    void *dst;
+    size_t size;     /* JF_TEXT: dst size */
+    int64_t min;     /* JF_INT */
+    int allow_empty; /* JF_NAME: "" allowed; JF_SU/JF_SUMIN: zero allowed */
+    int seen;        /* output: 1 when the field was present */
+};
+
+/* Parse r->body into r->in (an object).  Empty body = {}.  EINVAL "body: ..." otherwise. */
+int json_body(struct req *r, struct allot_error *err);
+/* Read obj's fields per table f[0..n).  See the top of this file. */
+int json_read(json_t *obj, struct jfield *f, size_t n, struct allot_error *err);
+
+/* Format epoch seconds as ISO-8601 UTC (into a json string; 0 -> null). */
+json_t *json_time(int64_t t_s);
+/* Parse a time text (ISO, date); -1 with err naming field. */
+int json_parse_time(const char *field, const char *s, int64_t *out, struct allot_error *err);
+/* Parse a query argument: integer >= min, or time; -1 with err naming name. */
+int json_query_int(struct req *r, const char *name, int64_t min, int64_t *out,
+                   struct allot_error *err);
+int json_query_time(struct req *r, const char *name, int64_t *out, struct allot_error *err);
+/* Validate an optional query name argument (NULL when absent). */
+int json_query_name(struct req *r, const char *name, const char **out, struct allot_error *err);
+
+/* Encoders of model objects. */
+json_t *json_account(const struct account *a);
+json_t *json_user(const struct user *u);
+json_t *json_assoc(const struct assoc *a);
+json_t *json_partition(const struct partition *p);
+json_t *json_allocation(const struct allocation *a, const struct balance *b);
+json_t *json_balance(const struct allocation *a, const struct balance *b);
+json_t *json_ledger(const struct ledger_entry *e);
+json_t *json_job(const struct job *j);
+json_t *json_failure(const struct failure *f);
+
+#endif

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* main.c - allotd, the bank daemon: main() is the table of contents.
+ *
+ * Init in order (command line, config, log, signals, storage check, writer, HTTP), run
+ * (wait for signals: SIGHUP re-reads the config, SIGTERM/SIGINT stop), fini in reverse
+ * (stop accepting, drain the writer queue and commit, close).  Startup errors go to the
+ * terminal and exit non-zero before anything is served.
+ *
+ * Schema policy (doc/allotd.md): an empty database is initialised automatically; a database
+ * with an older schema is refused until `allot db upgrade` ran; a newer one is refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "allotd/allotd.h"
+#include "allotd/auth.h"
+#include "allotd/crash.h"
+#include "allotd/http.h"
+#include "allotd/metrics.h"
+#include "allotd/writer.h"
+#include "libutil/log.h"
+
+/* Signal flags: set by the handler and nothing else (STYLE §2). */
+static volatile sig_atomic_t got_term, got_hup;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGHUP)
+        got_hup = 1;
+    else
+        got_term = 1;
+}
+
+static pthread_key_t reader_key;
+
+static void reader_free(void *p)
+{
+    store_close(p);
+}
+
+store_t *allotd_reader(struct allotd *d, struct allot_error *err)
+{
+    store_t *st = pthread_getspecific(reader_key);
+    if (st)
+        return st;
+    st = store_open(&d->store_cfg, err);
+    if (!st)
+        return NULL;
+    pthread_setspecific(reader_key, st);
+    return st;
+}
+
+struct allot_conf *allotd_conf_get(struct allotd *d)
+{
+    pthread_mutex_lock(&d->conf_lock);
+    struct allot_conf *c = conf_ref(d->conf);
+    pthread_mutex_unlock(&d->conf_lock);
+    return c;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: allotd --config FILE [--foreground] [--check-config]\n"
+          "  --config FILE    allot.conf to read (required)\n"
+          "  --foreground     stay attached to the terminal (log to stderr without LogFile)\n"
+          "  --check-config   parse the configuration, report, exit 0 if valid\n",
+          f);
+}
+
+struct options {
+    const char *config;
+    int foreground;
+    int check_only;
+};
+
+static int parse_cmdline(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {{"config", required_argument, NULL, 'c'},
+                                             {"foreground", no_argument, NULL, 'F'},
+                                             {"check-config", no_argument, NULL, 'C'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "c:FCh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            o->config = optarg;
+            break;
+        case 'F':
+            o->foreground = 1;
+            break;
+        case 'C':
+            o->check_only = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind < argc || !o->config) {
+        usage(stderr);
+        return -1;
+    }
+    return 0;
+}
+
+static int open_log(const struct allot_conf *c)
+{
+    int fd = 2;
+    if (c->log_file[0]) {
+        fd = open(c->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+        if (fd < 0) {
+            fprintf(stderr, "allotd: LogFile %s: %s\n", c->log_file, strerror(errno));
+            return -1;
+        }
+    }
+    log_init("allotd", fd, 1, (enum log_level)log_level_parse(c->log_level));
+    return 0;
+}
+
+static int write_pidfile(const struct allot_conf *c)
+{
+    if (!c->pid_file[0])
+        return 0;
+    FILE *f = fopen(c->pid_file, "w");
+    if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "allotd: PidFile %s: %s\n", c->pid_file, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Check (and on an empty database create) the schema; see the top of this file. */
+static int storage_check(struct allotd *d, struct allot_error *err)
+{
+    store_t *st = store_open(&d->store_cfg, err);
+    if (!st)
+        return -1;
+    int cur = 0, latest = 0, rc = -1;
+    if (store_schema_version(st, &cur, &latest, err) < 0)
+        goto out;
+    if (cur == 0) {
+        if (store_upgrade(st, err) < 0)
+            goto out;
+        log_info("msg=\"initialised an empty database\" schema=%d backend=%s", latest,
+                 store_backend(st));
+        cur = latest;
+    } else if (cur < latest) {
+        allot_errorf(err, ALLOT_ECONFLICT,
+                     "database schema %d is older than this allotd's %d: run 'allot db upgrade'",
+                     cur, latest);
+        goto out;
+    } else if (cur > latest) {
+        allot_errorf(err, ALLOT_ECONFLICT,
+                     "database schema %d is newer than this allotd's %d: upgrade allotd", cur,
+                     latest);
+        goto out;
+    }
+    d->schema_version = cur;
+    rc = 0;
+out:
+    store_close(st);
+    return rc;
+}
+
+static void on_diff(const char *key, int reloadable, void *arg)
+{
+    if (reloadable)
+        log_info("msg=\"reloaded\" key=%s", key);
+    else
+        log_warn("msg=\"changed key needs a restart; keeping the running value\" key=%s", key);
+}
+
+/* SIGHUP: build a new conf; on success swap it in (only reloadable keys take effect, as the
+ * others were consumed at startup). */
+static void reload(struct allotd *d)
+{
+    struct allot_error err = {0};
+    struct allot_conf *c = conf_load(d->conf_path, &err);
+    if (!c) {
+        log_error("msg=\"reload failed; keeping the running configuration\" error=\"%s\"",
+                  err.msg);
+        return;
+    }
+    conf_diff(d->conf, c, on_diff, NULL);
+    log_threshold = (enum log_level)log_level_parse(c->log_level);
+    pthread_mutex_lock(&d->conf_lock);
+    struct allot_conf *old = d->conf;
+    d->conf = c;
+    pthread_mutex_unlock(&d->conf_lock);
+    conf_unref(old);
+    log_info("msg=\"configuration reloaded\" path=%s", d->conf_path);
+}
+
+static int setup_signals(sigset_t *waitset)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0 ||
+        sigaction(SIGHUP, &sa, NULL) < 0)
+        return -1;
+    signal(SIGPIPE, SIG_IGN);
+    /* Block them in every thread but main's sigsuspend (threads inherit the mask). */
+    sigemptyset(waitset);
+    sigaddset(waitset, SIGTERM);
+    sigaddset(waitset, SIGINT);
+    sigaddset(waitset, SIGHUP);
+    return pthread_sigmask(SIG_BLOCK, waitset, NULL) == 0 ? 0 : -1;
+}
+
+static void run(struct allotd *d)
+{
+    sigset_t empty;
+    sigemptyset(&empty);
+    while (!got_term) {
+        sigsuspend(&empty);
+        if (got_hup) {
+            got_hup = 0;
+            reload(d);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct options opt = {0};
+    struct allotd d = {0};
+    struct allot_error err = {0};
+    sigset_t sigs;
+    int status = 1;
+
+    if (parse_cmdline(argc, argv, &opt) < 0)
+        return 2;
+    d.conf_path = opt.config;
+    pthread_mutex_init(&d.conf_lock, NULL);
+    d.conf = conf_load(opt.config, &err);
+    if (!d.conf) {
+        fprintf(stderr, "allotd: %s\n", err.msg);
+        return 2;
+    }
+    if (opt.check_only) {
+        printf("allotd: %s: configuration OK\n", opt.config);
+        conf_unref(d.conf);
+        return 0;
+    }
+    if (open_log(d.conf) < 0)
+        goto out_conf;
+#ifdef ALLOT_TEST
+    d.test_local = strcmp(d.conf->test_mode, "local") == 0;
+#endif
+    d.auth_none = strcmp(d.conf->auth_type, "none") == 0 && d.test_local;
+    if (d.test_local)
+        log_warn("msg=\"TEST MODE: test switches enabled (TestMode=local); never use in "
+                 "production\" auth=%s",
+                 d.conf->auth_type);
+    if (d.auth_none)
+        log_warn("msg=\"AUTHENTICATION DISABLED (AuthType=none): loopback callers name "
+                 "themselves with X-Allot-User\"");
+    if (crash_init(d.test_local) < 0)
+        goto out_log;
+    if (setup_signals(&sigs) < 0 || pthread_key_create(&reader_key, reader_free) != 0 ||
+        auth_init(&err) < 0) {
+        fprintf(stderr, "allotd: cannot set up signals or thread keys\n");
+        goto out_log;
+    }
+    d.store_cfg = (struct store_config){.backend = d.conf->storage_type,
+                                        .target = d.conf->storage_loc,
+                                        .busy_timeout_ms = (int)d.conf->storage_timeout_ms,
+                                        .durable = 1};
+    if (storage_check(&d, &err) < 0) {
+        fprintf(stderr, "allotd: storage %s: %s\n", d.conf->storage_loc, err.msg);
+        log_error("msg=\"storage check failed\" error=\"%s\"", err.msg);
+        goto out_log;
+    }
+    d.metrics = metrics_create();
+    d.writer = writer_start(&d.store_cfg, (int)d.conf->max_batch, (int)d.conf->queue_max,
+                            d.metrics, &err);
+    if (!d.writer) {
+        fprintf(stderr, "allotd: writer: %s\n", err.msg);
+        goto out_metrics;
+    }
+    d.http = http_start(&d, d.conf, &err);
+    if (!d.http) {
+        fprintf(stderr, "allotd: %s\n", err.msg);
+        goto out_writer;
+    }
+    if (write_pidfile(d.conf) < 0)
+        goto out_http;
+    log_info("msg=\"allotd started\" pid=%ld listen=\"%s\" socket=\"%s\" backend=%s schema=%d "
+             "threads=%lld max_batch=%lld",
+             (long)getpid(), d.conf->listen_addr, d.conf->listen_socket, d.conf->storage_type,
+             d.schema_version, (long long)d.conf->threads, (long long)d.conf->max_batch);
+
+    run(&d);
+    log_info("msg=\"stopping: draining writes\"");
+    status = 0;
+
+    http_quiesce(d.http);
+out_http:
+    /* Drain the writer after HTTP stopped accepting: its last commit resumes the suspended
+     * requests; requests arriving later on open connections get EUNAVAIL.  Then stop the
+     * workers (closing their read stores) and free the writer. */
+    writer_stop(d.writer);
+    http_stop(d.http);
+    if (d.conf->pid_file[0])
+        unlink(d.conf->pid_file);
+out_writer:
+    writer_destroy(d.writer);
+out_metrics:
+    metrics_destroy(d.metrics);
+    if (status == 0)
+        log_info("msg=\"allotd stopped\"");
+out_log:
+out_conf:
+    conf_unref(d.conf);
+    return status;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* metrics.c - the counters of metrics.h and their Prometheus text rendering.
+ * Status codes are folded into a small fixed set so the counter array has a static size. */
+#include "allotd/metrics.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "allotd/routes.h"
+#include "libutil/xalloc.h"
+
+static const int status_codes[] = {200, 201, 400, 401, 402, 403, 404, 405, 409, 413, 500, 503};
+#define NSTATUS ((int)(sizeof(status_codes) / sizeof(status_codes[0])) + 1) /* + "other" */
+/* Latency bucket upper bounds, microseconds. */
+static const int64_t lat_le_us[] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
+                                    100000, 250000, 1000000};
+#define NLAT ((int)(sizeof(lat_le_us) / sizeof(lat_le_us[0])))
+static const int batch_le[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+#define NBATCH ((int)(sizeof(batch_le) / sizeof(batch_le[0])))
+
+struct metrics {
+    atomic_ullong requests[ROUTES_MAX + 1][NSTATUS]; /* last row: no route */
+    atomic_ullong lat_bucket[NLAT + 1];
+    atomic_ullong lat_sum_us, lat_count;
+    atomic_ullong batch_bucket[NBATCH + 1];
+    atomic_ullong batch_sum, batch_count, batch_failed;
+};
+
+struct metrics *metrics_create(void)
+{
+    struct metrics *m = xcalloc(1, sizeof(*m));
+    return m; /* all-zero bytes are valid zero atomics on this platform (lock-free) */
+}
+
+void metrics_destroy(struct metrics *m)
+{
+    free(m);
+}
+
+static int status_index(int status)
+{
+    for (int i = 0; i < NSTATUS - 1; i++)
+        if (status_codes[i] == status)
+            return i;
+    return NSTATUS - 1;
+}
+
+void metrics_request(struct metrics *m, int route, int status, int64_t latency_us, int hot)
+{
+    if (!m)
+        return;
+    int r = (route >= 0 && route < ROUTES_MAX) ? route : ROUTES_MAX;
+    atomic_fetch_add_explicit(&m->requests[r][status_index(status)], 1, memory_order_relaxed);
+    if (!hot)
+        return;
+    int b = 0;
+    while (b < NLAT && latency_us > lat_le_us[b])
+        b++;
+    atomic_fetch_add_explicit(&m->lat_bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->lat_sum_us, (unsigned long long)latency_us,
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->lat_count, 1, memory_order_relaxed);
+}
+
+void metrics_batch(struct metrics *m, int n, int ok)
+{
+    if (!m)
+        return;
+    int b = 0;
+    while (b < NBATCH && n > batch_le[b])
+        b++;
+    atomic_fetch_add_explicit(&m->batch_bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->batch_sum, (unsigned long long)n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->batch_count, 1, memory_order_relaxed);
+    if (!ok)
+        atomic_fetch_add_explicit(&m->batch_failed, 1, memory_order_relaxed);
+}
+
+struct out {
+    char *buf;
+    size_t len, cap;
+};
+
+static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+    va_list ap;
+    while (1) {
+        va_start(ap, fmt);
+        int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < o->cap - o->len) {
+            o->len += (size_t)n;
+            return;
+        }
+        o->cap = o->cap * 2 + (size_t)n + 1;
+        o->buf = xrealloc(o->buf, o->cap);
+    }
+}
+
+static int on_alloc(const struct allocation *a, const struct balance *b, void *arg)
+{
+    struct out *o = arg;
+    out_printf(o, "allot_allocation_available_sumin{id=\"%lld\",account=\"%s\",resource=\"%s\"} %lld\n",
+               (long long)a->id, a->account, a->resource, (long long)b->available_sumin);
+    return 0;
+}
+
+void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf, size_t *len)
+{
+    struct out o = {.buf = xmalloc(4096), .len = 0, .cap = 4096};
+    o.buf[0] = '\0';
+    out_printf(&o, "# HELP allot_requests_total HTTP requests by route and status.\n"
+                   "# TYPE allot_requests_total counter\n");
+    for (int r = 0; r <= ROUTES_MAX; r++) {
+        const char *name = r < ROUTES_MAX ? routes_name(r) : "none";
+        if (!name)
+            continue;
+        for (int s = 0; s < NSTATUS; s++) {
+            unsigned long long v = atomic_load(&m->requests[r][s]);
+            if (!v)
+                continue;
+            if (s < NSTATUS - 1)
+                out_printf(&o, "allot_requests_total{route=\"%s\",status=\"%d\"} %llu\n", name,
+                           status_codes[s], v);
+            else
+                out_printf(&o, "allot_requests_total{route=\"%s\",status=\"other\"} %llu\n",
+                           name, v);
+        }
+    }
+    out_printf(&o, "# HELP allot_job_latency_seconds Latency of hold and settle requests.\n"
+                   "# TYPE allot_job_latency_seconds histogram\n");
+    unsigned long long cum = 0;
+    for (int b = 0; b <= NLAT; b++) {
+        cum += atomic_load(&m->lat_bucket[b]);
+        if (b < NLAT)
+            out_printf(&o, "allot_job_latency_seconds_bucket{le=\"%g\"} %llu\n",
+                       (double)lat_le_us[b] / 1e6, cum);
+        else
+            out_printf(&o, "allot_job_latency_seconds_bucket{le=\"+Inf\"} %llu\n", cum);
+    }
+    out_printf(&o, "allot_job_latency_seconds_sum %.6f\nallot_job_latency_seconds_count %llu\n",
+               (double)atomic_load(&m->lat_sum_us) / 1e6, atomic_load(&m->lat_count));
+    out_printf(&o, "# HELP allot_commit_batch_ops Write operations per group commit.\n"
+                   "# TYPE allot_commit_batch_ops histogram\n");
+    cum = 0;
+    for (int b = 0; b <= NBATCH; b++) {
+        cum += atomic_load(&m->batch_bucket[b]);
+        if (b < NBATCH)
+            out_printf(&o, "allot_commit_batch_ops_bucket{le=\"%d\"} %llu\n", batch_le[b], cum);
+        else
+            out_printf(&o, "allot_commit_batch_ops_bucket{le=\"+Inf\"} %llu\n", cum);
+    }
+    out_printf(&o, "allot_commit_batch_ops_sum %llu\nallot_commit_batch_ops_count %llu\n",
+               atomic_load(&m->batch_sum), atomic_load(&m->batch_count));
+    out_printf(&o, "# HELP allot_commit_failures_total Group commits that failed.\n"
+                   "# TYPE allot_commit_failures_total counter\n"
+                   "allot_commit_failures_total %llu\n",
+               atomic_load(&m->batch_failed));
+    out_printf(&o, "# HELP allot_writer_queue_depth Write operations waiting for the writer.\n"
+                   "# TYPE allot_writer_queue_depth gauge\nallot_writer_queue_depth %ld\n",
+               queue_depth);
+    if (st) {
+        out_printf(&o, "# HELP allot_allocation_available_sumin Available SU-minutes per "
+                       "allocation.\n# TYPE allot_allocation_available_sumin gauge\n");
+        struct alloc_filter f = {0};
+        struct allot_error err;
+        if (store_alloc_list(st, &f, on_alloc, &o, &err) < 0)
+            out_printf(&o, "# allocations unavailable: %s\n", err.msg);
+    }
+    *buf = o.buf;
+    *len = o.len;
+}

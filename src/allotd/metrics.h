@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* metrics.h - counters for /metrics (Prometheus text format), updated with atomics on the
+ * hot path so no request ever takes a lock to be counted.
+ *
+ * Kept: requests by route and status, a latency histogram for hold and settle, group-commit
+ * batch sizes and failures; at scrape time also the writer queue depth and each
+ * allocation's available SU (read from the store by the scraping thread).
+ * Threads: every function is thread-safe.
+ */
+#ifndef ALLOTD_METRICS_H
+#define ALLOTD_METRICS_H
+
+#include <stdint.h>
+
+#include "libstore/store.h"
+
+struct metrics;
+
+struct metrics *metrics_create(void);
+void metrics_destroy(struct metrics *m); /* NULL is a no-op */
+
+/* One finished request: route index (routes.h; -1 = no route), HTTP status, latency.
+ * hot: 1 for hold/settle (latency histogram). */
+void metrics_request(struct metrics *m, int route, int status, int64_t latency_us, int hot);
+/* One group commit of n ops; ok = 0 when the commit failed. */
+void metrics_batch(struct metrics *m, int n, int ok);
+
+/* Append the exposition text to *buf (xrealloc'd; the caller frees).  queue_depth is the
+ * writer's; st (may be NULL) is read for allocation balances. */
+void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf, size_t *len);
+
+#endif

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* writer.c - the group-commit writer of writer.h.
+ *
+ * Queue: a singly linked FIFO of caller-owned ops (no allocation per op), bounded by
+ * queue_max, guarded by one mutex with two condition variables (work for the writer, room
+ * for submitters).  The writer never holds the mutex while it talks to the store.
+ * Crash points: writer.before_commit and writer.after_commit (crash.h) bracket the one
+ * durability boundary, so a test can kill the daemon with a batch written but not
+ * committed, or committed but not acknowledged.
+ */
+#include "allotd/writer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "allotd/crash.h"
+#include "allotd/metrics.h"
+#include "libutil/log.h"
+#include "libutil/xalloc.h"
+
+struct writer {
+    pthread_mutex_t lock;
+    pthread_cond_t work; /* queue became non-empty or stopping */
+    pthread_cond_t room; /* queue shrank */
+    struct write_op *head, *tail;
+    long depth;
+    long queue_max;
+    int max_batch;
+    int stopping;
+    pthread_t thread;
+    store_t *st;
+    struct metrics *m;
+};
+
+struct sync_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int finished;
+};
+
+static void deadline_after_ms(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+int writer_submit(struct writer *w, struct write_op *op, int wait_ms, struct allot_error *err)
+{
+    struct timespec until;
+    deadline_after_ms(&until, wait_ms);
+    op->next = NULL;
+    op->rc = 0;
+    allot_error_clear(&op->err);
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping && w->depth >= w->queue_max) {
+        if (pthread_cond_timedwait(&w->room, &w->lock, &until) == ETIMEDOUT)
+            break;
+    }
+    if (w->stopping || w->depth >= w->queue_max) {
+        int stopping = w->stopping;
+        pthread_mutex_unlock(&w->lock);
+        return allot_errorf(err, ALLOT_EUNAVAIL, "%s",
+                            stopping ? "allotd is shutting down"
+                                     : "write queue full; retry later");
+    }
+    if (w->tail)
+        w->tail->next = op;
+    else
+        w->head = op;
+    w->tail = op;
+    w->depth++;
+    pthread_cond_signal(&w->work);
+    pthread_mutex_unlock(&w->lock);
+    return 0;
+}
+
+static void sync_done(struct write_op *op)
+{
+    struct sync_wait *sw = op->done_arg;
+    pthread_mutex_lock(&sw->lock);
+    sw->finished = 1;
+    pthread_cond_signal(&sw->cond);
+    pthread_mutex_unlock(&sw->lock);
+}
+
+int writer_run(struct writer *w, struct write_op *op, struct allot_error *err)
+{
+    struct sync_wait sw = {.finished = 0};
+    pthread_mutex_init(&sw.lock, NULL);
+    pthread_cond_init(&sw.cond, NULL);
+    op->done = sync_done;
+    op->done_arg = &sw;
+    int rc = writer_submit(w, op, 10000, err);
+    if (rc == 0) {
+        /* Unbounded on purpose: the op lives on this stack until the writer is done with
+         * it, and the writer always finishes a batch (store waits are bounded). */
+        pthread_mutex_lock(&sw.lock);
+        while (!sw.finished)
+            pthread_cond_wait(&sw.cond, &sw.lock);
+        pthread_mutex_unlock(&sw.lock);
+        rc = op->rc;
+        if (rc < 0 && err)
+            *err = op->err;
+    }
+    pthread_cond_destroy(&sw.cond);
+    pthread_mutex_destroy(&sw.lock);
+    return rc;
+}
+
+long writer_depth(struct writer *w)
+{
+    pthread_mutex_lock(&w->lock);
+    long d = w->depth;
+    pthread_mutex_unlock(&w->lock);
+    return d;
+}
+
+/* Run one batch: begin, each op in a savepoint, commit; then complete all of them. */
+static void run_batch(struct writer *w, struct write_op *batch, int n)
+{
+    struct allot_error err = {0};
+    int ok = store_begin(w->st, &err) == 0;
+    for (struct write_op *op = batch; ok && op; op = op->next) {
+        if (store_savepoint(w->st, &op->err) < 0) {
+            op->rc = -1;
+            continue;
+        }
+        if (op->run(w->st, op->arg, &op->err) < 0) {
+            op->rc = -1;
+            store_savepoint_rollback(w->st);
+        } else if (store_savepoint_release(w->st, &op->err) < 0) {
+            op->rc = -1;
+            store_savepoint_rollback(w->st);
+        }
+    }
+    if (ok) {
+        ALLOT_CRASHPOINT("writer.before_commit");
+        if (store_commit(w->st, &err) < 0) {
+            ok = 0;
+            store_rollback(w->st);
+        } else {
+            ALLOT_CRASHPOINT("writer.after_commit");
+        }
+    }
+    if (!ok) {
+        log_error("msg=\"group commit failed\" ops=%d error=\"%s\"", n, err.msg);
+        for (struct write_op *op = batch; op; op = op->next) {
+            op->rc = -1;
+            op->err = err;
+        }
+    }
+    metrics_batch(w->m, n, ok);
+    /* done() may free or reuse the op: read next first. */
+    struct write_op *op = batch;
+    while (op) {
+        struct write_op *next = op->next;
+        op->done(op);
+        op = next;
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    struct writer *w = arg;
+    pthread_mutex_lock(&w->lock);
+    while (1) {
+        while (!w->head && !w->stopping)
+            pthread_cond_wait(&w->work, &w->lock);
+        if (!w->head && w->stopping)
+            break;
+        struct write_op *batch = w->head, *last = w->head;
+        int n = 1;
+        while (n < w->max_batch && last->next) {
+            last = last->next;
+            n++;
+        }
+        w->head = last->next;
+        if (!w->head)
+            w->tail = NULL;
+        last->next = NULL;
+        w->depth -= n;
+        pthread_cond_broadcast(&w->room);
+        pthread_mutex_unlock(&w->lock);
+        run_batch(w, batch, n);
+        pthread_mutex_lock(&w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+struct writer *writer_start(const struct store_config *cfg, int max_batch, int queue_max,
+                            struct metrics *m, struct allot_error *err)
+{
+    store_t *st = store_open(cfg, err);
+    if (!st)
+        return NULL;
+    struct writer *w = xcalloc(1, sizeof(*w));
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->work, NULL);
+    pthread_cond_init(&w->room, NULL);
+    w->max_batch = max_batch;
+    w->queue_max = queue_max;
+    w->st = st;
+    w->m = m;
+    int rc = pthread_create(&w->thread, NULL, writer_main, w);
+    if (rc != 0) {
+        store_close(st);
+        pthread_cond_destroy(&w->room);
+        pthread_cond_destroy(&w->work);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        allot_errorf(err, ALLOT_EINTERNAL, "cannot start the writer thread: %s", strerror(rc));
+        return NULL;
+    }
+    return w;
+}
+
+void writer_stop(struct writer *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->lock);
+    int was = w->stopping;
+    w->stopping = 1;
+    pthread_cond_broadcast(&w->work);
+    pthread_cond_broadcast(&w->room);
+    pthread_mutex_unlock(&w->lock);
+    if (was)
+        return;
+    pthread_join(w->thread, NULL);
+    store_close(w->st);
+    w->st = NULL;
+}
+
+void writer_destroy(struct writer *w)
+{
+    if (!w)
+        return;
+    writer_stop(w);
+    pthread_cond_destroy(&w->room);
+    pthread_cond_destroy(&w->work);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* writer.h - group commit: ONE thread owns the writing store_t (DESIGN §10).
+ *
+ * Request threads submit write operations; the writer takes up to MaxBatch queued ops,
+ * opens one transaction (store_begin), runs each op inside its own savepoint (an op that
+ * fails is rolled back alone and the others go on), commits once (one fsync for the whole
+ * batch), and only then completes every op.  So a reply is never sent before its change is
+ * durable, and many requests share one fsync.  When the commit itself fails, every op of the
+ * batch fails with the commit's error and nothing of the batch is visible.
+ *
+ * Completion is a callback (op->done), called on the writer thread after the commit (or
+ * after the failure); the HTTP layer uses it to resume a suspended connection, so a worker
+ * thread is never blocked waiting for a commit.  An op is owned by the submitter and must
+ * stay valid until done() has been called.
+ *
+ * Threads: writer_submit() from any thread; ops run on the writer thread only.
+ */
+#ifndef ALLOTD_WRITER_H
+#define ALLOTD_WRITER_H
+
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "libstore/store.h"
+
+struct writer;
+struct metrics;
+
+struct write_op {
+    /* Inputs (set by the submitter). */
+    int (*run)(store_t *st, void *arg, struct allot_error *err); /* in a savepoint */
+    void *arg;
+    void (*done)(struct write_op *op); /* after commit; on the writer thread */
+    void *done_arg;
+    /* Outputs (set by the writer before done()). */
+    int rc; /* 0 ok and durable; -1 failed (err) and nothing of it is visible */
+    struct allot_error err;
+    /* Private. */
+    struct write_op *next;
+};
+
+/* Open the writer's store (cfg is copied) and start the thread.  max_batch and queue_max
+ * come from the conf.  NULL with err when the store cannot be opened. */
+struct writer *writer_start(const struct store_config *cfg, int max_batch, int queue_max,
+                            struct metrics *m, struct allot_error *err);
+/* Queue op.  Waits at most wait_ms for room when the queue is full.  -1 with err
+ * (EUNAVAIL) when it is still full or the writer is stopping; then done() is NOT called. */
+int writer_submit(struct writer *w, struct write_op *op, int wait_ms, struct allot_error *err);
+/* Run op and wait for its completion (for callers that may block, e.g. startup tasks).
+ * op->done must be NULL; returns op->rc. */
+int writer_run(struct writer *w, struct write_op *op, struct allot_error *err);
+/* Ops currently queued (for /metrics). */
+long writer_depth(struct writer *w);
+/* Refuse new ops (EUNAVAIL), finish every queued op (commit), stop the thread, close the
+ * store.  The struct stays valid (submitters racing with shutdown get EUNAVAIL) until
+ * writer_destroy().  Idempotent; NULL is a no-op. */
+void writer_stop(struct writer *w);
+/* writer_stop() then free.  NULL is a no-op. */
+void writer_destroy(struct writer *w);
+
+#endif
