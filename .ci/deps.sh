@@ -20,3 +20,8 @@ apt_install libsqlite3-dev sqlite3 libpq-dev postgresql
 apt_install libmicrohttpd-dev libjansson-dev munge libmunge-dev libcurl4-openssl-dev
 # Memory checking of the daemon's tests; clock jumps in policy tests.
 apt_install valgrind faketime
+# Slurm integration (tests/sharness.d/30-slurm.sh, src/plugins): a real single-node cluster
+# (slurmctld, slurmd, slurmdbd on MariaDB, munge) and libslurm's public headers; dpkg-dev
+# lets .ci/slurm-source.sh unpack the matching Slurm source for the PrEp plugin's headers.
+apt_install slurm-wlm slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server \
+    mariadb-client dpkg-dev
