@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* collect.c - sacct collection with bounded retries (see collect.h). */
+#include "step/collect.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libslurmtext/acct.h"
+#include "libslurmtext/argv.h"
+#include "libutil/log.h"
+#include "step/proc.h"
+
+int collect_fold(const char *text, size_t len, const char *name, uint32_t job,
+                 long long known_step, struct step_acct *acct)
+{
+    struct st_acct_format fmt;
+    struct allot_error err = {0};
+    if (st_acct_format_parse(COLLECT_SACCT_FORMAT, &fmt, &err) < 0)
+        return 0;
+    size_t pos = 0;
+    struct st_span line;
+    struct st_acct_row best;
+    memset(&best, 0, sizeof(best));
+    int have = 0;
+    while (st_next_line(text, len, &pos, &line)) {
+        struct st_acct_row row;
+        if (line.n == 0)
+            continue;
+        if (st_acct_row_parse(&fmt, line, &row, &err) < 0) {
+            log_debug("sacct: %s", err.msg);
+            continue;
+        }
+        if (row.id.job != job || row.id.step_kind != ST_STEP_NUMBERED || !st_eq(row.name, name))
+            continue;
+        /* Prefer the step squeue named; else the newest step with this name. */
+        bool better;
+        if (!have)
+            better = true;
+        else if (known_step >= 0)
+            better = row.id.step == (uint32_t)known_step ||
+                     (best.id.step != (uint32_t)known_step && row.id.step > best.id.step);
+        else
+            better = row.id.step > best.id.step;
+        if (better) {
+            best = row;
+            have = 1;
+        }
+    }
+    if (!have)
+        return 0;
+    if (!best.max_rss.has && best.ave_cpu.kind != ST_DUR_VALUE)
+        return 0;
+    struct step_acct a = *acct;
+    a.found = true;
+    a.has_max_rss = best.max_rss.has;
+    a.max_rss_bytes = best.max_rss.bytes;
+    a.has_max_vm = best.max_vmsize.has;
+    a.max_vm_size_bytes = best.max_vmsize.bytes;
+    a.has_disk_read = best.max_disk_read.has;
+    a.max_disk_read_bytes = best.max_disk_read.bytes;
+    a.has_disk_write = best.max_disk_write.has;
+    a.max_disk_write_bytes = best.max_disk_write.bytes;
+    a.has_ave_cpu = best.ave_cpu.kind == ST_DUR_VALUE;
+    a.ave_cpu_ms = best.ave_cpu.ms;
+    a.has_total_cpu = best.total_cpu.kind == ST_DUR_VALUE;
+    a.total_cpu_ms = best.total_cpu.ms;
+    snprintf(a.node_list, sizeof(a.node_list), "%.*s", (int)best.nodelist.n, best.nodelist.p);
+    snprintf(a.step_id, sizeof(a.step_id), "%u.%u", best.id.job, best.id.step);
+    a.state = best.state;
+    a.has_exit = best.exit_code.has;
+    a.exit_status = best.exit_code.status;
+    a.exit_signal = best.exit_code.signal;
+    *acct = a;
+    return 1;
+}
+
+void collect_sacct(const struct step_config *c, uint32_t job, long long known_step,
+                   struct step_acct *acct)
+{
+    static struct st_argv a;
+    static char out[1 << 20];
+    struct allot_error err = {0};
+    st_argv_init(&a);
+    if (st_argv_sacct(&a, c->sacct, job, COLLECT_SACCT_FORMAT, false, &err) < 0) {
+        log_warn("sacct: %s", err.msg);
+        return;
+    }
+    for (int i = 0; i < c->sacct_tries; i++) {
+        struct proc_out po = {.out = out, .cap = sizeof(out)};
+        acct->attempts++;
+        if (proc_capture(a.argv, c->helper_timeout_ms, &po) == 0 && po.status == 0) {
+            if (collect_fold(out, po.len, c->name, job, known_step, acct))
+                return;
+            log_debug("sacct: no data for step %s yet (attempt %d)", c->name, i + 1);
+        } else {
+            log_debug("sacct failed (status %d): %s", po.status, po.err);
+        }
+        if (i + 1 < c->sacct_tries)
+            proc_sleep_ms(c->sacct_delay_ms, NULL);
+    }
+    log_warn("sacct: no record of step %s after %d attempts", c->name, c->sacct_tries);
+}

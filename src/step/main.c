@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* main.c - allot-step: run a command as a monitored Slurm step (DESIGN §7, reference 003).
+ *
+ *   allot-step run [options] -- CMD [ARGS...]
+ *
+ * Inside an allocation (SLURM_JOB_ID set) CMD runs under `srun --jobid --ntasks=1 --exact
+ * --cpu-bind=none --job-name=<name> --nodes --cpus-per-task --mem --time=<minutes left>
+ * [--signal]`; the step's numeric id is found with `squeue --steps` (bounded retries), sstat
+ * is sampled every interval while it runs, and sacct is read afterwards with retries for
+ * slurmdbd lag; the merged metrics are printed as one JSON object (stdout or --output) and
+ * allot-step exits with the command's status (137 = out of memory, 152 = timeout).
+ * Outside an allocation CMD runs directly (optionally under RLIMIT_AS = --mem).
+ * Every wait is bounded: helper commands by --helper-timeout, retries by their counts; the
+ * only unbounded wait is the user's command itself, which Slurm bounds with --time.
+ * Slurm binaries come from ALLOT_SRUN, ALLOT_SSTAT, ALLOT_SACCT, ALLOT_SQUEUE (tests).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libslurmtext/argv.h"
+#include "libslurmtext/duration.h"
+#include "libslurmtext/field.h"
+#include "libslurmtext/memory.h"
+#include "libutil/log.h"
+#include "libutil/xalloc.h"
+#include "step/collect.h"
+#include "step/monitor.h"
+#include "step/proc.h"
+#include "step/record.h"
+#include "step/step.h"
+
+/* Set by the signal handler only; forwarded to the child by the main loop. */
+static volatile sig_atomic_t pending_signal;
+
+static void on_signal(int sig)
+{
+    pending_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: allot-step run [options] -- CMD [ARGS...]\n"
+          "  --name NAME           step name (default allot_<jobid>_<pid>)\n"
+          "  --nodes N             srun --nodes (default 1)\n"
+          "  --cpus N              srun --cpus-per-task\n"
+          "  --mem SIZE            srun --mem (MiB, or with K/M/G/T suffix)\n"
+          "  --signal SPEC         srun --signal, e.g. TERM@120\n"
+          "  --cpu-bind            keep srun's CPU binding (default --cpu-bind=none)\n"
+          "  --direct              run directly even inside an allocation\n"
+          "  --limit-mem           direct mode: enforce --mem with RLIMIT_AS\n"
+          "  --interval-ms MS      sstat sample interval (default 10000)\n"
+          "  --stepid-tries N      squeue --steps attempts (default 10)\n"
+          "  --stepid-delay-ms MS  between attempts (default 300)\n"
+          "  --sacct-tries N       sacct attempts (default 6)\n"
+          "  --sacct-delay-ms MS   between attempts (default 5000)\n"
+          "  --helper-timeout-ms MS  bound on each squeue/sstat/sacct run (default 30000)\n"
+          "  --output FILE         write the JSON record to FILE instead of stdout\n"
+          "  -v, --verbose         debug log on stderr\n",
+          f);
+}
+
+static int opt_int(const char *name, const char *v, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < min || x > max) {
+        log_error("%s: invalid value '%s' (want %ld..%ld)", name, v, min, max);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct step_config *c)
+{
+    enum { O_NAME = 256, O_NODES, O_CPUS, O_MEM, O_SIGNAL, O_CPUBIND, O_DIRECT, O_LIMITMEM,
+           O_INTERVAL, O_SIDTRIES, O_SIDDELAY, O_SATRIES, O_SADELAY, O_HTIMEOUT, O_OUTPUT };
+    static const struct option opts[] = {
+        {"name", required_argument, 0, O_NAME},
+        {"nodes", required_argument, 0, O_NODES},
+        {"cpus", required_argument, 0, O_CPUS},
+        {"mem", required_argument, 0, O_MEM},
+        {"signal", required_argument, 0, O_SIGNAL},
+        {"cpu-bind", no_argument, 0, O_CPUBIND},
+        {"direct", no_argument, 0, O_DIRECT},
+        {"limit-mem", no_argument, 0, O_LIMITMEM},
+        {"interval-ms", required_argument, 0, O_INTERVAL},
+        {"stepid-tries", required_argument, 0, O_SIDTRIES},
+        {"stepid-delay-ms", required_argument, 0, O_SIDDELAY},
+        {"sacct-tries", required_argument, 0, O_SATRIES},
+        {"sacct-delay-ms", required_argument, 0, O_SADELAY},
+        {"helper-timeout-ms", required_argument, 0, O_HTIMEOUT},
+        {"output", required_argument, 0, O_OUTPUT},
+        {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int ch;
+    long v;
+    struct allot_error err = {0};
+    while ((ch = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+        switch (ch) {
+        case O_NAME:
+            c->name = optarg;
+            break;
+        case O_NODES:
+            if (opt_int("--nodes", optarg, 1, 100000, &v) < 0)
+                return -1;
+            c->nodes = (uint32_t)v;
+            break;
+        case O_CPUS:
+            if (opt_int("--cpus", optarg, 1, 100000, &v) < 0)
+                return -1;
+            c->cpus = (uint32_t)v;
+            break;
+        case O_MEM: {
+            struct st_memory m;
+            if (st_memory_parse(optarg, strlen(optarg), "--mem", 1LL << 20, &m, &err) < 0 ||
+                !m.has || m.bytes <= 0) {
+                log_error("%s", err.msg[0] ? err.msg : "--mem: must be positive");
+                return -1;
+            }
+            c->mem_mb = (m.bytes + (1LL << 20) - 1) >> 20;
+            break;
+        }
+        case O_SIGNAL:
+            c->signal = optarg;
+            break;
+        case O_CPUBIND:
+            c->cpu_bind = true;
+            break;
+        case O_DIRECT:
+            c->direct = true;
+            break;
+        case O_LIMITMEM:
+            c->limit_mem = true;
+            break;
+        case O_INTERVAL:
+            if (opt_int("--interval-ms", optarg, 100, 3600000, &v) < 0)
+                return -1;
+            c->interval_ms = (int)v;
+            break;
+        case O_SIDTRIES:
+            if (opt_int("--stepid-tries", optarg, 0, 1000, &v) < 0)
+                return -1;
+            c->stepid_tries = (int)v;
+            break;
+        case O_SIDDELAY:
+            if (opt_int("--stepid-delay-ms", optarg, 0, 60000, &v) < 0)
+                return -1;
+            c->stepid_delay_ms = (int)v;
+            break;
+        case O_SATRIES:
+            if (opt_int("--sacct-tries", optarg, 1, 100, &v) < 0)
+                return -1;
+            c->sacct_tries = (int)v;
+            break;
+        case O_SADELAY:
+            if (opt_int("--sacct-delay-ms", optarg, 0, 600000, &v) < 0)
+                return -1;
+            c->sacct_delay_ms = (int)v;
+            break;
+        case O_HTIMEOUT:
+            if (opt_int("--helper-timeout-ms", optarg, 100, 600000, &v) < 0)
+                return -1;
+            c->helper_timeout_ms = (int)v;
+            break;
+        case O_OUTPUT:
+            c->output = optarg;
+            break;
+        case 'v':
+            log_threshold = LOG_LVL_DEBUG;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind >= argc) {
+        log_error("no command given (allot-step run [options] -- CMD...)");
+        return -1;
+    }
+    c->cmd = argv + optind;
+    return 0;
+}
+
+static const char *env_or(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    return v && v[0] ? v : dflt;
+}
+
+static int shell_status(int wstatus)
+{
+    if (WIFEXITED(wstatus))
+        return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus))
+        return 128 + WTERMSIG(wstatus);
+    return 1;
+}
+
+/* Minutes for srun --time: the allocation's time left (squeue %L), rounded down, min 1;
+ * 0 (no --time) when unlimited or unknown. */
+static int64_t step_time_min(const struct step_config *c, uint32_t job)
+{
+    struct st_argv a;
+    struct allot_error err = {0};
+    char out[256];
+    struct proc_out po = {.out = out, .cap = sizeof(out)};
+    st_argv_init(&a);
+    if (st_argv_squeue_time_left(&a, c->squeue, job, &err) < 0 ||
+        proc_capture(a.argv, c->helper_timeout_ms, &po) < 0 || po.status != 0) {
+        log_warn("cannot read the allocation's time left (%s); no --time", po.err);
+        return 0;
+    }
+    struct st_span line;
+    size_t pos = 0;
+    struct st_duration d;
+    if (!st_next_line(out, po.len, &pos, &line) ||
+        st_duration_parse(line.p, line.n, "TimeLeft", &d, &err) < 0) {
+        log_warn("squeue time left: %s; no --time", err.msg[0] ? err.msg : "no output");
+        return 0;
+    }
+    if (d.kind != ST_DUR_VALUE)
+        return 0;
+    return st_step_time_min(st_duration_s(&d));
+}
+
+/* Wait for pid, forwarding signals; call tick(now) every 50 ms. */
+struct waiter {
+    const struct step_config *c;
+    struct step_result *r;
+    long long next_discover, next_sample;
+};
+
+static void slurm_tick(struct waiter *w, long long now)
+{
+    struct step_live *l = &w->r->live;
+    if (!l->step_found && l->stepid_attempts < w->c->stepid_tries && now >= w->next_discover) {
+        monitor_discover(w->c, w->r->job_id, l);
+        w->next_discover = proc_now_ms() + w->c->stepid_delay_ms;
+        if (l->step_found)
+            w->next_sample = proc_now_ms(); /* baseline sample right away */
+        else if (l->stepid_attempts == w->c->stepid_tries)
+            log_warn("step %s: no step id after %d squeue attempts; no live metrics",
+                     w->c->name, l->stepid_attempts);
+    }
+    if (l->step_found && now >= w->next_sample) {
+        monitor_sample(w->c, w->r->job_id, now, l);
+        w->next_sample = proc_now_ms() + w->c->interval_ms;
+    }
+}
+
+static int wait_child(pid_t pid, struct waiter *w, struct rusage *ru)
+{
+    int wstatus;
+    while (1) {
+        pid_t got = wait4(pid, &wstatus, WNOHANG, ru);
+        if (got == pid)
+            return shell_status(wstatus);
+        if (got < 0 && errno != EINTR) {
+            log_error("wait: %s", strerror(errno));
+            return 1;
+        }
+        if (pending_signal) {
+            int sig = pending_signal;
+            pending_signal = 0;
+            kill(pid, sig);
+        }
+        if (w)
+            slurm_tick(w, proc_now_ms());
+        proc_sleep_ms(50, &pending_signal);
+    }
+}
+
+static pid_t spawn(char **argv, const struct step_config *c, bool limit)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        log_error("fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        if (limit) {
+            rlim_t bytes = (rlim_t)c->mem_mb << 20;
+            struct rlimit rl = {bytes, bytes};
+            if (setrlimit(RLIMIT_AS, &rl) < 0) {
+                dprintf(2, "allot-step: setrlimit: %s\n", strerror(errno));
+                _exit(126);
+            }
+        }
+        execvp(argv[0], argv);
+        dprintf(2, "allot-step: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    return pid;
+}
+
+static int run_slurm(const struct step_config *c, uint32_t job, struct step_result *r)
+{
+    static struct st_argv a;
+    struct allot_error err = {0};
+    r->slurm = true;
+    r->job_id = job;
+    r->time_limit_min = step_time_min(c, job);
+    struct st_srun_opts o = {.job_id = job, .step_name = c->name, .nodes = c->nodes,
+                             .cpus_per_task = c->cpus, .mem_mb = c->mem_mb,
+                             .time_min = r->time_limit_min, .cpu_bind = c->cpu_bind,
+                             .signal = c->signal};
+    st_argv_init(&a);
+    if (st_argv_srun(&a, c->srun, &o, c->cmd, &err) < 0) {
+        log_error("%s", err.msg);
+        return -1;
+    }
+    long long t0 = proc_now_ms();
+    pid_t pid = spawn(a.argv, c, false);
+    if (pid < 0)
+        return -1;
+    struct waiter w = {c, r, t0, t0 + c->interval_ms};
+    struct rusage ru;
+    r->return_code = wait_child(pid, &w, &ru);
+    r->exec_ms = proc_now_ms() - t0;
+    const struct step_live *l = &r->live;
+    if (l->has_peak_rss) {
+        r->has_peak_mem = true;
+        r->peak_memory_bytes = l->peak_rss_bytes;
+    }
+    if (l->rss_samples > 0) {
+        r->has_avg_mem = true;
+        r->avg_memory_bytes = l->rss_sum_bytes / l->rss_samples;
+    }
+    if (l->cpu_samples > 0) {
+        r->has_peak_cpu = r->has_avg_cpu = true;
+        r->peak_cpu_percent = l->peak_cpu_pct;
+        r->avg_cpu_percent = l->cpu_pct_sum / l->cpu_samples;
+    }
+    collect_sacct(c, job, l->step_found ? (long long)l->step_id : -1, &r->acct);
+    step_backfill(r);
+    step_classify(r, c->mem_mb << 20);
+    return 0;
+}
+
+static int run_direct(const struct step_config *c, struct step_result *r)
+{
+    long long t0 = proc_now_ms();
+    pid_t pid = spawn(c->cmd, c, c->limit_mem && c->mem_mb > 0);
+    if (pid < 0)
+        return -1;
+    struct rusage ru;
+    memset(&ru, 0, sizeof(ru));
+    r->return_code = wait_child(pid, NULL, &ru);
+    r->exec_ms = proc_now_ms() - t0;
+    /* wait4's rusage covers the command and the descendants it waited for. */
+    r->has_peak_mem = true;
+    r->peak_memory_bytes = (int64_t)ru.ru_maxrss * 1024;
+    long long cpu_ms = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+                       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+    if (r->exec_ms > 0) {
+        r->has_avg_cpu = r->has_peak_cpu = true;
+        r->avg_cpu_percent = r->peak_cpu_percent = 100.0 * (double)cpu_ms / (double)r->exec_ms;
+    }
+    if (r->return_code == STEP_EXIT_OOM)
+        r->oom = true;
+    return 0;
+}
+
+static int write_record(const struct step_config *c, const struct step_result *r)
+{
+    json_t *rec = step_record_json(c, r);
+    if (!rec) {
+        log_error("out of memory building the record");
+        return -1;
+    }
+    int rc;
+    if (c->output) {
+        rc = json_dump_file(rec, c->output, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (rc < 0)
+            log_error("--output %s: cannot write", c->output);
+    } else {
+        rc = json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (rc == 0 && (fputc('\n', stdout) == EOF || fflush(stdout) == EOF))
+            rc = -1;
+    }
+    json_decref(rec);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    log_init("allot-step", 2, 0, LOG_LVL_WARN);
+    if (argc < 2 || strcmp(argv[1], "run") != 0) {
+        usage(stderr);
+        return 2;
+    }
+    struct step_config c = {
+        .nodes = 1, .interval_ms = 10000, .stepid_tries = 10, .stepid_delay_ms = 300,
+        .sacct_tries = 6, .sacct_delay_ms = 5000, .helper_timeout_ms = 30000,
+        .srun = env_or("ALLOT_SRUN", "srun"), .sstat = env_or("ALLOT_SSTAT", "sstat"),
+        .sacct = env_or("ALLOT_SACCT", "sacct"), .squeue = env_or("ALLOT_SQUEUE", "squeue"),
+    };
+    if (parse_args(argc - 1, argv + 1, &c) < 0)
+        return 2;
+
+    const char *jobenv = getenv("SLURM_JOB_ID");
+    uint64_t job = 0;
+    bool slurm = !c.direct && jobenv && jobenv[0];
+    if (slurm && st_uint(jobenv, strlen(jobenv), UINT32_MAX, &job) < 0) {
+        log_error("SLURM_JOB_ID: invalid job id '%.32s'", jobenv);
+        return 2;
+    }
+    char *name = NULL;
+    if (!c.name) {
+        name = xasprintf("allot_%llu_%ld", (unsigned long long)job, (long)getpid());
+        c.name = name;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    struct step_result r;
+    memset(&r, 0, sizeof(r));
+    int rc = slurm ? run_slurm(&c, (uint32_t)job, &r) : run_direct(&c, &r);
+    if (rc < 0) {
+        free(name);
+        return 125;
+    }
+    if (r.oom)
+        log_warn("step %s ran out of memory (limit %lld MiB): exit %d", c.name,
+                 (long long)c.mem_mb, r.return_code);
+    else if (r.timeout)
+        log_warn("step %s hit its time limit (%lld min): exit %d", c.name,
+                 (long long)r.time_limit_min, r.return_code);
+    if (write_record(&c, &r) < 0) {
+        free(name);
+        return 125;
+    }
+    free(name);
+    return r.return_code;
+}
