@@ -1,0 +1,77 @@
+#!/bin/bash
+# t0100-allotd-config.t - allot.conf errors stop allotd with file:line:key and a reason;
+# --check-config; SIGHUP reloads reloadable keys, reports the others, survives a bad file;
+# SIGTERM stops cleanly and removes the Unix socket.
+test_description='allotd configuration and signals'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+
+check_conf() {
+	printf '%s\n' "$@" >bad.conf &&
+	test_expect_code 2 "$ALLOTD_BIN" --config bad.conf --check-config 2>err
+}
+
+test_expect_success 'unknown key names file, line and key' '
+	check_conf "Threads=2" "Bogus=1" &&
+	grep "bad.conf:2: Bogus: unknown key" err
+'
+test_expect_success 'repeated key (case-insensitive) names both lines' '
+	check_conf "Threads=2" "# c" "threads=3" &&
+	grep "bad.conf:3: Threads: repeated key (first set on line 1)" err
+'
+test_expect_success 'bad values say why' '
+	check_conf "Threads=0" && grep "Threads: 0 is out of range \[1, 256\]" err &&
+	check_conf "StorageType=mysql" && grep "StorageType: .mysql. is not one of sqlite|pg" err &&
+	check_conf "ListenAddr=127.0.0.1:99999" && grep "ListenAddr: port" err &&
+	check_conf "SuperUsers=root,,x" && grep "SuperUsers: empty entry" err &&
+	check_conf "AuthType=none" && grep "AuthType: .none. requires TestMode=local" err
+'
+test_expect_success 'missing file is an error' '
+	test_expect_code 2 "$ALLOTD_BIN" --config nonexistent.conf 2>err &&
+	grep "nonexistent.conf: cannot open" err
+'
+test_expect_success 'a valid file passes --check-config' '
+	printf "StorageLoc=%s\nThreads=2\n" "$PWD/x.db" >good.conf &&
+	"$ALLOTD_BIN" --config good.conf --check-config >out &&
+	grep "configuration OK" out
+'
+test_expect_success 'allotd starts (AuthType=none, test mode) and warns loudly' '
+	allotd_start AuthType=none TestMode=local Admins=bob &&
+	grep "AUTHENTICATION DISABLED" "$ALLOTD_LOG" &&
+	API_USER=alice api GET /v1/whoami >out &&
+	test "$(json_get role <out)" = user
+'
+test_expect_success 'SIGHUP applies reloadable keys and reports the others' '
+	sed -i -e "s/^Admins=bob/Admins=alice/" -e "s/^Threads=4/Threads=3/" "$ALLOTD_CONF" &&
+	kill -HUP $ALLOTD_PID &&
+	wait_for 10 grep -q "configuration reloaded" "$ALLOTD_LOG" &&
+	API_USER=alice api GET /v1/whoami >out &&
+	test "$(json_get role <out)" = admin &&
+	grep "needs a restart.*key=Threads" "$ALLOTD_LOG"
+'
+test_expect_success 'SIGHUP with a broken file keeps the running configuration' '
+	echo "Bogus=1" >>"$ALLOTD_CONF" &&
+	kill -HUP $ALLOTD_PID &&
+	wait_for 10 grep -q "reload failed" "$ALLOTD_LOG" &&
+	API_USER=alice api GET /v1/whoami >out &&
+	test "$(json_get role <out)" = admin
+'
+test_expect_success 'SIGTERM stops cleanly and removes the socket' '
+	test -S "$ALLOTD_SOCKET" &&
+	allotd_stop &&
+	test "$ALLOTD_EXIT" = 0 &&
+	! test -e "$ALLOTD_SOCKET" &&
+	grep "allotd stopped" "$ALLOTD_LOG"
+'
+test_expect_success 'a second allotd on a busy port fails with a clear message' '
+	printf "StorageLoc=%s\nListenAddr=127.0.0.1:%s\n" "$PWD/y.db" "$(find_free_port)" >busy.conf &&
+	port=$(sed -n "s/^ListenAddr=127.0.0.1://p" busy.conf) &&
+	(exec 3<>/dev/null; python3 -c "import socket,time,sys
+s=socket.socket(); s.bind((\"127.0.0.1\",int(sys.argv[1]))); s.listen(1); time.sleep(5)" $port &) &&
+	sleep 0.5 &&
+	test_expect_code 1 "$ALLOTD_BIN" --config busy.conf 2>err &&
+	grep "ListenAddr 127.0.0.1:$port: Address already in use" err
+'
+test_expect_success 'cleanup' 'allotd_stop'
+test_done

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# 10-allotd.sh - start, stop and call a private allotd per test.
+#
+# allotd_start [CONF LINE...]  own dir ($PWD/allotd or $ALLOTD_DIR), allot.conf (SQLite file,
+#                  free loopback port, Unix socket, log, pid file, SuperUsers=root, the private
+#                  munged of 03-munged.sh unless AuthType=none is among the lines), extra
+#                  lines appended; bounded wait (20 s) on /healthz.  Exports ALLOTD_PORT,
+#                  ALLOTD_URL, ALLOTD_SOCKET, ALLOTD_PID, ALLOTD_CONF, ALLOTD_LOG.
+# allotd_stop      SIGTERM and a bounded wait; allotd_kill9: SIGKILL, no cleanup.
+# allotd_dump_log  print the daemon log (call on failure).
+# api METHOD PATH [BODY]  call the API with curl over TCP; the body goes to stdout, the HTTP
+#                  status to $ALLOTD_DIR/status (read it with api_status); returns 0 for 2xx.
+#                  Credentials: AuthType=munge: `munge -n` as root, or as $API_RUNAS via
+#                  runuser; AuthType=none: header X-Allot-User: ${API_USER:-root}.
+#                  $API_AS adds X-Allot-As.  $API_NOAUTH=1 sends no credential.
+#                  $API_CRED overrides the credential (forged/replayed tests).
+
+ALLOTD_BIN=${ALLOTD_BIN:-$ALLOT_BUILD_DIR/src/allotd/allotd}
+ALLOT_STORM=${ALLOT_STORM:-$ALLOT_BUILD_DIR/src/allotd/allot_storm}
+
+allotd_start() {
+    ALLOTD_DIR=${ALLOTD_DIR:-$PWD/allotd}
+    mkdir -p "$ALLOTD_DIR" || return 1
+    ALLOTD_PORT=$(find_free_port) || return 1
+    ALLOTD_URL=http://127.0.0.1:$ALLOTD_PORT
+    ALLOTD_SOCKET=$ALLOTD_DIR/allotd.sock
+    ALLOTD_CONF=$ALLOTD_DIR/allot.conf
+    ALLOTD_LOG=$ALLOTD_DIR/allotd.log
+    ALLOTD_AUTH=munge
+    local line
+    for line in "$@"; do
+        case "$line" in [Aa]uth[Tt]ype=none) ALLOTD_AUTH=none ;; esac
+    done
+    {
+        echo "StorageLoc=$ALLOTD_DIR/allot.db"
+        echo "ListenAddr=127.0.0.1:$ALLOTD_PORT"
+        echo "ListenSocket=$ALLOTD_SOCKET"
+        echo "LogFile=$ALLOTD_LOG"
+        echo "PidFile=$ALLOTD_DIR/allotd.pid"
+        echo "Threads=4"
+        [ "$ALLOTD_AUTH" = none ] || echo "MungeSocket=$MUNGE_SOCKET"
+        case " $* " in *SuperUsers=*) ;; *) echo "SuperUsers=root" ;; esac
+        for line in "$@"; do echo "$line"; done
+    } >"$ALLOTD_CONF"
+    "$ALLOTD_BIN" --config "$ALLOTD_CONF" --foreground </dev/null >>"$ALLOTD_DIR/stderr" 2>&1 &
+    ALLOTD_PID=$!
+    export ALLOTD_DIR ALLOTD_PORT ALLOTD_URL ALLOTD_SOCKET ALLOTD_CONF ALLOTD_LOG ALLOTD_PID \
+        ALLOTD_AUTH
+    if ! wait_for 20 allotd_healthy_; then
+        echo "allotd_start: allotd did not answer /healthz within 20 s" >&2
+        cat "$ALLOTD_DIR/stderr" >&2
+        allotd_dump_log
+        allotd_kill9
+        return 1
+    fi
+}
+
+allotd_healthy_() {
+    kill -0 "$ALLOTD_PID" 2>/dev/null && curl -sf --max-time 2 "$ALLOTD_URL/healthz" >/dev/null
+}
+
+allotd_stop() {
+    [ -n "$ALLOTD_PID" ] || return 0
+    kill -TERM "$ALLOTD_PID" 2>/dev/null
+    if ! wait_for 20 sh -c "! kill -0 $ALLOTD_PID 2>/dev/null"; then
+        echo "allotd_stop: allotd $ALLOTD_PID ignored TERM for 20 s, killing it" >&2
+        kill -9 "$ALLOTD_PID" 2>/dev/null
+    fi
+    wait "$ALLOTD_PID" 2>/dev/null
+    ALLOTD_EXIT=$?
+    ALLOTD_PID=
+    return 0
+}
+
+allotd_kill9() {
+    [ -n "$ALLOTD_PID" ] || return 0
+    kill -9 "$ALLOTD_PID" 2>/dev/null
+    wait "$ALLOTD_PID" 2>/dev/null
+    ALLOTD_PID=
+    return 0
+}
+
+allotd_dump_log() {
+    echo "---- allotd log ($ALLOTD_LOG) ----" >&2
+    tail -n 60 "$ALLOTD_LOG" >&2 2>/dev/null
+    echo "---- end of allotd log ----" >&2
+}
+
+# api_cred_: print a credential for this call.
+api_cred_() {
+    if [ -n "$API_CRED" ]; then
+        echo "$API_CRED"
+    elif [ -n "$API_RUNAS" ]; then
+        runuser -u "$API_RUNAS" -- munge -n --socket="$MUNGE_SOCKET"
+    else
+        munge -n --socket="$MUNGE_SOCKET"
+    fi
+}
+
+api() {
+    local method=$1 path=$2 body=$3
+    local -a args=(-s --max-time 30 -o "$ALLOTD_DIR/reply" -w '%{http_code}' -X "$method")
+    if [ -z "$API_NOAUTH" ]; then
+        if [ "$ALLOTD_AUTH" = none ]; then
+            args+=(-H "X-Allot-User: ${API_USER:-root}")
+        else
+            args+=(-H "X-Allot-Auth: MUNGE $(api_cred_)")
+        fi
+    fi
+    [ -z "$API_AS" ] || args+=(-H "X-Allot-As: $API_AS")
+    [ $# -lt 3 ] || args+=(-H 'Content-Type: application/json' --data-binary "$body")
+    curl "${args[@]}" "$ALLOTD_URL$path" >"$ALLOTD_DIR/status"
+    cat "$ALLOTD_DIR/reply"
+    case "$(cat "$ALLOTD_DIR/status")" in 2*) return 0 ;; *) return 1 ;; esac
+}
+
+api_status() {
+    cat "$ALLOTD_DIR/status"
+}
+
+# jq_ FILTER: read JSON on stdin (python3 is always there; jq may not be).
+json_get() {
+    python3 -c 'import json,sys
+v=json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    if k=="": continue
+    v=v[int(k)] if isinstance(v,list) else v[k]
+print(json.dumps(v) if isinstance(v,(dict,list)) else ("true" if v is True else "false" if v is False else v))' "$1"
+}
