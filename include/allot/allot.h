@@ -81,7 +81,8 @@ void allot_client_set_keepalive(allot_client_t *c, int on);
  * Returns 0 for a 2xx status.  Returns -1 with err set otherwise: an error reply's code
  * (allot_errnum_from_name of `error.code`) and message (prefixed by `field: ` when the
  * message does not name it already); EUNAVAIL when allotd cannot be reached or did not
- * answer within the timeout; EAUTH when no credential could be encoded; EPROTO for an
+ * answer within the timeout or munged is unreachable; EAUTH when munged refuses to encode
+ * a credential; EPROTO for an
  * answer that is not the protocol; ETOOBIG for a reply over ALLOT_MAX_REPLY_BYTES. */
 int allot_request(allot_client_t *c, const char *method, const char *path, const char *json_body,
                   int *http_status, char **reply, struct allot_error *err);
@@ -94,7 +95,8 @@ char *allot_urlencode(const char *s, struct allot_error *err);
 
 /* A job run as the plugins see it.  Strings are borrowed for the call; NULL or "" means
  * "not given" and the field is left out of the request.  Integer fields <= 0 are left out,
- * except run (always sent; 0 = first run). */
+ * except run (always sent by hold/settle/release; 0 = first run) and elapsed_s, which
+ * settle sends when >= 0 (0 = never ran; set -1 when unknown). */
 struct allot_job_desc {
     const char *cluster;
     int64_t job_id; /* 0 at admission: Slurm has not assigned one yet */

@@ -218,7 +218,11 @@ static char *encode_credential(allot_client_t *c, struct allot_error *err)
     e = munge_encode(&cred, ctx, NULL, 0);
     if (e != EMUNGE_SUCCESS) {
         const char *why = munge_ctx_strerror(ctx);
-        allot_errorf(err, e == EMUNGE_NO_MEMORY ? ALLOT_ENOMEM : ALLOT_EAUTH,
+        /* No munged to talk to is an outage (retry later), not a refused identity. */
+        allot_errorf(err,
+                     e == EMUNGE_NO_MEMORY ? ALLOT_ENOMEM
+                     : e == EMUNGE_SOCKET  ? ALLOT_EUNAVAIL
+                                           : ALLOT_EAUTH,
                      "cannot get a MUNGE credential: %s", why ? why : munge_strerror(e));
         free(cred);
         cred = NULL;

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cli.h - what the `allot` commands share: the global options, the lazily created client,
+ * output in the three forms (table, -P, --json), and a declarative engine for the nouns
+ * that are plain collections of the API (add / show / modify / remove).
+ *
+ * Design: each cmd_<noun>.c describes its noun with tables (which key= maps to which JSON
+ * field and type, which columns a table shows) and hands them to crud_run(); nouns with
+ * verbs of their own (job admit, credit, balance, ...) use the same helpers directly.
+ * Every command returns 0 or -1 with err set; main() prints `allot: error: <msg>` and exits
+ * with allot_error_exit_status(err.code).  Refusals that are outcomes (a job not admitted)
+ * set err too, so the exit status says "refused" (1).
+ * Memory: x* allocators (a program).  Threads: single-threaded.
+ */
+#ifndef ALLOT_CLI_H
+#define ALLOT_CLI_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "allot/allot.h"
+#include "allot/args.h"
+#include "allot/error.h"
+
+struct cli {
+    const char *url;    /* --url; NULL = $ALLOT_URL or the default socket */
+    const char *as;     /* --as USER */
+    const char *config; /* --config (allot db) */
+    long timeout_ms;    /* --timeout, in ms */
+    int json;           /* --json: print the API's JSON */
+    int parsable;       /* -P */
+    int noheader;       /* -n */
+    const char *prog;   /* argv[0], to find allot-step next to allot */
+    allot_client_t *client;
+};
+
+/* ---- requests --------------------------------------------------------------------------- */
+
+/* Send a request with the options of cli (creating the client on first use).  On success
+ * *reply (caller frees, may be NULL if not wanted) holds the body.  On failure err holds the
+ * daemon's error; *reply still holds the body if one came (a refused admit's numbers). */
+int cli_request(struct cli *cli, const char *method, const char *path, json_t *body,
+                char **reply, struct allot_error *err);
+
+/* GET path and parse the reply; the caller json_decref()s the result.  NULL with err set. */
+json_t *cli_get_json(struct cli *cli, const char *path, struct allot_error *err);
+
+/* ---- paths ------------------------------------------------------------------------------ */
+
+/* A growing "path?k=v&k=v" string with percent-encoded values. */
+struct path {
+    char *s;
+    int nq; /* query parameters so far */
+};
+void path_init(struct path *p, const char *base);
+void path_segment(struct path *p, const char *segment); /* appends "/<encoded segment>" */
+void path_query(struct path *p, const char *key, const char *value);
+void path_fini(struct path *p);
+
+/* ---- typed values ----------------------------------------------------------------------- */
+
+enum val_type {
+    V_STR = 0,  /* JSON string, free text or a name */
+    V_INT,      /* JSON integer, non-negative */
+    V_AMOUNT,   /* "100h" -> JSON integer SU-minutes */
+    V_SAMOUNT,  /* signed amount (adjustments) */
+    V_TIME,     /* date -> JSON integer epoch seconds */
+    V_DURATION, /* Slurm time limit -> JSON integer seconds */
+    V_BOOL,     /* yes/no -> JSON true/false */
+    V_DECIMAL,  /* "1.5" -> JSON string (factors) */
+};
+
+/* key=value accepted by a verb: key on the command line, member name in the JSON body. */
+struct field {
+    const char *key;
+    const char *json;
+    enum val_type type;
+    const char *help;
+};
+
+/* Convert one value typed on the command line to JSON (new reference) by its type.
+ * NULL with err (EINVAL naming key) when the value is malformed. */
+json_t *cli_value(const struct field *f, const char *value, struct allot_error *err);
+
+/* For each field in fields (terminated by key == NULL) given in kvs, set body[json]. */
+int cli_fields_to_json(const struct field *fields, struct kvlist *kvs, json_t *body,
+                       struct allot_error *err);
+/* Same, as query parameters of p (integers written in decimal). */
+int cli_fields_to_query(const struct field *fields, struct kvlist *kvs, struct path *p,
+                        struct allot_error *err);
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+enum col_type {
+    C_STR = 0,
+    C_INT,
+    C_SUMIN,    /* integer SU-minutes shown as hours with suffixes (money_format_sumin) */
+    C_TIME,     /* ISO string shown as is; integer epoch formatted as ISO */
+    C_BOOL,     /* true/false shown as yes/no */
+    C_DURATION, /* integer seconds shown as Slurm's [D-]HH:MM:SS */
+    C_JSON,     /* any JSON value shown compactly (lists, objects) */
+};
+
+/* One column: header text and the member it shows.  json may be a dotted path
+ * ("balance.available_sumin"); when absent the last component is tried at top level, so
+ * flat and nested replies print alike. */
+struct column {
+    const char *header;
+    const char *json;
+    enum col_type type;
+};
+
+/* The rows a reply holds: its "items" array, the reply itself if an array, else the reply
+ * object as one row.  Borrowed from reply; the array form is returned in *rows. */
+json_t *cli_rows(json_t *reply);
+
+/* Text of one cell (buf of size len, returned). */
+const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t len);
+
+/* Print rows as a table with cols (terminated by header == NULL) in the mode of cli. */
+void cli_print_table(const struct cli *cli, json_t *rows, const struct column *cols);
+
+/* GET path and print it: --json verbatim, else its rows (cli_rows, or the object as one
+ * row) through fix (may be NULL; adds derived members to a row) as a table of cols. */
+typedef void (*row_fix_f)(json_t *row);
+int cli_show(struct cli *cli, const char *path, const struct column *cols, row_fix_f fix,
+             struct allot_error *err);
+
+/* Print the raw reply text for --json (adds the final newline). */
+void cli_print_json_text(const char *text);
+
+/* ---- the declarative engine ------------------------------------------------------------- */
+
+enum crud_flags {
+    CRUD_NO_MODIFY = 1 << 0,   /* no PATCH */
+    CRUD_NO_GET_ONE = 1 << 1,  /* show NAME filters the list on name_json */
+    CRUD_BODY_KEY = 1 << 2,    /* no positional name: PATCH/DELETE the collection, key in body */
+    CRUD_NO_ADD = 1 << 3,
+    CRUD_NO_REMOVE = 1 << 4,
+};
+
+struct crud {
+    const char *noun;       /* "account": for messages */
+    const char *collection; /* "/v1/accounts" */
+    const char *name_json;  /* member the positional NAME fills on add ("name", "account") */
+    const char *item_prefix_key; /* key= whose value is a path segment before NAME
+                                    ("cluster" for partitions) or NULL */
+    const struct field *add;     /* accepted by add (key == NULL ends) */
+    const struct field *modify;  /* accepted by modify; NULL = same as add */
+    const struct field *filters; /* show: query parameters */
+    const struct field *keys;    /* CRUD_BODY_KEY: key fields for modify/remove */
+    const struct column *columns;
+    unsigned flags;
+};
+
+/* Run verb (add, show/list, modify, remove) with argv (positional NAME and key=value). */
+int crud_run(struct cli *cli, const struct crud *c, const char *verb, int argc, char **argv,
+             struct allot_error *err);
+
+/* ---- commands --------------------------------------------------------------------------- */
+
+typedef int (*cmd_f)(struct cli *cli, const char *verb, int argc, char **argv,
+                     struct allot_error *err);
+
+struct command {
+    const char *noun;
+    const char *summary; /* one line for `allot --help` */
+    const char *help;    /* full text for `allot NOUN --help` */
+    cmd_f run;
+    int needs_verb; /* 1: the first word after the noun is a verb */
+    const struct crud *crud; /* for the key lists printed by --help; may be NULL */
+};
+
+extern const struct command cmd_cluster, cmd_account, cmd_user, cmd_assoc, cmd_qos,
+    cmd_partition, cmd_alloc, cmd_credit, cmd_balance, cmd_ledger, cmd_job, cmd_failures,
+    cmd_limits, cmd_db, cmd_whoami, cmd_step;
+
+/* Error for an unknown verb of noun. */
+int cli_bad_verb(const char *noun, const char *verb, const char *verbs, struct allot_error *err);
+
+#endif

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* cmd_job.c - `allot job ...`: everything about a job's money (show), job lists, and the
+ * job verbs the Slurm plugins use (admit, hold, settle, release), for operators and tests.
+ *
+ * A refused admit or hold is printed like a granted one (its numbers), and the refusal
+ * message goes to stderr as the error, so the exit status is 1 (refused) and scripts can
+ * still parse the numbers from stdout.
+ */
+#include "allot/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct field common_fields[] = {
+    {"cluster", "cluster", V_STR, "cluster name"},
+    {"user", "user", V_STR, "user name"},
+    {"account", "account", V_STR, "account charged"},
+    {"partition", "partition", V_STR, "partition"},
+    {"qos", "qos", V_STR, "QOS"},
+    {"timelimit", "time_limit_s", V_DURATION, "time limit, Slurm syntax (minutes, HH:MM:SS, D-HH)"},
+    {"tres", "tres", V_STR, "requested TRES, e.g. cpu=4,mem=8000M,node=1"},
+    {"billing", "billing", V_INT, "Slurm's billing TRES"},
+    {0},
+};
+
+static const struct field run_fields[] = {
+    {"jobid", "job_id", V_INT, "Slurm job id"},
+    {"run", "run", V_INT, "run number (0 first; a requeue is a new run)"},
+    {"submit", "submit", V_TIME, "submit time"},
+    {"start", "start", V_TIME, "start time"},
+    {"alloctres", "alloc_tres", V_STR, "allocated TRES"},
+    {0},
+};
+
+static const struct field settle_fields[] = {
+    {"end", "end", V_TIME, "end time"},
+    {"elapsed", "elapsed_s", V_DURATION, "elapsed time, Slurm syntax or <N>s"},
+    {"state", "state", V_STR, "Slurm job state (COMPLETED, NODE_FAIL, ...)"},
+    {"source", "source", V_STR, "epilog, sacct or api (default api)"},
+    {0},
+};
+
+static const struct field release_fields[] = {
+    {"cluster", "cluster", V_STR, "cluster name"},
+    {"jobid", "job_id", V_INT, "Slurm job id"},
+    {"run", "run", V_INT, "run number"},
+    {"comment", "comment", V_STR, "why"},
+    {0},
+};
+
+static const struct field list_filters[] = {
+    {"cluster", "cluster", V_STR, "only this cluster"},
+    {"account", "account", V_STR, "only this account"},
+    {"user", "user", V_STR, "only this user"},
+    {"status", "status", V_STR, "held, settled, released or refused"},
+    {"since", "since", V_TIME, "updated at or after this time"},
+    {"limit", "limit", V_INT, "at most this many"},
+    {0},
+};
+
+static const struct column job_columns[] = {
+    {"Cluster", "cluster", C_STR},
+    {"JobID", "job_id", C_INT},
+    {"Run", "run", C_INT},
+    {"User", "user", C_STR},
+    {"Account", "account", C_STR},
+    {"Partition", "partition", C_STR},
+    {"Status", "status", C_STR},
+    {"State", "slurm_state", C_STR},
+    {"Start", "start", C_TIME},
+    {"End", "end", C_TIME},
+    {"Elapsed", "elapsed_s", C_DURATION},
+    {"Hold", "hold_sumin", C_SUMIN},
+    {"Charge", "charge_sumin", C_SUMIN},
+    {"Alloc", "alloc_id", C_INT},
+    {"Payer", "payer_account", C_STR},
+    {0},
+};
+
+static const struct column ledger_columns[] = {
+    {"ID", "id", C_INT},         {"Alloc", "alloc_id", C_INT},        {"Time", "time", C_TIME},
+    {"Kind", "kind", C_STR},     {"Amount", "amount_sumin", C_SUMIN}, {"Actor", "actor", C_STR},
+    {"Comment", "comment", C_STR}, {0},
+};
+
+static const struct column failure_columns[] = {
+    {"Time", "time", C_TIME},          {"Stage", "stage", C_STR},
+    {"Needed", "needed_sumin", C_SUMIN}, {"Available", "available_sumin", C_SUMIN},
+    {"Held", "held_sumin", C_SUMIN},   {"Message", "message", C_STR},
+    {0},
+};
+
+static const struct column decision_columns[] = {
+    {"Decision", "decision", C_STR},
+    {"Alloc", "alloc_id", C_INT},
+    {"Payer", "payer_account", C_STR},
+    {"Billing", "billing_micro", C_STR},
+    {"Cost", "cost_sumin", C_SUMIN},
+    {"Hold", "job.hold_sumin", C_SUMIN},
+    {"Charge", "job.charge_sumin", C_SUMIN},
+    {"Available", "available_sumin", C_SUMIN},
+    {"Held", "held_sumin", C_SUMIN},
+    {0},
+};
+
+/* The only cluster, when the bank has exactly one; else EINVAL asking for cluster=. */
+static int default_cluster(struct cli *cli, char *out, size_t len, struct allot_error *err)
+{
+    json_t *root = cli_get_json(cli, "/v1/clusters", err), *rows;
+    int rc = -1;
+    if (!root)
+        return -1;
+    rows = cli_rows(root);
+    if (rows && json_array_size(rows) == 1) {
+        const char *n = json_string_value(json_object_get(json_array_get(rows, 0), "name"));
+        if (n) {
+            snprintf(out, len, "%s", n);
+            rc = 0;
+        }
+    }
+    json_decref(root);
+    if (rc < 0)
+        allot_errorf(err, ALLOT_EINVAL, "cluster: required (the bank has several clusters)");
+    return rc;
+}
+
+static void print_section(const struct cli *cli, const char *title, json_t *rows,
+                          const struct column *cols, int first)
+{
+    if (!json_is_array(rows) || (json_array_size(rows) == 0 && !first))
+        return;
+    if (!cli->parsable)
+        printf("%s%s:\n", first ? "" : "\n", title);
+    cli_print_table(cli, rows, cols);
+}
+
+static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *err)
+{
+    const char *pos[1];
+    int npos = 0, rc = -1;
+    struct kvlist kvs;
+    struct path p = {0};
+    int64_t id;
+    char cluster[128];
+    json_t *root = NULL;
+
+    if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
+        return -1;
+    if (!npos) { /* a list */
+        path_init(&p, "/v1/jobs");
+        if (cli_fields_to_query(list_filters, &kvs, &p, err) < 0 ||
+            args_check_used(&kvs, "job show", err) < 0)
+            goto out;
+        rc = cli_show(cli, p.s, job_columns, NULL, err);
+        goto out;
+    }
+    /* "1234", or "darwin:1234" naming the cluster too. */
+    const char *idtext = pos[0], *colon = strchr(pos[0], ':');
+    const char *c = args_get(&kvs, "cluster");
+    if (colon) {
+        snprintf(cluster, sizeof(cluster), "%.*s", (int)(colon - pos[0]), pos[0]);
+        idtext = colon + 1;
+    } else if (c) {
+        snprintf(cluster, sizeof(cluster), "%s", c);
+    } else if (args_check_used(&kvs, "job show", err) < 0 ||
+               default_cluster(cli, cluster, sizeof(cluster), err) < 0) {
+        goto out;
+    }
+    if (args_uint("job id", idtext, &id, err) < 0 || args_check_used(&kvs, "job show", err) < 0)
+        goto out;
+    path_init(&p, "/v1/jobs");
+    path_segment(&p, cluster);
+    path_segment(&p, idtext);
+    if (cli->json) {
+        rc = cli_show(cli, p.s, job_columns, NULL, err);
+        goto out;
+    }
+    root = cli_get_json(cli, p.s, err);
+    if (!root)
+        goto out;
+    print_section(cli, "Runs", json_object_get(root, "runs"), job_columns, 1);
+    print_section(cli, "Ledger", json_object_get(root, "ledger"), ledger_columns, 0);
+    print_section(cli, "Failures", json_object_get(root, "failures"), failure_columns, 0);
+    rc = 0;
+out:
+    json_decref(root);
+    path_fini(&p);
+    return rc;
+}
+
+/* admit / hold / settle / release: POST the fields, print the decision. */
+static int job_verb(struct cli *cli, const char *verb, int argc, char **argv,
+                    struct allot_error *err)
+{
+    const char *pos[1];
+    int npos = 0, rc = -1;
+    struct kvlist kvs;
+    json_t *body = json_object(), *root = NULL, *rows = NULL;
+    char *reply = NULL, path[64], what[32];
+    struct allot_error rerr = {0};
+    int release = !strcmp(verb, "release");
+    int settle = !strcmp(verb, "settle");
+    const char *decision_key = !strcmp(verb, "admit")  ? "admitted"
+                               : !strcmp(verb, "hold") ? "held"
+                               : settle                ? "settled"
+                                                       : "released";
+
+    snprintf(what, sizeof(what), "job %s", verb);
+    snprintf(path, sizeof(path), "/v1/jobs/%s", verb);
+    if (args_split(argc, argv, pos, 0, &npos, &kvs, err) < 0)
+        goto out;
+    if (release) {
+        if (cli_fields_to_json(release_fields, &kvs, body, err) < 0)
+            goto out;
+    } else {
+        if (cli_fields_to_json(common_fields, &kvs, body, err) < 0)
+            goto out;
+        if (strcmp(verb, "admit") != 0 && cli_fields_to_json(run_fields, &kvs, body, err) < 0)
+            goto out;
+        if (settle && cli_fields_to_json(settle_fields, &kvs, body, err) < 0)
+            goto out;
+    }
+    if (args_check_used(&kvs, what, err) < 0)
+        goto out;
+    if (!release && !json_object_get(body, "cluster")) {
+        char cluster[128];
+        if (default_cluster(cli, cluster, sizeof(cluster), err) < 0)
+            goto out;
+        json_object_set_new(body, "cluster", json_string(cluster));
+    }
+    if (!release && strcmp(verb, "admit") != 0 && !json_object_get(body, "run"))
+        json_object_set_new(body, "run", json_integer(0));
+    if (settle && !json_object_get(body, "source"))
+        json_object_set_new(body, "source", json_string("api"));
+
+    rc = cli_request(cli, "POST", path, body, &reply, &rerr);
+    if (rc < 0 && !reply) {
+        *err = rerr;
+        goto out;
+    }
+    root = reply ? json_loads(reply, 0, NULL) : NULL;
+    json_t *d = json_object_get(root, decision_key);
+    /* An error reply without a decision (bad request, unknown account) is just an error. */
+    if (rc < 0 && !json_is_boolean(d)) {
+        *err = rerr;
+        goto out;
+    }
+    if (cli->json) {
+        cli_print_json_text(reply);
+    } else if (json_is_object(root)) {
+        json_object_set_new(root, "decision",
+                            json_string(rc == 0 && !json_is_false(d) ? decision_key : "refused"));
+        rows = json_array();
+        json_array_append(rows, root);
+        cli_print_table(cli, rows, decision_columns);
+    }
+    if (rc < 0 || json_is_false(d)) {
+        const char *msg = json_string_value(json_object_get(root, "message"));
+        enum allot_errnum code = rc < 0 ? rerr.code : ALLOT_EFUNDS;
+        allot_errorf(err, code, "%s", msg && *msg ? msg : rerr.msg);
+        rc = -1;
+    }
+out:
+    json_decref(rows);
+    json_decref(root);
+    json_decref(body);
+    free(reply);
+    return rc;
+}
+
+static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
+{
+    if (verb && (!strcmp(verb, "show") || !strcmp(verb, "list")))
+        return job_show(cli, argc, argv, err);
+    if (verb && (!strcmp(verb, "admit") || !strcmp(verb, "hold") || !strcmp(verb, "settle") ||
+                 !strcmp(verb, "release")))
+        return job_verb(cli, verb, argc, argv, err);
+    return cli_bad_verb("job", verb, "show, admit, hold, settle, release", err);
+}
+
+const struct command cmd_job = {
+    .noun = "job",
+    .summary = "a job's money (show) and the plugins' job verbs (admit, hold, settle, release)",
+    .help =
+        "usage: allot job show [CLUSTER:]JOBID [cluster=C]\n"
+        "       allot job show [cluster=C] [account=A] [user=U] [status=S] [since=DATE] [limit=N]\n"
+        "       allot job admit user=U account=A partition=P timelimit=T tres=TRES [billing=N]\n"
+        "                       [cluster=C] [qos=Q]\n"
+        "       allot job hold jobid=N [run=N] user=U account=A partition=P timelimit=T\n"
+        "                      tres=TRES [alloctres=TRES] [billing=N] [start=TIME] [cluster=C]\n"
+        "       allot job settle jobid=N [run=N] elapsed=T [state=STATE] [end=TIME] [cluster=C]\n"
+        "       allot job release jobid=N [run=N] [comment=TEXT] cluster=C\n"
+        "\n"
+        "The Slurm plugins call admit (job_submit), hold (job start) and settle (job end)\n"
+        "themselves; these verbs are for operators and tests.  A refused admit or hold\n"
+        "prints its numbers and exits 1 with the reason on stderr.  cluster= may be left\n"
+        "out when the bank has one cluster.  Time limits use Slurm's syntax: 60 (minutes),\n"
+        "1:30:00, 2-00:00:00; elapsed also accepts seconds as 90s.\n"
+        "\n"
+        "examples:\n"
+        "  allot job admit user=alice account=chem partition=standard timelimit=60 tres=cpu=4\n"
+        "  allot job hold jobid=1234 user=alice account=chem partition=standard timelimit=60 "
+        "tres=cpu=4\n"
+        "  allot job settle jobid=1234 elapsed=1800s state=COMPLETED\n"
+        "  allot job show darwin:1234\n",
+    .run = run,
+    .needs_verb = 1,
+};

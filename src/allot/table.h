@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* table.h - the CLI's output: aligned columns for people, `|`-separated lines for scripts.
+ *
+ * Design: a table collects rows of strings (copied), then prints them in one of three
+ * forms: TABLE_ALIGNED (header, dashes, columns padded to their widest cell; numeric columns
+ * right-aligned, like sacctmgr), TABLE_PARSABLE (`a|b|c`, sacctmgr -P), with or without the
+ * header line.  Cells are printed verbatim except that '|' and newlines in parsable output
+ * and newlines in aligned output become spaces, so one record is always one line.
+ * Memory: x* allocators (CLI only).  Thread rule: a table belongs to one thread.
+ */
+#ifndef ALLOT_CLI_TABLE_H
+#define ALLOT_CLI_TABLE_H
+
+#include <stdio.h>
+
+typedef struct table table_t;
+
+enum table_mode { TABLE_ALIGNED = 0, TABLE_PARSABLE };
+
+enum table_align { TABLE_LEFT = 0, TABLE_RIGHT };
+
+/* A table with ncols columns named headers[0..ncols) (copied). */
+table_t *table_create(int ncols, const char *const *headers);
+void table_destroy(table_t *t); /* NULL is a no-op */
+
+/* Right-align column col (numbers). */
+void table_set_align(table_t *t, int col, enum table_align a);
+
+/* Append a row of ncols cells (copied; NULL prints as ""). */
+void table_add_row(table_t *t, const char *const *cells);
+
+int table_rows(const table_t *t);
+
+/* Print to f.  header: 0 to leave the header (and the dashes) out. */
+void table_print(const table_t *t, FILE *f, enum table_mode mode, int header);
+
+#endif
