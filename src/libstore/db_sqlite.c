@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* db_sqlite.c - the SQLite driver of db.h.
+ *
+ * One sqlite3 connection per db_t, opened without SQLite's own mutexes (a db_t belongs to
+ * one thread at a time).  WAL journal so readers never block the writer; synchronous=FULL
+ * when durable so a commit is on disk before it returns; foreign keys on; a busy timeout so
+ * that a lock held by another process is waited for, then reported as EUNAVAIL.
+ * At prepare time every parameter is checked to be named "$N" at index N: that is the rule
+ * which keeps the SQL text identical for PostgreSQL, and a statement breaking it would bind
+ * values to the wrong columns silently.
+ */
+#include "libstore/db.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct db_sqlite {
+    struct db base; /* first: a db_t * is a struct db_sqlite * */
+    sqlite3 *conn;
+};
+
+struct db_sqlite_stmt {
+    struct db_stmt base; /* first */
+    sqlite3_stmt *stmt;
+    int64_t changes;
+};
+
+static sqlite3 *conn_of(db_t *db)
+{
+    return ((struct db_sqlite *)db)->conn;
+}
+
+static sqlite3_stmt *stmt_of(db_stmt_t *s)
+{
+    return ((struct db_sqlite_stmt *)s)->stmt;
+}
+
+static enum allot_errnum map_code(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return ALLOT_EUNAVAIL;
+    case SQLITE_NOMEM:
+        return ALLOT_ENOMEM;
+    case SQLITE_CONSTRAINT:
+        if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+            return ALLOT_EEXIST;
+        return ALLOT_ECONFLICT;
+    case SQLITE_CANTOPEN:
+        return ALLOT_EUNAVAIL;
+    default:
+        return ALLOT_EIO;
+    }
+}
+
+static int fail(sqlite3 *conn, int rc, const char *what, struct allot_error *err)
+{
+    return allot_errorf(err, map_code(rc), "sqlite: %s: %s", what,
+                        conn ? sqlite3_errmsg(conn) : sqlite3_errstr(rc));
+}
+
+static void drv_close(db_t *db)
+{
+    struct db_sqlite *d = (struct db_sqlite *)db;
+    /* sqlite3_close_v2 rolls back an open transaction. */
+    sqlite3_close_v2(d->conn);
+    free(d);
+}
+
+static int drv_exec(db_t *db, const char *sql, struct allot_error *err)
+{
+    int rc = sqlite3_exec(conn_of(db), sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return fail(conn_of(db), sqlite3_extended_errcode(conn_of(db)), "exec", err);
+    return 0;
+}
+
+static int drv_begin(db_t *db, struct allot_error *err)
+{
+    return drv_exec(db, "BEGIN IMMEDIATE", err);
+}
+
+static int drv_table_exists(db_t *db, const char *table, int *exists, struct allot_error *err)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(conn_of(db),
+                                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                                -1, &stmt, NULL);
+    if (rc != SQLITE_OK)
+        return fail(conn_of(db), rc, "prepare", err);
+    sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
+    rc = sqlite3_step(stmt);
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail(conn_of(db), rc, "step", err);
+    *exists = rc == SQLITE_ROW;
+    return 0;
+}
+
+static db_stmt_t *drv_prepare(db_t *db, const char *sql, struct allot_error *err)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v3(conn_of(db), sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        fail(conn_of(db), rc, "prepare", err);
+        allot_error_prefix(err, "%.60s", sql);
+        return NULL;
+    }
+    int n = sqlite3_bind_parameter_count(stmt);
+    for (int i = 1; i <= n; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "$%d", i);
+        const char *got = sqlite3_bind_parameter_name(stmt, i);
+        if (!got || strcmp(got, want) != 0) {
+            sqlite3_finalize(stmt);
+            allot_errorf(err, ALLOT_EINTERNAL,
+                         "db: parameter %d is %s, not %s (placeholders must be $1, $2, ... in "
+                         "order of first appearance): %.60s",
+                         i, got ? got : "?", want, sql);
+            return NULL;
+        }
+    }
+    struct db_sqlite_stmt *s = calloc(1, sizeof *s);
+    if (!s) {
+        sqlite3_finalize(stmt);
+        allot_errorf(err, ALLOT_ENOMEM, "db: out of memory");
+        return NULL;
+    }
+    s->stmt = stmt;
+    return &s->base;
+}
+
+static void drv_finalize(db_stmt_t *s)
+{
+    sqlite3_finalize(stmt_of(s));
+    free(s);
+}
+
+static void drv_reset(db_stmt_t *s)
+{
+    sqlite3_reset(stmt_of(s));
+    sqlite3_clear_bindings(stmt_of(s));
+}
+
+static int drv_bind_int64(db_stmt_t *s, int idx, int64_t v)
+{
+    return sqlite3_bind_int64(stmt_of(s), idx, v) == SQLITE_OK ? 0 : -1;
+}
+
+static int drv_bind_text(db_stmt_t *s, int idx, const char *v)
+{
+    /* SQLITE_STATIC: text is borrowed until reset (db.h), so nothing is copied. */
+    return sqlite3_bind_text(stmt_of(s), idx, v, -1, SQLITE_STATIC) == SQLITE_OK ? 0 : -1;
+}
+
+static int drv_bind_null(db_stmt_t *s, int idx)
+{
+    return sqlite3_bind_null(stmt_of(s), idx) == SQLITE_OK ? 0 : -1;
+}
+
+static int drv_step(db_stmt_t *s, struct allot_error *err)
+{
+    struct db_sqlite_stmt *q = (struct db_sqlite_stmt *)s;
+    int rc = sqlite3_step(q->stmt);
+    if (rc == SQLITE_ROW)
+        return 1;
+    if (rc == SQLITE_DONE) {
+        q->changes = sqlite3_changes64(sqlite3_db_handle(q->stmt));
+        return 0;
+    }
+    sqlite3 *conn = sqlite3_db_handle(q->stmt);
+    fail(conn, sqlite3_extended_errcode(conn), "step", err);
+    sqlite3_reset(q->stmt);
+    return -1;
+}
+
+static int64_t drv_column_int64(db_stmt_t *s, int col)
+{
+    return sqlite3_column_int64(stmt_of(s), col);
+}
+
+static const char *drv_column_text(db_stmt_t *s, int col)
+{
+    return (const char *)sqlite3_column_text(stmt_of(s), col);
+}
+
+static int drv_column_is_null(db_stmt_t *s, int col)
+{
+    return sqlite3_column_type(stmt_of(s), col) == SQLITE_NULL;
+}
+
+static int64_t drv_changes(db_stmt_t *s)
+{
+    return ((struct db_sqlite_stmt *)s)->changes;
+}
+
+static const struct db_ops sqlite_ops = {
+    .name = "sqlite",
+    .close = drv_close,
+    .exec = drv_exec,
+    .begin = drv_begin,
+    .table_exists = drv_table_exists,
+    .prepare = drv_prepare,
+    .finalize = drv_finalize,
+    .reset = drv_reset,
+    .bind_int64 = drv_bind_int64,
+    .bind_text = drv_bind_text,
+    .bind_null = drv_bind_null,
+    .step = drv_step,
+    .column_int64 = drv_column_int64,
+    .column_text = drv_column_text,
+    .column_is_null = drv_column_is_null,
+    .changes = drv_changes,
+};
+
+db_t *db_sqlite_open(const char *path, int busy_timeout_ms, int durable, struct allot_error *err)
+{
+    if (!path || !*path) {
+        allot_errorf(err, ALLOT_EINVAL, "target: missing SQLite file path");
+        return NULL;
+    }
+    struct db_sqlite *d = calloc(1, sizeof *d);
+    if (!d) {
+        allot_errorf(err, ALLOT_ENOMEM, "db: out of memory");
+        return NULL;
+    }
+    d->base.ops = &sqlite_ops;
+    int rc = sqlite3_open_v2(path, &d->conn,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             NULL);
+    if (rc != SQLITE_OK) {
+        allot_errorf(err, ALLOT_EUNAVAIL, "sqlite: cannot open %s: %s", path,
+                     d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc));
+        sqlite3_close_v2(d->conn);
+        free(d);
+        return NULL;
+    }
+    sqlite3_extended_result_codes(d->conn, 1);
+    sqlite3_busy_timeout(d->conn, busy_timeout_ms > 0 ? busy_timeout_ms : 5000);
+    const char *pragmas = durable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
+                                    "PRAGMA foreign_keys=ON;"
+                                  : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                                    "PRAGMA foreign_keys=ON;";
+    if (drv_exec(&d->base, pragmas, err) < 0) {
+        allot_error_prefix(err, "%s", path);
+        drv_close(&d->base);
+        return NULL;
+    }
+    return &d->base;
+}

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* store_alloc.c - allocations, the payer lookup, the ledger and cached balances.
+ *
+ * Every ledger entry goes through store_ledger_apply(), which changes the allocation's
+ * alloc_balance row and appends the entry in the same transaction; the balance UPDATE is
+ * conditional, so a check-and-change (a hold, a negative adjustment, an expiry) is one
+ * atomic statement that either applies or changes nothing, whatever other connections do.
+ * Balance columns per kind (DESIGN §3): credit/carryover/adjustment add to granted, expiry
+ * subtracts from it; debit adds to used, refund subtracts; hold adds to held, release
+ * subtracts.
+ * The payer is found by one recursive query: the account's chain to root, joined with the
+ * allocations of the resource whose cluster scope covers the cluster and whose period
+ * contains the time, nearest first.  Allocations of one (account, resource) never overlap in
+ * intersecting cluster scopes, so at most one matches per account.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "libstore/store_int.h"
+
+static const char SQL_ALLOC_OVERLAP[] =
+    "SELECT al.id FROM allocations al WHERE al.account_id = $1 AND al.resource = $2 "
+    "AND (al.cluster = $3 OR al.cluster = '' OR $3 = '') "
+    "AND al.start_s < $4 AND $5 < al.end_s AND al.id <> $6 ORDER BY al.id LIMIT 1";
+static const char SQL_ALLOC_ADD[] =
+    "INSERT INTO allocations (account_id, resource, cluster, start_s, end_s, category, "
+    "comment, created_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
+static const char SQL_ALLOC_BALANCE_ADD[] = "INSERT INTO alloc_balance (alloc_id) VALUES ($1)";
+static const char SQL_ALLOC_GET[] =
+    "SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM allocations al "
+    "JOIN accounts ac ON ac.id = al.account_id "
+    "LEFT JOIN alloc_balance b ON b.alloc_id = al.id WHERE al.id = $1";
+static const char SQL_ALLOC_MODIFY[] = "UPDATE allocations SET start_s = $1, end_s = $2, "
+                                       "category = $3, comment = $4 WHERE id = $5";
+static const char SQL_ALLOC_LEDGER_COUNT[] = "SELECT COUNT(*) FROM ledger WHERE alloc_id = $1";
+static const char SQL_ALLOC_HELD_BEFORE[] =
+    "SELECT COUNT(*) FROM jobs WHERE alloc_id = $1 AND status = 'held' AND start_s >= $2";
+static const char SQL_ALLOC_BALANCE_REMOVE[] = "DELETE FROM alloc_balance WHERE alloc_id = $1";
+static const char SQL_ALLOC_REMOVE[] = "DELETE FROM allocations WHERE id = $1";
+static const char SQL_ALLOC_LIST[] =
+    "SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM allocations al "
+    "JOIN accounts ac ON ac.id = al.account_id "
+    "LEFT JOIN alloc_balance b ON b.alloc_id = al.id "
+    "WHERE ($1 = '' OR ac.name = $1) AND ($2 = '' OR al.resource = $2) "
+    "AND ($3 = 0 OR (al.start_s <= $3 AND $3 < al.end_s)) "
+    "ORDER BY ac.name, al.resource, al.start_s, al.id";
+static const char SQL_PAYER[] =
+    "WITH RECURSIVE chain(id, depth) AS ("
+    " SELECT id, 0 FROM accounts WHERE name = $1"
+    " UNION ALL"
+    " SELECT a.parent_id, c.depth + 1 FROM chain c JOIN accounts a ON a.id = c.id"
+    " WHERE a.parent_id IS NOT NULL AND c.depth < 1000)"
+    " SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM chain c"
+    " JOIN allocations al ON al.account_id = c.id"
+    " JOIN accounts ac ON ac.id = al.account_id"
+    " JOIN alloc_balance b ON b.alloc_id = al.id"
+    " WHERE al.resource = $2 AND (al.cluster = $3 OR al.cluster = '')"
+    " AND al.start_s <= $4 AND $4 < al.end_s"
+    " ORDER BY c.depth, al.id LIMIT 1";
+static const char SQL_BALANCE_GET[] =
+    "SELECT granted_sumin, used_sumin, held_sumin FROM alloc_balance WHERE alloc_id = $1";
+/* $5 = 1: refuse (no row changed) when available would drop below 0. */
+static const char SQL_BALANCE_APPLY[] =
+    "UPDATE alloc_balance SET granted_sumin = granted_sumin + $1, used_sumin = used_sumin + $2, "
+    "held_sumin = held_sumin + $3 WHERE alloc_id = $4 AND used_sumin + $2 >= 0 "
+    "AND held_sumin + $3 >= 0 "
+    "AND ($5 = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) >= 0)";
+static const char SQL_LEDGER_INSERT[] =
+    "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "
+    "run, idem_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id";
+#define LEDGER_COLS                                                                                \
+    "l.id, l.alloc_id, l.kind, l.amount_sumin, l.actor, l.time_s, l.comment, l.cluster, "         \
+    "l.job_id, l.run, l.idem_key"
+static const char SQL_LEDGER_BY_KEY[] =
+    "SELECT " LEDGER_COLS " FROM ledger l WHERE l.idem_key = $1";
+static const char SQL_LEDGER_LIST[] =
+    "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "
+    "JOIN accounts ac ON ac.id = al.account_id "
+    "WHERE ($1 = 0 OR l.alloc_id = $1) AND ($2 = '' OR ac.name = $2) "
+    "AND ($3 = '' OR l.cluster = $3) AND ($4 = 0 OR l.job_id = $4) "
+    "AND l.time_s >= $5 AND l.id > $6 ORDER BY l.id LIMIT $7";
+
+/* ---- readers ---- */
+
+void store_read_alloc(db_stmt_t *s, int col, struct allocation *a)
+{
+    memset(a, 0, sizeof *a);
+    a->id = db_column_int64(s, col);
+    db_column_copy(s, col + 1, a->account, sizeof a->account);
+    db_column_copy(s, col + 2, a->resource, sizeof a->resource);
+    db_column_copy(s, col + 3, a->cluster, sizeof a->cluster);
+    a->start_s = db_column_int64(s, col + 4);
+    a->end_s = db_column_int64(s, col + 5);
+    db_column_copy(s, col + 6, a->category, sizeof a->category);
+    db_column_copy(s, col + 7, a->comment, sizeof a->comment);
+    a->created_s = db_column_int64(s, col + 8);
+}
+
+void store_read_balance(db_stmt_t *s, int col, int64_t alloc_id, struct balance *b)
+{
+    b->alloc_id = alloc_id;
+    b->granted_sumin = db_column_int64(s, col);
+    b->used_sumin = db_column_int64(s, col + 1);
+    b->held_sumin = db_column_int64(s, col + 2);
+    b->available_sumin = b->granted_sumin - b->used_sumin - b->held_sumin;
+}
+
+static void read_entry(db_stmt_t *s, struct ledger_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->id = db_column_int64(s, 0);
+    e->alloc_id = db_column_int64(s, 1);
+    if (model_ledger_kind_parse(db_column_text(s, 2), &e->kind) < 0)
+        e->kind = LEDGER_KIND_MAX; /* unknown text: shown as "?", flagged by store_check */
+    e->amount_sumin = db_column_int64(s, 3);
+    db_column_copy(s, 4, e->actor, sizeof e->actor);
+    e->time_s = db_column_int64(s, 5);
+    db_column_copy(s, 6, e->comment, sizeof e->comment);
+    db_column_copy(s, 7, e->cluster, sizeof e->cluster);
+    e->job_id = db_column_int64(s, 8);
+    e->run = (int32_t)db_column_int64(s, 9);
+    db_column_copy(s, 10, e->idem_key, sizeof e->idem_key);
+}
+
+int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
+                     struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_GET, SQL_ALLOC_GET, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, id);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_ENOENT, "allocation %lld does not exist", (long long)id);
+    if (a)
+        store_read_alloc(s, 0, a);
+    if (b)
+        store_read_balance(s, STORE_ALLOC_NCOLS, id, b);
+    db_reset(s);
+    return 0;
+}
+
+int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_BALANCE_GET, SQL_BALANCE_GET, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, id);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_ENOENT, "allocation %lld has no balance",
+                            (long long)id);
+    store_read_balance(s, 0, id, b);
+    db_reset(s);
+    return 0;
+}
+
+/* ---- ledger append ---- */
+
+int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct allot_error *err)
+{
+    int64_t dg = 0, du = 0, dh = 0, a = e->amount_sumin;
+    switch (e->kind) {
+    case LEDGER_CREDIT:
+    case LEDGER_CARRYOVER:
+    case LEDGER_ADJUSTMENT:
+        dg = a;
+        break;
+    case LEDGER_EXPIRY:
+        dg = -a;
+        break;
+    case LEDGER_DEBIT:
+        du = a;
+        break;
+    case LEDGER_REFUND:
+        du = -a;
+        break;
+    case LEDGER_HOLD:
+        dh = a;
+        break;
+    case LEDGER_RELEASE:
+        dh = -a;
+        break;
+    default:
+        return allot_errorf(err, ALLOT_EINTERNAL, "ledger: unknown kind %d", (int)e->kind);
+    }
+    db_stmt_t *s = store_stmt(st, STMT_BALANCE_APPLY, SQL_BALANCE_APPLY, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, dg);
+    db_bind_int64(s, 2, du);
+    db_bind_int64(s, 3, dh);
+    db_bind_int64(s, 4, e->alloc_id);
+    db_bind_int64(s, 5, checked ? 1 : 0);
+    if (db_run(s, err) < 0)
+        return -1;
+    if (db_changes(s) != 1) {
+        struct balance b;
+        if (store_balance_get(st, e->alloc_id, &b, err) < 0)
+            return -1;
+        if (b.used_sumin + du < 0 || b.held_sumin + dh < 0)
+            return allot_errorf(err, ALLOT_EINTERNAL,
+                                "allocation %lld: %s of %lld would make used or held negative "
+                                "(used %lld, held %lld)",
+                                (long long)e->alloc_id, model_ledger_kind_name(e->kind),
+                                (long long)a, (long long)b.used_sumin, (long long)b.held_sumin);
+        return 1; /* the funds check refused it */
+    }
+    s = store_stmt(st, STMT_LEDGER_INSERT, SQL_LEDGER_INSERT, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, e->alloc_id);
+    db_bind_text(s, 2, model_ledger_kind_name(e->kind));
+    db_bind_int64(s, 3, e->amount_sumin);
+    db_bind_text(s, 4, e->actor);
+    db_bind_int64(s, 5, e->time_s);
+    db_bind_text(s, 6, e->comment);
+    db_bind_text(s, 7, e->cluster);
+    db_bind_int64(s, 8, e->job_id);
+    db_bind_int64(s, 9, e->run);
+    db_bind_text(s, 10, e->idem_key);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_EINTERNAL, "ledger: no id returned");
+    e->id = db_column_int64(s, 0);
+    db_reset(s);
+    return 0;
+}
+
+/* ---- allocations ---- */
+
+static int alloc_validate(const struct allocation *a, struct allot_error *err)
+{
+    char tmp[ALLOT_TEXT_MAX];
+    if (model_check_name("account", a->account, 0, err) < 0 ||
+        model_check_name("resource", a->resource, 0, err) < 0 ||
+        model_check_name("cluster", a->cluster, 1, err) < 0 ||
+        model_check_name("category", a->category, 1, err) < 0 ||
+        model_copy_text(tmp, sizeof tmp, "comment", a->comment, err) < 0)
+        return -1;
+    if (a->start_s < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "start: must not be before 1970");
+    if (a->start_s >= a->end_s)
+        return allot_errorf(err, ALLOT_EINVAL, "end: must be after start");
+    return 0;
+}
+
+static int check_overlap(store_t *st, int64_t account_id, const struct allocation *a,
+                         struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_OVERLAP, SQL_ALLOC_OVERLAP, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, account_id);
+    db_bind_text(s, 2, a->resource);
+    db_bind_text(s, 3, a->cluster);
+    db_bind_int64(s, 4, a->end_s);
+    db_bind_int64(s, 5, a->start_s);
+    db_bind_int64(s, 6, a->id);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        long long other = (long long)db_column_int64(s, 0);
+        db_reset(s);
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "start: overlaps allocation %lld of account '%s' for resource '%s'",
+                            other, a->account, a->resource);
+    }
+    db_reset(s);
+    return 0;
+}
+
+int store_alloc_add(store_t *st, struct allocation *a, struct allot_error *err)
+{
+    int64_t account_id;
+    if (store_ready_write(st, "alloc add", err) < 0 || alloc_validate(a, err) < 0 ||
+        store_account_id(st, "account", a->account, &account_id, err) < 0)
+        return -1;
+    if (a->cluster[0]) {
+        int rc = store_cluster_exists(st, a->cluster, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist", a->cluster);
+    }
+    struct allocation probe = *a;
+    probe.id = 0;
+    if (check_overlap(st, account_id, &probe, err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_ADD, SQL_ALLOC_ADD, err);
+    if (!s)
+        return -1;
+    int64_t created = a->created_s > 0 ? a->created_s : (int64_t)time(NULL);
+    db_bind_int64(s, 1, account_id);
+    db_bind_text(s, 2, a->resource);
+    db_bind_text(s, 3, a->cluster);
+    db_bind_int64(s, 4, a->start_s);
+    db_bind_int64(s, 5, a->end_s);
+    db_bind_text(s, 6, a->category);
+    db_bind_text(s, 7, a->comment);
+    db_bind_int64(s, 8, created);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_EINTERNAL, "alloc add: no id returned");
+    int64_t id = db_column_int64(s, 0);
+    db_reset(s);
+    s = store_stmt(st, STMT_ALLOC_BALANCE_ADD, SQL_ALLOC_BALANCE_ADD, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, id);
+    if (db_run(s, err) < 0)
+        return -1;
+    a->id = id;
+    a->created_s = created;
+    return 0;
+}
+
+int store_alloc_get(store_t *st, int64_t id, struct allocation *out, struct balance *bal,
+                    struct allot_error *err)
+{
+    if (store_ready(st, "alloc get", err) < 0)
+        return -1;
+    return store_alloc_read(st, id, out, bal, err);
+}
+
+int store_alloc_modify(store_t *st, const struct allocation *a, struct allot_error *err)
+{
+    struct allocation cur;
+    int64_t account_id, n;
+    if (store_ready_write(st, "alloc modify", err) < 0 ||
+        store_alloc_read(st, a->id, &cur, NULL, err) < 0)
+        return -1;
+    /* account, resource and cluster are fixed: validate the new values over the old key. */
+    struct allocation next = cur;
+    next.start_s = a->start_s;
+    next.end_s = a->end_s;
+    memcpy(next.category, a->category, sizeof next.category);
+    memcpy(next.comment, a->comment, sizeof next.comment);
+    if (memchr(a->category, '\0', sizeof a->category) == NULL ||
+        memchr(a->comment, '\0', sizeof a->comment) == NULL)
+        return allot_errorf(err, ALLOT_EINVAL, "comment: not terminated");
+    if (alloc_validate(&next, err) < 0 ||
+        store_account_id(st, "account", cur.account, &account_id, err) < 0 ||
+        check_overlap(st, account_id, &next, err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_HELD_BEFORE, SQL_ALLOC_HELD_BEFORE, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, a->id);
+    db_bind_int64(s, 2, next.end_s);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    n = rc == 1 ? db_column_int64(s, 0) : 0;
+    db_reset(s);
+    if (n > 0)
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "end: %lld held jobs of allocation %lld started at or after it",
+                            (long long)n, (long long)a->id);
+    s = store_stmt(st, STMT_ALLOC_MODIFY, SQL_ALLOC_MODIFY, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, next.start_s);
+    db_bind_int64(s, 2, next.end_s);
+    db_bind_text(s, 3, next.category);
+    db_bind_text(s, 4, next.comment);
+    db_bind_int64(s, 5, a->id);
+    return db_run(s, err);
+}
+
+int store_alloc_remove(store_t *st, int64_t id, struct allot_error *err)
+{
+    struct allocation cur;
+    if (store_ready_write(st, "alloc remove", err) < 0 ||
+        store_alloc_read(st, id, &cur, NULL, err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_LEDGER_COUNT, SQL_ALLOC_LEDGER_COUNT, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, id);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    int64_t n = rc == 1 ? db_column_int64(s, 0) : 0;
+    db_reset(s);
+    if (n > 0)
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "allocation %lld has %lld ledger entries and cannot be removed",
+                            (long long)id, (long long)n);
+    s = store_stmt(st, STMT_ALLOC_BALANCE_REMOVE, SQL_ALLOC_BALANCE_REMOVE, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, id);
+    if (db_run(s, err) < 0)
+        return -1;
+    s = store_stmt(st, STMT_ALLOC_REMOVE, SQL_ALLOC_REMOVE, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, id);
+    return db_run(s, err);
+}
+
+int store_alloc_list(store_t *st, const struct alloc_filter *f, store_alloc_f cb, void *arg,
+                     struct allot_error *err)
+{
+    if (store_ready(st, "alloc list", err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_LIST, SQL_ALLOC_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, f && f->account ? f->account : "");
+    db_bind_text(s, 2, f && f->resource ? f->resource : "");
+    db_bind_int64(s, 3, f ? f->active_at_s : 0);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct allocation a;
+        struct balance b;
+        store_read_alloc(s, 0, &a);
+        store_read_balance(s, STORE_ALLOC_NCOLS, a.id, &b);
+        int r = cb(&a, &b, arg);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+int store_payer(store_t *st, const char *account, const char *resource, const char *cluster,
+                int64_t at_s, struct allocation *out, struct balance *bal,
+                struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_PAYER, SQL_PAYER, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, account);
+    db_bind_text(s, 2, resource);
+    db_bind_text(s, 3, cluster);
+    db_bind_int64(s, 4, at_s);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        char date[32] = "?";
+        time_t t = (time_t)at_s;
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+            strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        allot_errorf(err, ALLOT_ENOENT,
+                     "account '%s' and its parents have no '%s' allocation for cluster '%s' "
+                     "active at %s",
+                     account, resource, cluster, date);
+        return 1;
+    }
+    if (out)
+        store_read_alloc(s, 0, out);
+    if (bal)
+        store_read_balance(s, STORE_ALLOC_NCOLS, db_column_int64(s, 0), bal);
+    db_reset(s);
+    return 0;
+}
+
+int store_find_payer(store_t *st, const char *account, const char *resource, const char *cluster,
+                     int64_t at_s, struct allocation *out, struct balance *bal,
+                     struct allot_error *err)
+{
+    if (store_ready(st, "find payer", err) < 0 ||
+        model_check_name("account", account, 0, err) < 0 ||
+        model_check_name("resource", resource, 0, err) < 0 ||
+        model_check_name("cluster", cluster, 0, err) < 0)
+        return -1;
+    int rc = store_payer(st, account, resource, cluster, at_s, out, bal, err);
+    return rc == 0 ? 0 : -1;
+}
+
+/* ---- credits and the ledger ---- */
+
+int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err)
+{
+    char tmp[ALLOT_TEXT_MAX];
+    struct balance b;
+    if (replay)
+        *replay = 0;
+    if (store_ready_write(st, "credit", err) < 0)
+        return -1;
+    switch (e->kind) {
+    case LEDGER_CREDIT:
+    case LEDGER_ADJUSTMENT:
+    case LEDGER_REFUND:
+    case LEDGER_CARRYOVER:
+    case LEDGER_EXPIRY:
+        break;
+    default:
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "kind: must be credit, adjustment, refund, carryover or expiry");
+    }
+    if (store_check_amount("amount", e->amount_sumin, e->kind == LEDGER_ADJUSTMENT, err) < 0 ||
+        model_check_name("actor", e->actor, 1, err) < 0 ||
+        model_check_name("cluster", e->cluster, 1, err) < 0 ||
+        model_copy_text(tmp, sizeof tmp, "comment", e->comment, err) < 0 ||
+        model_copy_text(tmp, ALLOT_KEY_MAX, "idempotency_key", e->idem_key, err) < 0)
+        return -1;
+    if (e->job_id < 0 || e->run < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "job_id: must not be negative");
+    if (e->idem_key[0]) {
+        db_stmt_t *s = store_stmt(st, STMT_LEDGER_BY_KEY, SQL_LEDGER_BY_KEY, err);
+        if (!s)
+            return -1;
+        db_bind_text(s, 1, e->idem_key);
+        int rc = db_step(s, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            struct ledger_entry old;
+            read_entry(s, &old);
+            db_reset(s);
+            if (old.alloc_id != e->alloc_id || old.kind != e->kind ||
+                old.amount_sumin != e->amount_sumin)
+                return allot_errorf(err, ALLOT_ECONFLICT,
+                                    "idempotency_key: '%s' was used for entry %lld (%s of %lld "
+                                    "on allocation %lld)",
+                                    e->idem_key, (long long)old.id,
+                                    model_ledger_kind_name(old.kind),
+                                    (long long)old.amount_sumin, (long long)old.alloc_id);
+            *e = old;
+            if (replay)
+                *replay = 1;
+            return 0;
+        }
+        db_reset(s);
+    }
+    if (store_balance_get(st, e->alloc_id, &b, err) < 0) {
+        if (err && err->code == ALLOT_ENOENT)
+            return allot_errorf(err, ALLOT_ENOENT, "allocation %lld does not exist",
+                                (long long)e->alloc_id);
+        return -1;
+    }
+    if (e->kind == LEDGER_REFUND && e->amount_sumin > b.used_sumin)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "amount: refund of %lld exceeds the %lld used on allocation %lld",
+                            (long long)e->amount_sumin, (long long)b.used_sumin,
+                            (long long)e->alloc_id);
+    if (e->time_s <= 0)
+        e->time_s = (int64_t)time(NULL);
+    /* Only entries that lower the balance are checked (an overdrawn post-paid allocation
+     * still takes credits). */
+    int checked = e->kind == LEDGER_EXPIRY || (e->kind == LEDGER_ADJUSTMENT && e->amount_sumin < 0);
+    int rc = store_ledger_apply(st, e, checked, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1)
+        return allot_errorf(err, ALLOT_EFUNDS,
+                            "amount: %s of %lld would make allocation %lld's available balance "
+                            "negative (available %lld)",
+                            model_ledger_kind_name(e->kind), (long long)e->amount_sumin,
+                            (long long)e->alloc_id, (long long)b.available_sumin);
+    return 0;
+}
+
+int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
+                      struct allot_error *err)
+{
+    if (store_ready(st, "ledger list", err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_LEDGER_LIST, SQL_LEDGER_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, f ? f->alloc_id : 0);
+    db_bind_text(s, 2, f && f->account ? f->account : "");
+    db_bind_text(s, 3, f && f->cluster ? f->cluster : "");
+    db_bind_int64(s, 4, f ? f->job_id : 0);
+    db_bind_int64(s, 5, f ? f->since_s : 0);
+    db_bind_int64(s, 6, f ? f->after_id : 0);
+    db_bind_int64(s, 7, f && f->limit > 0 ? f->limit : INT64_MAX);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct ledger_entry e;
+        read_entry(s, &e);
+        int r = cb(&e, arg);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}

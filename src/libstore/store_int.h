@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* store_int.h - what the store_*.c files share (internal to libstore).
+ *
+ * The store_t body, the ids of the prepared statements (each file owns the SQL text of
+ * its ids, as static const strings at its top; an id is always prepared from the same
+ * text), the embedded migrations and the helpers every verb uses: guards, account-id
+ * lookup, row readers, the ledger append and the balance update.
+ *
+ * Invariant kept by the helpers: a ledger entry and the matching alloc_balance change are
+ * always written together (store_ledger_apply), so the cached balance equals the ledger sums
+ * at every commit; store_check verifies it.
+ */
+#ifndef ALLOT_STORE_INT_H
+#define ALLOT_STORE_INT_H
+
+#include <stdint.h>
+
+#include "libstore/db.h"
+#include "libstore/store.h"
+
+/* Amounts beyond this are refused: it keeps every sum far from int64 overflow (SQLite would
+ * silently turn an overflowing sum into a float).  10^15 SU-minutes is ~1.9e9 core-years. */
+#define STORE_AMOUNT_MAX INT64_C(1000000000000000)
+#define STORE_SAVEPOINT_MAX 8
+
+struct store_migration {
+    const char *backend; /* directory name under schema/ */
+    int version;         /* NNNN of the file name */
+    const char *name;    /* file name */
+    const char *sql;
+};
+/* Generated from schema/ by embed.cmake, sorted by backend then version. */
+extern const struct store_migration store_migrations[];
+extern const int store_migration_count;
+
+struct store {
+    db_t *db;
+    const char *backend; /* static string */
+    int in_tx;           /* between store_begin and store_commit/rollback */
+    int sp_depth;        /* open savepoints */
+    int schema_current;
+    int schema_latest;
+};
+
+enum store_stmt_id {
+    /* store.c */
+    STMT_COMMIT,
+    STMT_ROLLBACK,
+    STMT_SP_SAVE,
+    STMT_SP_RELEASE = STMT_SP_SAVE + STORE_SAVEPOINT_MAX,
+    STMT_SP_ROLLBACK = STMT_SP_RELEASE + STORE_SAVEPOINT_MAX,
+    STMT_SCHEMA_VERSION = STMT_SP_ROLLBACK + STORE_SAVEPOINT_MAX,
+    STMT_SCHEMA_RECORD,
+    /* store_ref.c */
+    STMT_CLUSTER_ADD,
+    STMT_CLUSTER_GET,
+    STMT_CLUSTER_USED,
+    STMT_CLUSTER_REMOVE,
+    STMT_CLUSTER_LIST,
+    STMT_ACCOUNT_ID,
+    STMT_ACCOUNT_ADD,
+    STMT_ACCOUNT_GET,
+    STMT_ACCOUNT_MODIFY,
+    STMT_ACCOUNT_USED,
+    STMT_ACCOUNT_REMOVE,
+    STMT_ACCOUNT_LIST,
+    STMT_ACCOUNT_ANCESTORS,
+    STMT_USER_ADD,
+    STMT_USER_GET,
+    STMT_USER_GET_UID,
+    STMT_USER_MODIFY,
+    STMT_USER_USED,
+    STMT_USER_REMOVE,
+    STMT_USER_LIST,
+    STMT_USER_ASSOC_ACCOUNT,
+    STMT_ASSOC_ADD,
+    STMT_ASSOC_GET,
+    STMT_ASSOC_MODIFY,
+    STMT_ASSOC_REMOVE,
+    STMT_ASSOC_LIST,
+    STMT_ASSOC_DEFAULT_USED,
+    STMT_QOS_ADD,
+    STMT_QOS_GET,
+    STMT_QOS_MODIFY,
+    STMT_QOS_REMOVE,
+    STMT_QOS_LIST,
+    STMT_PART_ADD,
+    STMT_PART_GET,
+    STMT_PART_MODIFY,
+    STMT_PART_REMOVE,
+    STMT_PART_LIST,
+    STMT_LIMIT_SET,
+    STMT_LIMIT_DELETE,
+    STMT_LIMIT_LIST,
+    STMT_LIMIT_LIST_OWNER,
+    STMT_LIMIT_DROP_OWNER,
+    /* store_alloc.c */
+    STMT_ALLOC_OVERLAP,
+    STMT_ALLOC_ADD,
+    STMT_ALLOC_BALANCE_ADD,
+    STMT_ALLOC_GET,
+    STMT_ALLOC_MODIFY,
+    STMT_ALLOC_LEDGER_COUNT,
+    STMT_ALLOC_HELD_BEFORE,
+    STMT_ALLOC_BALANCE_REMOVE,
+    STMT_ALLOC_REMOVE,
+    STMT_ALLOC_LIST,
+    STMT_PAYER,
+    STMT_BALANCE_GET,
+    STMT_BALANCE_APPLY,
+    STMT_LEDGER_INSERT,
+    STMT_LEDGER_BY_KEY,
+    STMT_LEDGER_LIST,
+    /* store_job.c */
+    STMT_JOB_GET,
+    STMT_JOB_INSERT,
+    STMT_JOB_SETTLE,
+    STMT_JOB_RELEASE,
+    STMT_JOB_LIST,
+    STMT_JOB_COUNT_HELD,
+    STMT_FAILURE_INSERT,
+    STMT_FAILURE_OF_JOB,
+    STMT_FAILURE_LIST,
+    /* store_check.c */
+    STMT_CHECK_BALANCES,
+    STMT_CHECK_LEDGER,
+    STMT_CHECK_JOBS,
+    STMT_CHECK_ORPHANS,
+    STMT_MAX
+};
+_Static_assert(STMT_MAX <= DB_STMT_MAX, "raise DB_STMT_MAX");
+
+/* Guards at the top of every verb: the schema is current (and, for writes, a transaction
+ * is open, as store.h requires).  Return 0 or -1 with err naming the verb. */
+int store_ready(store_t *st, const char *verb, struct allot_error *err);
+int store_ready_write(store_t *st, const char *verb, struct allot_error *err);
+
+/* The cached statement id for sql (db_stmt). */
+db_stmt_t *store_stmt(store_t *st, int id, const char *sql, struct allot_error *err);
+
+/* The id of account `name`; ENOENT naming `field` and the account when missing. */
+int store_account_id(store_t *st, const char *field, const char *name, int64_t *id,
+                     struct allot_error *err);
+/* 1 if cluster `name` exists, 0 if not, -1 on error. */
+int store_cluster_exists(store_t *st, const char *name, struct allot_error *err);
+
+/* Amount validation: 0 < v <= STORE_AMOUNT_MAX (or v != 0 and |v| <= max when signed). */
+int store_check_amount(const char *field, int64_t v, int allow_negative,
+                       struct allot_error *err);
+
+/* Allocation row readers: the column lists are STORE_ALLOC_COLS / STORE_BALANCE_COLS in
+ * that order, starting at column `col`. */
+#define STORE_ALLOC_COLS                                                                           \
+    "al.id, ac.name, al.resource, al.cluster, al.start_s, al.end_s, al.category, al.comment, "     \
+    "al.created_s"
+#define STORE_ALLOC_NCOLS 9
+#define STORE_BALANCE_COLS "b.granted_sumin, b.used_sumin, b.held_sumin"
+#define STORE_BALANCE_NCOLS 3
+void store_read_alloc(db_stmt_t *s, int col, struct allocation *a);
+void store_read_balance(db_stmt_t *s, int col, int64_t alloc_id, struct balance *b);
+
+/* Read allocation id with its balance; ENOENT when missing. */
+int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
+                     struct allot_error *err);
+
+/* The cached balance of allocation id; ENOENT when it has none. */
+int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_error *err);
+
+/* The payer query of store_find_payer without its guards: 0 found, 1 none (err holds the
+ * ENOENT message naming account, resource, cluster and date), -1 error. */
+int store_payer(store_t *st, const char *account, const char *resource, const char *cluster,
+                int64_t at_s, struct allocation *out, struct balance *bal,
+                struct allot_error *err);
+
+/* Append e (alloc_id, kind, amount, actor, time_s, comment, cluster, job_id, run, idem_key
+ * as given; e->id set) and apply it to the allocation's cached balance in the same
+ * transaction.  checked: refuse (return 1, nothing written) when the entry would make
+ * available < 0.  Returns 0 applied, 1 refused, -1 error (EINTERNAL when the balance row
+ * would go negative in used or held: the books are inconsistent). */
+int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct allot_error *err);
+
+#endif

@@ -1,0 +1,732 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* store_job.c - the job money verbs (DESIGN §3): hold, settle, release, plus job and failure
+ * records.
+ *
+ * A job run is keyed by (cluster, job_id, run); its row in `jobs` is written by the first
+ * hold or settle, and every later call on the same run is a replay that returns the stored
+ * outcome and writes nothing.  That row is the idempotency record: hold/settle/release need
+ * no idempotency key in the ledger.
+ * Hot path: a hold is the job lookup, the payer query, one conditional balance UPDATE (the
+ * atomic check-and-hold), the ledger INSERT, the job INSERT and a balance re-read: six
+ * prepared statements, no heap allocation, no SQL text built at run time.
+ * A settle releases the run's whole hold and debits the charge against the allocation that
+ * holds the hold, so a run straddling two periods pays from the one it started in.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "libcore/money.h"
+#include "libstore/store_int.h"
+
+#define JOB_COLS                                                                                   \
+    "cluster, job_id, run, user_name, account, partition_name, qos, submit_s, start_s, end_s, "    \
+    "req_tres, alloc_tres, billing_micro, time_limit_s, elapsed_s, slurm_state, status, "          \
+    "hold_sumin, charge_sumin, alloc_id, payer_account, settle_source, updated_s"
+static const char SQL_JOB_GET[] =
+    "SELECT " JOB_COLS " FROM jobs WHERE cluster = $1 AND job_id = $2 AND run = $3";
+static const char SQL_JOB_INSERT[] =
+    "INSERT INTO jobs (" JOB_COLS ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+    "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)";
+static const char SQL_JOB_SETTLE[] =
+    "UPDATE jobs SET start_s = $1, end_s = $2, elapsed_s = $3, slurm_state = $4, "
+    "billing_micro = $5, alloc_tres = $6, status = $7, charge_sumin = $8, settle_source = $9, "
+    "updated_s = $10 WHERE cluster = $11 AND job_id = $12 AND run = $13";
+static const char SQL_JOB_RELEASE[] =
+    "UPDATE jobs SET status = 'released', settle_source = $1, updated_s = $2 "
+    "WHERE cluster = $3 AND job_id = $4 AND run = $5";
+static const char SQL_JOB_LIST[] =
+    "SELECT " JOB_COLS " FROM jobs WHERE ($1 = '' OR cluster = $1) AND ($2 = 0 OR job_id = $2) "
+    "AND ($3 = '' OR account = $3) AND ($4 = '' OR user_name = $4) "
+    "AND ($5 = '' OR status = $5) AND updated_s >= $6 "
+    "ORDER BY updated_s DESC, cluster, job_id DESC, run DESC LIMIT $7";
+static const char SQL_JOB_COUNT_HELD[] =
+    "SELECT COUNT(*) FROM jobs WHERE status = 'held' AND ($1 = '' OR cluster = $1) "
+    "AND ($2 = '' OR account = $2) AND ($3 = '' OR user_name = $3)";
+#define FAILURE_COLS                                                                               \
+    "id, cluster, job_id, run, user_name, account, partition_name, alloc_id, stage, time_s, "      \
+    "needed_sumin, available_sumin, held_sumin, message"
+static const char SQL_FAILURE_INSERT[] =
+    "INSERT INTO failures (cluster, job_id, run, user_name, account, partition_name, alloc_id, "
+    "stage, time_s, needed_sumin, available_sumin, held_sumin, message) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id";
+static const char SQL_FAILURE_OF_JOB[] =
+    "SELECT " FAILURE_COLS " FROM failures WHERE cluster = $1 AND job_id = $2 AND run = $3 "
+    "AND stage = 'hold' ORDER BY id DESC LIMIT 1";
+static const char SQL_FAILURE_LIST[] =
+    "SELECT " FAILURE_COLS " FROM failures WHERE ($1 = '' OR account = $1) "
+    "AND ($2 = '' OR user_name = $2) AND time_s >= $3 ORDER BY id DESC LIMIT $4";
+
+/* ---- rows ---- */
+
+static void read_job(db_stmt_t *s, struct job *j)
+{
+    memset(j, 0, sizeof *j);
+    db_column_copy(s, 0, j->cluster, sizeof j->cluster);
+    j->job_id = db_column_int64(s, 1);
+    j->run = (int32_t)db_column_int64(s, 2);
+    db_column_copy(s, 3, j->user, sizeof j->user);
+    db_column_copy(s, 4, j->account, sizeof j->account);
+    db_column_copy(s, 5, j->partition, sizeof j->partition);
+    db_column_copy(s, 6, j->qos, sizeof j->qos);
+    j->submit_s = db_column_int64(s, 7);
+    j->start_s = db_column_int64(s, 8);
+    j->end_s = db_column_int64(s, 9);
+    db_column_copy(s, 10, j->req_tres, sizeof j->req_tres);
+    db_column_copy(s, 11, j->alloc_tres, sizeof j->alloc_tres);
+    j->billing_micro = db_column_int64(s, 12);
+    j->time_limit_s = db_column_int64(s, 13);
+    j->elapsed_s = db_column_int64(s, 14);
+    db_column_copy(s, 15, j->slurm_state, sizeof j->slurm_state);
+    if (model_job_status_parse(db_column_text(s, 16), &j->status) < 0)
+        j->status = JOB_STATUS_MAX; /* unknown text: flagged by store_check */
+    j->hold_sumin = db_column_int64(s, 17);
+    j->charge_sumin = db_column_int64(s, 18);
+    j->alloc_id = db_column_int64(s, 19);
+    db_column_copy(s, 20, j->payer_account, sizeof j->payer_account);
+    db_column_copy(s, 21, j->settle_source, sizeof j->settle_source);
+    j->updated_s = db_column_int64(s, 22);
+}
+
+static void read_failure(db_stmt_t *s, struct failure *f)
+{
+    memset(f, 0, sizeof *f);
+    f->id = db_column_int64(s, 0);
+    db_column_copy(s, 1, f->cluster, sizeof f->cluster);
+    f->job_id = db_column_int64(s, 2);
+    f->run = (int32_t)db_column_int64(s, 3);
+    db_column_copy(s, 4, f->user, sizeof f->user);
+    db_column_copy(s, 5, f->account, sizeof f->account);
+    db_column_copy(s, 6, f->partition, sizeof f->partition);
+    f->alloc_id = db_column_int64(s, 7);
+    db_column_copy(s, 8, f->stage, sizeof f->stage);
+    f->time_s = db_column_int64(s, 9);
+    f->needed_sumin = db_column_int64(s, 10);
+    f->available_sumin = db_column_int64(s, 11);
+    f->held_sumin = db_column_int64(s, 12);
+    db_column_copy(s, 13, f->message, sizeof f->message);
+}
+
+/* 1 found (into *j), 0 none, -1 error. */
+static int job_lookup(store_t *st, const char *cluster, int64_t job_id, int32_t run,
+                      struct job *j, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_JOB_GET, SQL_JOB_GET, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    db_bind_int64(s, 2, job_id);
+    db_bind_int64(s, 3, run);
+    int rc = db_step(s, err);
+    if (rc == 1)
+        read_job(s, j);
+    db_reset(s);
+    return rc;
+}
+
+static int job_insert(store_t *st, const struct job *j, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_JOB_INSERT, SQL_JOB_INSERT, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, j->cluster);
+    db_bind_int64(s, 2, j->job_id);
+    db_bind_int64(s, 3, j->run);
+    db_bind_text(s, 4, j->user);
+    db_bind_text(s, 5, j->account);
+    db_bind_text(s, 6, j->partition);
+    db_bind_text(s, 7, j->qos);
+    db_bind_int64(s, 8, j->submit_s);
+    db_bind_int64(s, 9, j->start_s);
+    db_bind_int64(s, 10, j->end_s);
+    db_bind_text(s, 11, j->req_tres);
+    db_bind_text(s, 12, j->alloc_tres);
+    db_bind_int64(s, 13, j->billing_micro);
+    db_bind_int64(s, 14, j->time_limit_s);
+    db_bind_int64(s, 15, j->elapsed_s);
+    db_bind_text(s, 16, j->slurm_state);
+    db_bind_text(s, 17, model_job_status_name(j->status));
+    db_bind_int64(s, 18, j->hold_sumin);
+    db_bind_int64(s, 19, j->charge_sumin);
+    db_bind_int64(s, 20, j->alloc_id);
+    db_bind_text(s, 21, j->payer_account);
+    db_bind_text(s, 22, j->settle_source);
+    db_bind_int64(s, 23, j->updated_s);
+    return db_run(s, err);
+}
+
+static int failure_insert(store_t *st, struct failure *f, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_FAILURE_INSERT, SQL_FAILURE_INSERT, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, f->cluster);
+    db_bind_int64(s, 2, f->job_id);
+    db_bind_int64(s, 3, f->run);
+    db_bind_text(s, 4, f->user);
+    db_bind_text(s, 5, f->account);
+    db_bind_text(s, 6, f->partition);
+    db_bind_int64(s, 7, f->alloc_id);
+    db_bind_text(s, 8, f->stage);
+    db_bind_int64(s, 9, f->time_s);
+    db_bind_int64(s, 10, f->needed_sumin);
+    db_bind_int64(s, 11, f->available_sumin);
+    db_bind_int64(s, 12, f->held_sumin);
+    db_bind_text(s, 13, f->message);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_EINTERNAL, "failure add: no id returned");
+    f->id = db_column_int64(s, 0);
+    db_reset(s);
+    return 0;
+}
+
+/* Fill a result's payer and balance from job->alloc_id (zeroed when none). */
+static int fill_payer(store_t *st, const struct job *j, struct allocation *a, struct balance *b,
+                      struct allot_error *err)
+{
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    if (j->alloc_id == 0)
+        return 0;
+    return store_alloc_read(st, j->alloc_id, a, b, err);
+}
+
+static int64_t now_or(int64_t t)
+{
+    return t > 0 ? t : (int64_t)time(NULL);
+}
+
+static int check_job_key(const char *cluster, int64_t job_id, int32_t run,
+                         struct allot_error *err)
+{
+    if (model_check_name("cluster", cluster, 0, err) < 0)
+        return -1;
+    if (job_id <= 0)
+        return allot_errorf(err, ALLOT_EINVAL, "job_id: must be positive");
+    if (run < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "run: must not be negative");
+    return 0;
+}
+
+/* A bounded, NUL-terminated text field of a request struct. */
+static int check_field(const char *field, const char *v, size_t size, struct allot_error *err)
+{
+    if (memchr(v, '\0', size) == NULL)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %zu characters", field,
+                            size - 1);
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return allot_errorf(err, ALLOT_EINVAL, "%s: contains a control character", field);
+    return 0;
+}
+
+/* ---- hold ---- */
+
+static int hold_validate(const struct hold_req *r, struct allot_error *err)
+{
+    if (check_job_key(r->cluster, r->job_id, r->run, err) < 0 ||
+        model_check_name("user", r->user, 0, err) < 0 ||
+        model_check_name("account", r->account, 0, err) < 0 ||
+        model_check_name("partition", r->partition, 1, err) < 0 ||
+        model_check_name("qos", r->qos, 1, err) < 0 ||
+        model_check_name("resource", r->resource, 0, err) < 0 ||
+        model_check_name("actor", r->actor, 1, err) < 0 ||
+        check_field("req_tres", r->req_tres, sizeof r->req_tres, err) < 0 ||
+        check_field("alloc_tres", r->alloc_tres, sizeof r->alloc_tres, err) < 0 ||
+        store_check_amount("amount_sumin", r->amount_sumin, 0, err) < 0)
+        return -1;
+    if (r->billing_micro < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "billing: must not be negative");
+    if (r->time_limit_s < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must not be negative");
+    if (r->start_s < 0 || r->submit_s < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "start: must not be before 1970");
+    return 0;
+}
+
+static void format_su(int64_t sumin, char *buf, size_t len)
+{
+    if (money_format_sumin(sumin, buf, len) < 0)
+        snprintf(buf, len, "%lldm", (long long)sumin);
+}
+
+int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
+               struct allot_error *err)
+{
+    struct job j;
+    struct allocation payer;
+    struct balance bal;
+    if (store_ready_write(st, "hold", err) < 0 || hold_validate(req, err) < 0)
+        return -1;
+    memset(res, 0, sizeof *res);
+
+    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        /* A replay returns the first outcome (store.h), even if the run was settled since. */
+        res->replay = 1;
+        res->job = j;
+        if (fill_payer(st, &j, &res->alloc, &res->bal, err) < 0)
+            return -1;
+        if (j.status == JOB_REFUSED) {
+            res->refused = 1;
+            db_stmt_t *s = store_stmt(st, STMT_FAILURE_OF_JOB, SQL_FAILURE_OF_JOB, err);
+            if (!s)
+                return -1;
+            db_bind_text(s, 1, j.cluster);
+            db_bind_int64(s, 2, j.job_id);
+            db_bind_int64(s, 3, j.run);
+            rc = db_step(s, err);
+            if (rc == 1)
+                read_failure(s, &res->failure);
+            db_reset(s);
+            if (rc < 0)
+                return -1;
+        }
+        return 0;
+    }
+
+    int64_t now = now_or(req->now_s);
+    struct allot_error nopayer = {0};
+    rc = store_payer(st, req->account, req->resource, req->cluster,
+                     req->start_s > 0 ? req->start_s : now, &payer, &bal, &nopayer);
+    if (rc < 0) {
+        if (err)
+            *err = nopayer;
+        return -1;
+    }
+    int have_payer = rc == 0;
+    int refused = !have_payer;
+    if (have_payer) {
+        struct ledger_entry e;
+        memset(&e, 0, sizeof e);
+        e.alloc_id = payer.id;
+        e.kind = LEDGER_HOLD;
+        e.amount_sumin = req->amount_sumin;
+        memcpy(e.actor, req->actor, sizeof e.actor);
+        e.time_s = now;
+        memcpy(e.cluster, req->cluster, sizeof e.cluster);
+        e.job_id = req->job_id;
+        e.run = req->run;
+        rc = store_ledger_apply(st, &e, 1, err); /* the atomic check-and-hold */
+        if (rc < 0)
+            return -1;
+        refused = rc == 1;
+    }
+
+    memset(&j, 0, sizeof j);
+    memcpy(j.cluster, req->cluster, sizeof j.cluster);
+    j.job_id = req->job_id;
+    j.run = req->run;
+    memcpy(j.user, req->user, sizeof j.user);
+    memcpy(j.account, req->account, sizeof j.account);
+    memcpy(j.partition, req->partition, sizeof j.partition);
+    memcpy(j.qos, req->qos, sizeof j.qos);
+    j.submit_s = req->submit_s;
+    j.start_s = req->start_s;
+    memcpy(j.req_tres, req->req_tres, sizeof j.req_tres);
+    memcpy(j.alloc_tres, req->alloc_tres, sizeof j.alloc_tres);
+    j.billing_micro = req->billing_micro;
+    j.time_limit_s = req->time_limit_s;
+    j.status = refused ? JOB_REFUSED : JOB_HELD;
+    j.hold_sumin = refused ? 0 : req->amount_sumin;
+    if (have_payer) {
+        j.alloc_id = payer.id;
+        memcpy(j.payer_account, payer.account, sizeof j.payer_account);
+    }
+    j.updated_s = now;
+    if (job_insert(st, &j, err) < 0)
+        return -1;
+    res->job = j;
+    if (have_payer) {
+        res->alloc = payer;
+        if (store_balance_get(st, payer.id, &res->bal, err) < 0)
+            return -1;
+    }
+    if (!refused)
+        return 0;
+
+    /* Refused: an outcome, recorded with the numbers that refused it (DESIGN §3). */
+    struct failure *f = &res->failure;
+    memcpy(f->cluster, req->cluster, sizeof f->cluster);
+    f->job_id = req->job_id;
+    f->run = req->run;
+    memcpy(f->user, req->user, sizeof f->user);
+    memcpy(f->account, req->account, sizeof f->account);
+    memcpy(f->partition, req->partition, sizeof f->partition);
+    memcpy(f->stage, "hold", 5);
+    f->time_s = now;
+    f->needed_sumin = req->amount_sumin;
+    if (have_payer) {
+        char need[MONEY_FORMAT_MAX], avail[MONEY_FORMAT_MAX], held[MONEY_FORMAT_MAX];
+        f->alloc_id = payer.id;
+        f->available_sumin = res->bal.available_sumin;
+        f->held_sumin = res->bal.held_sumin;
+        format_su(req->amount_sumin, need, sizeof need);
+        format_su(res->bal.available_sumin, avail, sizeof avail);
+        format_su(res->bal.held_sumin, held, sizeof held);
+        snprintf(f->message, sizeof f->message,
+                 "job %lld run %d of account '%s' needs %s SU but allocation %lld (account "
+                 "'%s', %s) has %s available; running jobs hold %s",
+                 (long long)req->job_id, (int)req->run, req->account, need, (long long)payer.id,
+                 payer.account, payer.resource, avail, held);
+    } else {
+        snprintf(f->message, sizeof f->message, "job %lld run %d: %s", (long long)req->job_id,
+                 (int)req->run, nopayer.msg);
+    }
+    res->refused = 1;
+    return failure_insert(st, f, err);
+}
+
+/* ---- settle and release ---- */
+
+static int is_node_fail(const char *state)
+{
+    return strncmp(state, "NODE_FAIL", 9) == 0 && (state[9] == '\0' || state[9] == ' ');
+}
+
+static int settle_validate(const struct settle_req *r, struct allot_error *err)
+{
+    if (check_job_key(r->cluster, r->job_id, r->run, err) < 0 ||
+        model_check_name("actor", r->actor, 1, err) < 0 ||
+        model_check_name("settle_source", r->settle_source, 1, err) < 0 ||
+        check_field("state", r->slurm_state, sizeof r->slurm_state, err) < 0 ||
+        check_field("alloc_tres", r->alloc_tres, sizeof r->alloc_tres, err) < 0)
+        return -1;
+    if (r->start_s < 0 || r->end_s < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "start: must not be before 1970");
+    if (r->end_s > 0 && r->start_s > r->end_s)
+        return allot_errorf(err, ALLOT_EINVAL, "end: before start");
+    if (r->elapsed_s < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "elapsed_s: must not be negative");
+    if (r->billing_micro < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "billing: must not be negative");
+    if (r->charge_sumin < -1 || r->charge_sumin > STORE_AMOUNT_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "charge_sumin: must be -1 (compute) or 0..%lld",
+                            (long long)STORE_AMOUNT_MAX);
+    return 0;
+}
+
+/* DESIGN §3: NODE_FAIL costs 0; otherwise the explicit charge or ceil(billing x elapsed/60). */
+static int settle_charge(const struct settle_req *r, int64_t billing_micro, int64_t elapsed_s,
+                         int64_t *charge, struct allot_error *err)
+{
+    if (is_node_fail(r->slurm_state)) {
+        *charge = 0;
+        return 0;
+    }
+    if (r->charge_sumin >= 0) {
+        *charge = r->charge_sumin;
+        return 0;
+    }
+    if (money_charge_sumin(billing_micro, elapsed_s, charge, err) < 0)
+        return allot_error_prefix(err, "charge");
+    if (*charge > STORE_AMOUNT_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "charge: larger than %lld SU-minutes",
+                            (long long)STORE_AMOUNT_MAX);
+    return 0;
+}
+
+static int job_ledger(store_t *st, enum ledger_kind kind, int64_t alloc_id, int64_t amount,
+                      const char *cluster, int64_t job_id, int32_t run, const char *actor,
+                      const char *comment, int64_t now, struct allot_error *err)
+{
+    struct ledger_entry e;
+    memset(&e, 0, sizeof e);
+    e.alloc_id = alloc_id;
+    e.kind = kind;
+    e.amount_sumin = amount;
+    snprintf(e.actor, sizeof e.actor, "%s", actor);
+    e.time_s = now;
+    snprintf(e.comment, sizeof e.comment, "%s", comment);
+    snprintf(e.cluster, sizeof e.cluster, "%s", cluster);
+    e.job_id = job_id;
+    e.run = run;
+    /* Unchecked: a release only lowers held, a debit records usage that happened. */
+    return store_ledger_apply(st, &e, 0, err) == 0 ? 0 : -1;
+}
+
+static int job_settle_update(store_t *st, const struct job *j, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_JOB_SETTLE, SQL_JOB_SETTLE, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, j->start_s);
+    db_bind_int64(s, 2, j->end_s);
+    db_bind_int64(s, 3, j->elapsed_s);
+    db_bind_text(s, 4, j->slurm_state);
+    db_bind_int64(s, 5, j->billing_micro);
+    db_bind_text(s, 6, j->alloc_tres);
+    db_bind_text(s, 7, model_job_status_name(j->status));
+    db_bind_int64(s, 8, j->charge_sumin);
+    db_bind_text(s, 9, j->settle_source);
+    db_bind_int64(s, 10, j->updated_s);
+    db_bind_text(s, 11, j->cluster);
+    db_bind_int64(s, 12, j->job_id);
+    db_bind_int64(s, 13, j->run);
+    return db_run(s, err);
+}
+
+int store_settle(store_t *st, const struct settle_req *req, struct settle_result *res,
+                 struct allot_error *err)
+{
+    struct job j;
+    if (store_ready_write(st, "settle", err) < 0 || settle_validate(req, err) < 0)
+        return -1;
+    memset(res, 0, sizeof *res);
+    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1 && (j.status == JOB_SETTLED || j.status == JOB_RELEASED)) {
+        res->replay = 1;
+        res->job = j;
+        return fill_payer(st, &j, &res->alloc, &res->bal, err);
+    }
+    int64_t now = now_or(req->now_s);
+    int64_t start = req->start_s;
+    int64_t elapsed = req->elapsed_s;
+    if (elapsed == 0 && req->end_s > 0 && start > 0)
+        elapsed = req->end_s - start;
+    int64_t charge;
+
+    if (rc == 1) {
+        if (j.status != JOB_HELD && j.status != JOB_REFUSED)
+            return allot_errorf(err, ALLOT_EINTERNAL, "job %lld run %d has an unknown status",
+                                (long long)j.job_id, (int)j.run);
+        int64_t billing = req->billing_micro > 0 ? req->billing_micro : j.billing_micro;
+        if (j.status == JOB_REFUSED) {
+            charge = 0; /* store.h: a refused run never ran on credit: nothing to release */
+        } else {
+            if (settle_charge(req, billing, elapsed, &charge, err) < 0)
+                return -1;
+            if (job_ledger(st, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id,
+                           j.run, req->actor, "settle", now, err) < 0)
+                return -1;
+            if (charge > 0 && job_ledger(st, LEDGER_DEBIT, j.alloc_id, charge, j.cluster,
+                                         j.job_id, j.run, req->actor, req->slurm_state, now,
+                                         err) < 0)
+                return -1;
+        }
+        if (start > 0)
+            j.start_s = start;
+        j.end_s = req->end_s;
+        j.elapsed_s = elapsed;
+        memcpy(j.slurm_state, req->slurm_state, sizeof j.slurm_state);
+        j.billing_micro = billing;
+        if (req->alloc_tres[0])
+            memcpy(j.alloc_tres, req->alloc_tres, sizeof j.alloc_tres);
+        j.status = JOB_SETTLED;
+        j.charge_sumin = charge;
+        memcpy(j.settle_source, req->settle_source, sizeof j.settle_source);
+        j.updated_s = now;
+        if (job_settle_update(st, &j, err) < 0)
+            return -1;
+    } else {
+        /* Never held (post-paid, reconciled from sacct): debit the payer at start. */
+        struct allocation payer;
+        if (model_check_name("user", req->user, 0, err) < 0 ||
+            model_check_name("account", req->account, 0, err) < 0 ||
+            model_check_name("partition", req->partition, 1, err) < 0 ||
+            model_check_name("qos", req->qos, 1, err) < 0 ||
+            model_check_name("resource", req->resource, 0, err) < 0)
+            return -1;
+        if (req->time_limit_s < 0)
+            return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must not be negative");
+        if (settle_charge(req, req->billing_micro, elapsed, &charge, err) < 0)
+            return -1;
+        rc = store_payer(st, req->account, req->resource, req->cluster, start > 0 ? start : now,
+                         &payer, NULL, err);
+        if (rc != 0)
+            return -1; /* rc 1: err holds the ENOENT naming account, resource, cluster, date */
+        if (charge > 0 && job_ledger(st, LEDGER_DEBIT, payer.id, charge, req->cluster,
+                                     req->job_id, req->run, req->actor, req->slurm_state, now,
+                                     err) < 0)
+            return -1;
+        memset(&j, 0, sizeof j);
+        memcpy(j.cluster, req->cluster, sizeof j.cluster);
+        j.job_id = req->job_id;
+        j.run = req->run;
+        memcpy(j.user, req->user, sizeof j.user);
+        memcpy(j.account, req->account, sizeof j.account);
+        memcpy(j.partition, req->partition, sizeof j.partition);
+        memcpy(j.qos, req->qos, sizeof j.qos);
+        j.start_s = start;
+        j.end_s = req->end_s;
+        memcpy(j.alloc_tres, req->alloc_tres, sizeof j.alloc_tres);
+        j.billing_micro = req->billing_micro;
+        j.time_limit_s = req->time_limit_s;
+        j.elapsed_s = elapsed;
+        memcpy(j.slurm_state, req->slurm_state, sizeof j.slurm_state);
+        j.status = JOB_SETTLED;
+        j.charge_sumin = charge;
+        j.alloc_id = payer.id;
+        memcpy(j.payer_account, payer.account, sizeof j.payer_account);
+        memcpy(j.settle_source, req->settle_source, sizeof j.settle_source);
+        j.updated_s = now;
+        if (job_insert(st, &j, err) < 0)
+            return -1;
+    }
+    res->job = j;
+    return fill_payer(st, &j, &res->alloc, &res->bal, err);
+}
+
+int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
+                  const char *actor, const char *comment, int64_t now_s,
+                  struct settle_result *res, struct allot_error *err)
+{
+    struct job j;
+    char text[ALLOT_TEXT_MAX];
+    if (store_ready_write(st, "release", err) < 0 ||
+        check_job_key(cluster, job_id, run, err) < 0 ||
+        model_check_name("actor", actor ? actor : "", 1, err) < 0 ||
+        model_copy_text(text, sizeof text, "comment", comment ? comment : "", err) < 0)
+        return -1;
+    memset(res, 0, sizeof *res);
+    int rc = job_lookup(st, cluster, job_id, run, &j, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_ENOENT, "job %lld run %d on cluster '%s' is not known",
+                            (long long)job_id, (int)run, cluster);
+    if (j.status != JOB_HELD) {
+        /* Settled, released or refused: nothing is held, nothing to write. */
+        res->replay = 1;
+        res->job = j;
+        return fill_payer(st, &j, &res->alloc, &res->bal, err);
+    }
+    int64_t now = now_or(now_s);
+    if (job_ledger(st, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id, j.run,
+                   actor ? actor : "", text[0] ? text : "release", now, err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_JOB_RELEASE, SQL_JOB_RELEASE, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, "release");
+    db_bind_int64(s, 2, now);
+    db_bind_text(s, 3, cluster);
+    db_bind_int64(s, 4, job_id);
+    db_bind_int64(s, 5, run);
+    if (db_run(s, err) < 0)
+        return -1;
+    j.status = JOB_RELEASED;
+    memcpy(j.settle_source, "release", 8);
+    j.updated_s = now;
+    res->job = j;
+    return fill_payer(st, &j, &res->alloc, &res->bal, err);
+}
+
+/* ---- reads ---- */
+
+int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
+                  struct job *out, struct allot_error *err)
+{
+    if (store_ready(st, "job get", err) < 0 || check_job_key(cluster, job_id, run, err) < 0)
+        return -1;
+    int rc = job_lookup(st, cluster, job_id, run, out, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_ENOENT, "job %lld run %d on cluster '%s' is not known",
+                            (long long)job_id, (int)run, cluster);
+    return 0;
+}
+
+int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void *arg,
+                   struct allot_error *err)
+{
+    if (store_ready(st, "job list", err) < 0)
+        return -1;
+    int status = f ? f->status : -1;
+    if (status < -1 || status >= JOB_STATUS_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "status: unknown job status %d", status);
+    db_stmt_t *s = store_stmt(st, STMT_JOB_LIST, SQL_JOB_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, f && f->cluster ? f->cluster : "");
+    db_bind_int64(s, 2, f ? f->job_id : 0);
+    db_bind_text(s, 3, f && f->account ? f->account : "");
+    db_bind_text(s, 4, f && f->user ? f->user : "");
+    db_bind_text(s, 5, status < 0 ? "" : model_job_status_name((enum job_status)status));
+    db_bind_int64(s, 6, f ? f->since_s : 0);
+    db_bind_int64(s, 7, f && f->limit > 0 ? f->limit : INT64_MAX);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct job j;
+        read_job(s, &j);
+        int r = cb(&j, arg);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+int store_job_count_held(store_t *st, const char *cluster, const char *account, const char *user,
+                         int64_t *count, struct allot_error *err)
+{
+    if (store_ready(st, "job count", err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_JOB_COUNT_HELD, SQL_JOB_COUNT_HELD, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster ? cluster : "");
+    db_bind_text(s, 2, account ? account : "");
+    db_bind_text(s, 3, user ? user : "");
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    *count = rc == 1 ? db_column_int64(s, 0) : 0;
+    db_reset(s);
+    return 0;
+}
+
+int store_failure_add(store_t *st, struct failure *f, struct allot_error *err)
+{
+    char tmp[ALLOT_MSG_MAX];
+    if (store_ready_write(st, "failure add", err) < 0 ||
+        model_check_name("cluster", f->cluster, 1, err) < 0 ||
+        model_check_name("user", f->user, 1, err) < 0 ||
+        model_check_name("account", f->account, 1, err) < 0 ||
+        model_check_name("partition", f->partition, 1, err) < 0 ||
+        check_field("stage", f->stage, sizeof f->stage, err) < 0 ||
+        model_copy_text(tmp, sizeof tmp, "message", f->message, err) < 0)
+        return -1;
+    if (strcmp(f->stage, "admit") != 0 && strcmp(f->stage, "hold") != 0)
+        return allot_errorf(err, ALLOT_EINVAL, "stage: must be 'admit' or 'hold'");
+    if (f->job_id < 0 || f->run < 0 || f->alloc_id < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "job_id: must not be negative");
+    f->time_s = now_or(f->time_s);
+    return failure_insert(st, f, err);
+}
+
+int store_failure_list(store_t *st, const struct failure_filter *f, store_failure_f cb, void *arg,
+                       struct allot_error *err)
+{
+    if (store_ready(st, "failure list", err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_FAILURE_LIST, SQL_FAILURE_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, f && f->account ? f->account : "");
+    db_bind_text(s, 2, f && f->user ? f->user : "");
+    db_bind_int64(s, 3, f ? f->since_s : 0);
+    db_bind_int64(s, 4, f && f->limit > 0 ? f->limit : INT64_MAX);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct failure fl;
+        read_failure(s, &fl);
+        int r = cb(&fl, arg);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* store_test.h - shared fixture for the libstore tests: a fresh SQLite file in its own
+ * temporary directory, upgraded to the latest schema, and small helpers that run one
+ * write verb in its own transaction.  Header-only so that each test/<name>.c stays one
+ * cmocka program. */
+#ifndef ALLOT_STORE_TEST_H
+#define ALLOT_STORE_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "libstore/store.h"
+
+struct fx {
+    char dir[64];
+    char path[128];
+    store_t *st;
+    struct allot_error err;
+};
+
+static inline store_t *fx_open_store(struct fx *f)
+{
+    struct store_config cfg = {.backend = "sqlite", .target = f->path, .durable = 0};
+    store_t *st = store_open(&cfg, &f->err);
+    if (!st)
+        fail_msg("store_open: %s", f->err.msg);
+    return st;
+}
+
+static inline int fx_setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/allot-store-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/bank.db", f->dir);
+    f->st = fx_open_store(f);
+    if (store_upgrade(f->st, &f->err) < 0)
+        fail_msg("store_upgrade: %s", f->err.msg);
+    *state = f;
+    return 0;
+}
+
+static inline int fx_teardown(void **state)
+{
+    struct fx *f = *state;
+    char p[160];
+    store_close(f->st);
+    unlink(f->path);
+    snprintf(p, sizeof p, "%s-wal", f->path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", f->path);
+    unlink(p);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Assert a call succeeded, printing the store's message otherwise. */
+#define OK(f, call)                                                                                \
+    do {                                                                                           \
+        if ((call) < 0)                                                                            \
+            fail_msg("%s: %s", #call, (f)->err.msg);                                               \
+    } while (0)
+
+/* Assert a call failed with the given code. */
+#define FAILS(f, ecode, call)                                                                       \
+    do {                                                                                           \
+        allot_error_clear(&(f)->err);                                                              \
+        if ((call) != -1)                                                                          \
+            fail_msg("%s: succeeded, expected %s", #call, allot_errname(ecode));                    \
+        if ((f)->err.code != (ecode))                                                               \
+            fail_msg("%s: got %s (%s), expected %s", #call, allot_errname((f)->err.code),          \
+                     (f)->err.msg, allot_errname(ecode));                                           \
+    } while (0)
+
+#define BEGIN(f) OK(f, store_begin((f)->st, &(f)->err))
+#define COMMIT(f) OK(f, store_commit((f)->st, &(f)->err))
+
+/* Run one write verb in its own transaction; commit on success, roll back on failure. */
+#define TX(f, call)                                                                                \
+    do {                                                                                           \
+        BEGIN(f);                                                                                  \
+        if ((call) < 0) {                                                                          \
+            store_rollback((f)->st);                                                               \
+            fail_msg("%s: %s", #call, (f)->err.msg);                                               \
+        }                                                                                          \
+        COMMIT(f);                                                                                 \
+    } while (0)
+
+/* Run a write verb expected to fail with code, inside a transaction then rolled back. */
+#define TX_FAILS(f, ecode, call)                                                                    \
+    do {                                                                                           \
+        BEGIN(f);                                                                                  \
+        allot_error_clear(&(f)->err);                                                              \
+        int rc_ = (call);                                                                          \
+        store_rollback((f)->st);                                                                   \
+        if (rc_ != -1)                                                                             \
+            fail_msg("%s: succeeded, expected %s", #call, allot_errname(ecode));                    \
+        if ((f)->err.code != (ecode))                                                               \
+            fail_msg("%s: got %s (%s), expected %s", #call, allot_errname((f)->err.code),          \
+                     (f)->err.msg, allot_errname(ecode));                                           \
+    } while (0)
+
+static inline struct account fx_account(const char *name, const char *parent)
+{
+    struct account a;
+    memset(&a, 0, sizeof a);
+    snprintf(a.name, sizeof a.name, "%s", name);
+    snprintf(a.parent, sizeof a.parent, "%s", parent);
+    a.shares = 1;
+    return a;
+}
+
+static inline struct allocation fx_alloc(const char *account, const char *resource,
+                                         const char *cluster, int64_t start_s, int64_t end_s)
+{
+    struct allocation a;
+    memset(&a, 0, sizeof a);
+    snprintf(a.account, sizeof a.account, "%s", account);
+    snprintf(a.resource, sizeof a.resource, "%s", resource);
+    snprintf(a.cluster, sizeof a.cluster, "%s", cluster);
+    a.start_s = start_s;
+    a.end_s = end_s;
+    return a;
+}
+
+/* Add account (under parent), return its id. */
+static inline int64_t fx_add_account(struct fx *f, const char *name, const char *parent)
+{
+    struct account a = fx_account(name, parent);
+    TX(f, store_account_add(f->st, &a, &f->err));
+    return a.id;
+}
+
+/* Add an allocation and credit it with amount (if > 0); returns its id. */
+static inline int64_t fx_add_alloc(struct fx *f, const char *account, const char *resource,
+                                   const char *cluster, int64_t start_s, int64_t end_s,
+                                   int64_t amount)
+{
+    struct allocation a = fx_alloc(account, resource, cluster, start_s, end_s);
+    BEGIN(f);
+    OK(f, store_alloc_add(f->st, &a, &f->err));
+    if (amount > 0) {
+        struct ledger_entry e;
+        int replay;
+        memset(&e, 0, sizeof e);
+        e.alloc_id = a.id;
+        e.kind = LEDGER_CREDIT;
+        e.amount_sumin = amount;
+        e.time_s = start_s;
+        OK(f, store_credit(f->st, &e, &replay, &f->err));
+    }
+    COMMIT(f);
+    return a.id;
+}
+
+static inline int fx_count_cb(const struct ledger_entry *e, void *arg)
+{
+    (void)e;
+    (*(int *)arg)++;
+    return 0;
+}
+
+/* Number of ledger entries in the database. */
+static inline int fx_ledger_rows(struct fx *f)
+{
+    int n = 0;
+    struct ledger_filter lf = {0};
+    OK(f, store_ledger_list(f->st, &lf, fx_count_cb, &n, &f->err));
+    return n;
+}
+
+static inline void fx_problem_print(const char *problem, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "# check: %s\n", problem);
+}
+
+/* store_check must pass. */
+static inline void fx_check_clean(struct fx *f)
+{
+    int n = store_check(f->st, fx_problem_print, NULL, &f->err);
+    if (n != 0)
+        fail_msg("store_check: %d problems (%s)", n, n < 0 ? f->err.msg : "see above");
+}
+
+#endif
