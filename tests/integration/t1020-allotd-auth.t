@@ -1,0 +1,95 @@
+#!/bin/bash
+# t1020-allotd-auth.t - MUNGE authentication and roles against a private munged: no
+# credential, forged credential, replayed credential -> 401; a user reading another
+# account -> 403; X-Allot-As only for superusers and admins.
+test_description='allotd authentication and roles'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+
+# Two plain Unix users for the role tests (created once, kept: useradd is idempotent-ish).
+for u in allot_alice allot_bob; do
+	id -u $u >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin $u
+done
+
+test_expect_success 'start munged and allotd (AuthType=munge)' '
+	munged_start "$PWD/munge" &&
+	chmod 0755 "$MUNGE_DIR" &&
+	allotd_start Admins=allot_bob
+'
+test_expect_success 'healthz needs no credential' '
+	API_NOAUTH=1 api GET /healthz >out &&
+	test "$(json_get status <out)" = ok
+'
+test_expect_success 'no credential is 401 with a clear message' '
+	API_NOAUTH=1 test_expect_code 1 api GET /v1/accounts >out &&
+	test "$(api_status)" = 401 &&
+	grep "no credential" out
+'
+test_expect_success 'forged credential (random bytes) is 401' '
+	forged="MUNGE:$(head -c 96 /dev/urandom | base64 -w0):" &&
+	API_CRED=$forged test_expect_code 1 api GET /v1/accounts >out &&
+	test "$(api_status)" = 401 &&
+	grep "invalid credential" out
+'
+test_expect_success 'a valid credential works once; replaying it is 401' '
+	cred=$(munge -n --socket="$MUNGE_SOCKET") &&
+	API_CRED=$cred api GET /v1/whoami >out &&
+	test "$(json_get user <out)" = root &&
+	test "$(json_get role <out)" = superuser &&
+	API_CRED=$cred test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 401 &&
+	grep "replayed" out
+'
+test_expect_success 'setup: two accounts, alice in chem only' '
+	api POST /v1/clusters "{\"name\":\"c1\"}" &&
+	api POST /v1/accounts "{\"name\":\"chem\"}" &&
+	api POST /v1/accounts "{\"name\":\"phys\"}" &&
+	api POST /v1/users "{\"name\":\"allot_alice\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"allot_alice\"}" &&
+	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"10h\"}" &&
+	api POST /v1/allocations "{\"account\":\"phys\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"20h\"}"
+'
+test_expect_success 'a user sees its own account and balance only' '
+	API_RUNAS=allot_alice api GET /v1/whoami >out &&
+	test "$(json_get role <out)" = user &&
+	API_RUNAS=allot_alice api GET /v1/accounts >out &&
+	grep -q "\"chem\"" out && ! grep -q "\"phys\"" out &&
+	API_RUNAS=allot_alice api GET /v1/balances >out &&
+	grep -q "\"chem\"" out && ! grep -q "\"phys\"" out
+'
+test_expect_success 'a user reading another account is refused (403)' '
+	API_RUNAS=allot_alice test_expect_code 1 api GET /v1/accounts/phys >out &&
+	test "$(api_status)" = 403 &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/ledger?account=phys" >out &&
+	test "$(api_status)" = 403
+'
+test_expect_success 'a user cannot change the bank (403)' '
+	API_RUNAS=allot_alice test_expect_code 1 api POST /v1/accounts "{\"name\":\"evil\"}" >out &&
+	test "$(api_status)" = 403 &&
+	api GET /v1/accounts >out && ! grep -q evil out
+'
+test_expect_success 'run-as: refused for a user, allowed for admin and superuser' '
+	API_RUNAS=allot_alice API_AS=root test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 403 &&
+	API_RUNAS=allot_bob API_AS=allot_alice api GET /v1/whoami >out &&
+	test "$(json_get user <out)" = allot_alice &&
+	test "$(json_get role <out)" = user &&
+	API_AS=allot_alice api GET /v1/accounts >out &&
+	! grep -q "\"phys\"" out
+'
+test_expect_success 'an admin acting as root stays an admin' '
+	API_RUNAS=allot_bob API_AS=root api GET /v1/whoami >out &&
+	test "$(json_get role <out)" = admin &&
+	API_RUNAS=allot_bob API_AS=root test_expect_code 1 api POST /v1/accounts "{\"name\":\"x\"}" &&
+	test "$(api_status)" = 403
+'
+test_expect_success 'munged down: 503, not 401' '
+	munged_stop &&
+	API_CRED="MUNGE:AAAA:" test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 503
+'
+test_expect_success 'cleanup' '
+	allotd_stop && munged_stop
+'
+test_done
