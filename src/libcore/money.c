@@ -88,7 +88,7 @@ int money_parse_sumin(const char *s, int64_t *out, struct allot_error *err)
 
 int money_parse_signed_sumin(const char *s, int64_t *out, struct allot_error *err)
 {
-    int64_t v;
+    int64_t v = 0; /* set by parse_unsigned; initialised for -O3 flow analysis */
 
     if (!s)
         return allot_errorf(err, ALLOT_EINVAL, "amount: missing");
