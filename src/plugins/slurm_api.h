@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * slurm_api.h - the few libslurmfull functions allot's job_submit plugin calls that
+ * Slurm's public headers do not declare.
+ *
+ * Design: job_submit/allot builds with the public headers only (slurm/slurm.h), so it
+ * does not depend on Slurm's source tree.  slurmctld exports these names from
+ * libslurmfull.so (checked with nm on 22.05.8); the plugin resolves them when slurmctld
+ * loads it and links against nothing.  Signatures follow src/common/{log,xstring}.h.
+ *
+ * Threads: all are safe from any thread of slurmctld.
+ */
+#ifndef ALLOT_PLUGINS_SLURM_API_H
+#define ALLOT_PLUGINS_SLURM_API_H
+
+/* Log at Slurm's info / error / debug level into slurmctld's log. */
+extern void slurm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int slurm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern void slurm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Copy STR with Slurm's allocator; Slurm frees it (job_submit's err_msg). NULL -> NULL. */
+extern char *slurm_xstrdup(const char *str);
+
+#endif
