@@ -1,0 +1,137 @@
+#!/bin/bash
+# t1000-bank-api.t - the bank API end to end: clusters, account tree, users, associations,
+# partitions with billing weights, allocation with its initial credit and a later credit,
+# admit (granted and denied with the explaining message), hold, settle (debit + release),
+# release, NODE_FAIL costs 0, replays, balances, ledger, jobs, failures, store check.
+test_description='allotd bank API end to end'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+
+bal() { api GET "/v1/balances?account=$1" | json_get "items.0.$2"; }
+
+test_expect_success 'start allotd' '
+	allotd_start AuthType=none TestMode=local Operators=slurm
+'
+test_expect_success 'reference data: cluster, account tree, users, assocs' '
+	api POST /v1/clusters "{\"name\":\"c1\"}" &&
+	api POST /v1/accounts "{\"name\":\"science\"}" &&
+	api POST /v1/accounts "{\"name\":\"chem\",\"parent\":\"science\",\"shares\":100,\"description\":\"Chemistry\"}" &&
+	api POST /v1/users "{\"name\":\"alice\",\"uid\":1001}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\"}" &&
+	api GET /v1/accounts >out &&
+	test "$(json_get items.2.name <out)" = chem &&
+	test "$(json_get items.2.parent <out)" = science &&
+	api GET "/v1/assocs?user=alice" >out &&
+	test "$(json_get items.0.account <out)" = chem
+'
+test_expect_success 'partition with HADM MAX_TRES weights' '
+	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"std\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=0.0625,Mem=0.03125G,GRES/gpu=1.0\",\"max_tres\":true}" >out &&
+	api GET /v1/partitions/c1/std >out &&
+	test "$(json_get max_tres <out)" = true
+'
+test_expect_success 'allocation on the parent with an initial credit, then a credit' '
+	api POST /v1/allocations "{\"account\":\"science\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"10h\"}" >out &&
+	test "$(api_status)" = 201 &&
+	id=$(json_get id <out) && echo $id >alloc_id &&
+	test "$(json_get granted_sumin <out)" = 600 &&
+	api POST /v1/allocations/$id/credit "{\"amount_sumin\":60,\"comment\":\"top-up\",\"idempotency_key\":\"k1\"}" >out &&
+	test "$(json_get replay <out)" = false &&
+	api POST /v1/allocations/$id/credit "{\"amount_sumin\":60,\"comment\":\"top-up\",\"idempotency_key\":\"k1\"}" >out &&
+	test "$(json_get replay <out)" = true &&
+	test "$(bal science granted_sumin)" = 660
+'
+test_expect_success 'admit: affordable job is admitted, billed from the ancestor' '
+	API_USER=slurm api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":3600,\"tres\":\"cpu=32,mem=1G\"}" >out &&
+	test "$(json_get admitted <out)" = true &&
+	test "$(json_get payer_account <out)" = science &&
+	test "$(json_get billing_micro <out)" = 2000000 &&
+	test "$(json_get cost_sumin <out)" = 120
+'
+test_expect_success 'admit: (1 core, 64 GiB) costs the same as (32 cores, 1 GiB)' '
+	API_USER=slurm api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":3600,\"tres\":\"cpu=1,mem=64G\"}" >out &&
+	test "$(json_get billing_micro <out)" = 2000000
+'
+test_expect_success 'admit: too expensive job is denied with an explaining message' '
+	API_USER=slurm test_expect_code 1 api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":360000,\"tres\":\"cpu=64\"}" >out &&
+	test "$(api_status)" = 402 &&
+	test "$(json_get admitted <out)" = false &&
+	json_get message <out >msg &&
+	grep "account chem" msg && grep "allocation $(cat alloc_id)" msg &&
+	grep "available 11h" msg && grep "time limit 6000 min" msg &&
+	grep "running jobs hold" msg && grep "Lower the time limit" msg
+'
+test_expect_success 'a user may not call job verbs' '
+	API_USER=alice test_expect_code 1 api POST /v1/jobs/hold "{}" &&
+	test "$(api_status)" = 403
+'
+test_expect_success 'hold takes the maximum cost; replay returns the same outcome' '
+	body="{\"cluster\":\"c1\",\"job_id\":101,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":3600,\"tres\":\"cpu=32,mem=1G\"}" &&
+	API_USER=slurm api POST /v1/jobs/hold "$body" >out &&
+	test "$(json_get held <out)" = true &&
+	test "$(json_get replay <out)" = false &&
+	test "$(json_get job.hold_sumin <out)" = 120 &&
+	API_USER=slurm api POST /v1/jobs/hold "$body" >out &&
+	test "$(json_get replay <out)" = true &&
+	test "$(bal science held_sumin)" = 120 &&
+	test "$(bal science available_sumin)" = 540
+'
+test_expect_success 'settle debits the real use (round-up) and releases the hold' '
+	API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":101,\"elapsed_s\":55,\"state\":\"COMPLETED\",\"source\":\"epilog\"}" >out &&
+	test "$(json_get settled <out)" = true &&
+	test "$(json_get job.charge_sumin <out)" = 2 &&
+	test "$(bal science held_sumin)" = 0 &&
+	test "$(bal science used_sumin)" = 2 &&
+	API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":101,\"elapsed_s\":55,\"state\":\"COMPLETED\"}" >out &&
+	test "$(json_get replay <out)" = true &&
+	test "$(bal science used_sumin)" = 2
+'
+test_expect_success 'NODE_FAIL costs 0' '
+	API_USER=slurm api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":102,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":600,\"billing\":4}" &&
+	API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":102,\"elapsed_s\":300,\"state\":\"NODE_FAIL\"}" >out &&
+	test "$(json_get job.charge_sumin <out)" = 0 &&
+	test "$(bal science used_sumin)" = 2
+'
+test_expect_success 'release frees a hold without charge' '
+	API_USER=slurm api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":103,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":600,\"billing\":1}" &&
+	test "$(bal science held_sumin)" = 10 &&
+	API_USER=slurm api POST /v1/jobs/release "{\"cluster\":\"c1\",\"job_id\":103,\"comment\":\"cancelled\"}" >out &&
+	test "$(json_get released <out)" = true &&
+	test "$(bal science held_sumin)" = 0
+'
+test_expect_success 'a hold the balance cannot cover is refused (402) with a failure' '
+	API_USER=slurm test_expect_code 1 api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":104,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":36000,\"billing\":64}" >out &&
+	test "$(api_status)" = 402 &&
+	test "$(json_get held <out)" = false &&
+	api GET "/v1/failures?account=chem" >out &&
+	test "$(json_get items.0.job_id <out)" = 104 &&
+	test "$(bal science held_sumin)" = 0
+'
+test_expect_success 'jobs, job detail and ledger tell the same story' '
+	api GET "/v1/jobs?cluster=c1" >out &&
+	python3 -c "import json,sys; d=json.load(open(\"out\")); assert len(d[\"items\"])==4, d" &&
+	api GET /v1/jobs/c1/101 >out &&
+	test "$(json_get runs.0.status <out)" = settled &&
+	api GET "/v1/ledger?alloc=$(cat alloc_id)" >out &&
+	python3 -c "
+import json
+d=json.load(open(\"out\"))[\"items\"]
+s={}
+for e in d: s[e[\"kind\"]]=s.get(e[\"kind\"],0)+e[\"amount_sumin\"]
+assert s[\"credit\"]==660 and s[\"debit\"]==2 and s[\"hold\"]==s[\"release\"], s
+"
+'
+test_expect_success 'a user sees the jobs of its accounts' '
+	API_USER=alice api GET /v1/jobs >out &&
+	test "$(json_get items.0.account <out)" = chem
+'
+test_expect_success 'store check passes; metrics count requests and commits' '
+	api GET /v1/check >out &&
+	test "$(json_get ok <out)" = true &&
+	API_NOAUTH=1 api GET /metrics >out &&
+	grep "allot_requests_total{route=\"POST /v1/jobs/hold\",status=\"200\"}" out &&
+	grep "allot_commit_batch_ops_count" out &&
+	grep "allot_allocation_available_sumin{id=\"$(cat alloc_id)\"" out
+'
+test_expect_success 'cleanup' 'allotd_stop'
+test_done
