@@ -172,6 +172,11 @@ static enum parse_result parse_options(int argc, char **argv, struct cli *cli, c
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i], *v;
         int bad = 0;
+        /* `allot step --help` is ours; later words belong to allot-step. */
+        if (passthrough && nw == 1 && (!strcmp(w, "--help") || !strcmp(w, "-h"))) {
+            help = 1;
+            continue;
+        }
         if (passthrough || w[0] != '-' || w[1] == '\0' ||
             (w[1] >= '0' && w[1] <= '9')) { /* negative numbers are not options */
             words[nw++] = argv[i];

@@ -8,6 +8,7 @@
 
 #include "allot/table.h"
 #include "libcore/money.h"
+#include "libcore/numparse.h"
 #include "libutil/xalloc.h"
 
 static int cli_client(struct cli *cli, struct allot_error *err)
@@ -230,6 +231,11 @@ const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t le
             args_format_time(json_integer_value(v), buf, len);
             return buf;
         }
+        break;
+    case C_MICRO:
+        if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+            numparse_format_fixed(json_integer_value(v), 6, buf, len) >= 0)
+            return buf;
         break;
     case C_BOOL:
         if (json_is_boolean(v)) {

@@ -98,6 +98,7 @@ enum col_type {
     C_BOOL,     /* true/false shown as yes/no */
     C_DURATION, /* integer seconds shown as Slurm's [D-]HH:MM:SS */
     C_JSON,     /* any JSON value shown compactly (lists, objects) */
+    C_MICRO,    /* integer micro-units (billing_micro) shown as an exact decimal ("4.5") */
 };
 
 /* One column: header text and the member it shows.  json may be a dotted path

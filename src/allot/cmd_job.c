@@ -75,6 +75,7 @@ static const struct column job_columns[] = {
     {"Charge", "charge_sumin", C_SUMIN},
     {"Alloc", "alloc_id", C_INT},
     {"Payer", "payer_account", C_STR},
+    {"Billing", "billing_micro", C_MICRO},
     {0},
 };
 
@@ -93,14 +94,14 @@ static const struct column failure_columns[] = {
 
 static const struct column decision_columns[] = {
     {"Decision", "decision", C_STR},
-    {"Alloc", "alloc_id", C_INT},
-    {"Payer", "payer_account", C_STR},
-    {"Billing", "billing_micro", C_STR},
+    {"Alloc", "job.alloc_id", C_INT},
+    {"Payer", "job.payer_account", C_STR},
+    {"Billing", "job.billing_micro", C_MICRO},
     {"Cost", "cost_sumin", C_SUMIN},
     {"Hold", "job.hold_sumin", C_SUMIN},
     {"Charge", "job.charge_sumin", C_SUMIN},
-    {"Available", "available_sumin", C_SUMIN},
-    {"Held", "held_sumin", C_SUMIN},
+    {"Available", "balance.available_sumin", C_SUMIN},
+    {"Held", "balance.held_sumin", C_SUMIN},
     {0},
 };
 

@@ -117,6 +117,8 @@ static void test_cells(void **state)
         {{"Nu", "n", C_STR}, ""},
         {{"O", "obj", C_JSON}, "{\"x\":1}"},
         {{"I", "granted_sumin", C_INT}, "6000000"},
+        {{"Mi", "granted_sumin", C_MICRO}, "6"},
+        {{"Mi2", "d", C_MICRO}, "0.090061"},
     };
     assert_non_null(row);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -1,0 +1,192 @@
+#!/bin/bash
+# t2000-cli.t - the allot CLI against a real allotd (private munged, SQLite): a full operator
+# session (clusters, accounts, users, associations, partitions, allocations, balance, job
+# admit/hold/settle, ledger, failures, credit), the three output forms (-P and --json are
+# parsed here), both transports (TCP and the Unix socket), and the exit statuses of errors.
+test_description='allot CLI operator session'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
+
+id -u allot_alice >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin allot_alice
+
+# allot with the test daemon's URL; extra arguments as given.
+allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
+
+test_expect_success 'start munged and allotd' '
+	munged_start "$PWD/munge" &&
+	chmod 0755 "$MUNGE_DIR" &&
+	allotd_start
+'
+test_expect_success 'whoami over TCP and over the Unix socket' '
+	allot -P -n whoami >out &&
+	test "$(cut -d"|" -f1,3 out)" = "root|superuser" &&
+	"$ALLOT_BIN" --url "unix:$ALLOTD_SOCKET" -P -n whoami >out2 &&
+	test_cmp out out2 &&
+	ALLOT_URL="unix:$ALLOTD_SOCKET" "$ALLOT_BIN" -P -n whoami >out3 &&
+	test_cmp out out3
+'
+test_expect_success 'cluster, accounts, user, association, partition' '
+	allot cluster add darwin &&
+	allot account add science &&
+	allot account add chem parent=science fairshare=100 "description=Chemistry dept" &&
+	allot user add alice uid=1001 &&
+	allot user add allot_alice &&
+	allot assoc add cluster=darwin account=chem user=alice &&
+	allot assoc add cluster=darwin account=chem user=allot_alice &&
+	allot partition add standard cluster=darwin resource=cpu &&
+	allot partition add gpu cluster=darwin resource=gpu \
+		billing=CPU=0.0625,Mem=0.03125G,GRES/gpu=1.0 maxtres=yes maxtime=7-00:00:00
+'
+test_expect_success 'show prints tables; -P is |-separated with a header; -n drops it' '
+	allot account show >table &&
+	grep "^Account  *Parent  *Shares" table &&
+	grep "^chem  *science  *100 " table &&
+	allot -P account show chem >p &&
+	printf "Account|Parent|Shares|Organization|Description\nchem|science|100||Chemistry dept\n" >expect &&
+	test_cmp expect p &&
+	allot -P -n assoc show account=chem >assocs &&
+	test $(wc -l <assocs) = 2 &&
+	grep "^darwin|chem|alice|" assocs &&
+	allot -P -n partition show gpu cluster=darwin >gpu &&
+	test "$(cut -d"|" -f1-5,8 gpu)" = "darwin|gpu|gpu|CPU=0.0625,Mem=0.03125G,GRES/gpu=1.0|yes|7-00:00:00"
+'
+test_expect_success 'alloc add with hour amounts; -P -n prints the new id' '
+	allot -P -n alloc add chem resource=cpu su=100h start=2026-01-01 end=2027-01-01 \
+		category=research >alloc &&
+	id=$(cut -d"|" -f1 alloc) &&
+	test "$id" -ge 1 &&
+	echo $id >alloc_id &&
+	test "$(cut -d"|" -f2,3,8,11 alloc)" = "chem|cpu|100h|100h"
+'
+test_expect_success 'balance: table, -P and --json agree' '
+	allot balance >b &&
+	grep "^ *$(cat alloc_id)  *chem  *cpu " b &&
+	allot -P balance chem >bp &&
+	head -1 bp >hdr &&
+	echo "Allocation|Account|Resource|Cluster|Category|Granted|Used|Held|Available|Period" >expect &&
+	test_cmp expect hdr &&
+	test "$(sed -n 2p bp | cut -d"|" -f2,6-10)" = "chem|100h|0h|0h|100h|2026-01-01..2027-01-01" &&
+	allot --json balance account=chem >bj &&
+	test "$(json_get items.0.available_sumin <bj)" = 6000 &&
+	test "$(json_get items.0.granted_sumin <bj)" = 6000
+'
+test_expect_success 'job admit within the balance: admitted, cost shown' '
+	allot -P -n job admit user=alice account=chem partition=standard timelimit=60 tres=cpu=4 >adm &&
+	test "$(cut -d"|" -f1,2,3,4,5 adm)" = "admitted|$(cat alloc_id)|chem|4|4h"
+'
+test_expect_success 'job admit beyond the balance: exit 1, the reason on stderr, numbers on stdout' '
+	test_expect_code 1 allot -P -n job admit user=alice account=chem partition=standard \
+		timelimit=6000 tres=cpu=4 >deny 2>err &&
+	test "$(cut -d"|" -f1,5 deny)" = "refused|400h" &&
+	grep "^allot: error: .*chem.*available 100h" err &&
+	allot --json job admit user=alice account=chem partition=standard timelimit=60 tres=cpu=4 >aj &&
+	test "$(json_get admitted <aj)" = true &&
+	test "$(json_get cost_sumin <aj)" = 240
+'
+test_expect_success 'job hold takes the maximum cost; balance shows it held' '
+	allot -P -n job hold jobid=1001 user=alice account=chem partition=standard timelimit=60 \
+		tres=cpu=4 start=2026-03-01T10:00:00Z >hold &&
+	test "$(cut -d"|" -f1,6 hold)" = "held|4h" &&
+	allot -P -n balance chem >b2 &&
+	test "$(cut -d"|" -f7-9 b2)" = "0h|4h|96h"
+'
+test_expect_success 'job hold repeated is a replay, not a second hold' '
+	allot --json job hold jobid=1001 user=alice account=chem partition=standard timelimit=60 \
+		tres=cpu=4 start=2026-03-01T10:00:00Z >h2 &&
+	test "$(json_get replay <h2)" = true &&
+	allot -P -n balance chem >b3 &&
+	test "$(cut -d"|" -f8 b3)" = 4h
+'
+test_expect_success 'job settle charges the elapsed time and releases the rest' '
+	allot -P -n job settle jobid=1001 elapsed=30:00 state=COMPLETED end=2026-03-01T10:30:00Z >st &&
+	test "$(cut -d"|" -f1,6,7 st)" = "settled|4h|2h" &&
+	allot -P -n balance chem >b4 &&
+	test "$(cut -d"|" -f6-9 b4)" = "100h|2h|0h|98h"
+'
+test_expect_success 'a hold the balance cannot cover: exit 1 and a failure row' '
+	test_expect_code 1 allot job hold jobid=1002 user=alice account=chem partition=standard \
+		timelimit=2-00:00:00 tres=cpu=4 start=2026-03-02T00:00:00Z >h3 2>err &&
+	grep "^allot: error: " err &&
+	allot -P -n failures account=chem >f &&
+	test $(wc -l <f) = 1 &&
+	test "$(cut -d"|" -f3,4,5,7,8,9 f)" = "darwin:1002|alice|chem|hold|192h|98h"
+'
+test_expect_success 'ledger: credit, hold, release, debit of the job, in order' '
+	allot -P -n ledger chem >l &&
+	test "$(cut -d"|" -f4,5,7 l | tr "\n" " ")" = \
+		"credit|100h| hold|4h|darwin:1001 release|4h|darwin:1001 debit|2h|darwin:1001 " &&
+	allot -P -n ledger alloc=$(cat alloc_id) job=1001 cluster=darwin >l2 &&
+	test $(wc -l <l2) = 3 &&
+	allot --json ledger chem >lj &&
+	test "$(json_get items.3.kind <lj)" = debit &&
+	test "$(json_get items.3.amount_sumin <lj)" = 120
+'
+test_expect_success 'job show: runs, ledger and failures of one job' '
+	allot job show 1001 >js &&
+	grep "^Runs:" js && grep "^Ledger:" js &&
+	grep "darwin  *1001  *0  *alice  *chem  *standard  *settled" js &&
+	allot --json job show darwin:1001 >jj &&
+	test "$(json_get runs.0.charge_sumin <jj)" = 120
+'
+test_expect_success 'credit adds a ledger entry; an adjustment may be negative' '
+	allot -P -n credit $(cat alloc_id) su=10h comment=supplement >c &&
+	test "$(cut -d"|" -f4,5,7 c)" = "credit|10h|supplement" &&
+	allot -P -n credit $(cat alloc_id) su=-1h30m kind=adjustment comment=fix >c2 &&
+	test "$(cut -d"|" -f4,5 c2)" = "adjustment|-1h30m" &&
+	allot -P -n balance chem >b5 &&
+	test "$(cut -d"|" -f6,9 b5)" = "108h30m|106h30m"
+'
+test_expect_success 'a plain user sees the balance of an account they belong to' '
+	runuser -u allot_alice -- "$ALLOT_BIN" --url "$ALLOTD_URL" -P -n whoami >w &&
+	test "$(cut -d"|" -f1,3 w)" = "allot_alice|user" &&
+	runuser -u allot_alice -- "$ALLOT_BIN" --url "$ALLOTD_URL" -P -n balance >ub &&
+	grep "^$(cat alloc_id)|chem|" ub
+'
+test_expect_success 'a plain user may not add accounts: exit 4' '
+	test_expect_code 4 runuser -u allot_alice -- "$ALLOT_BIN" --url "$ALLOTD_URL" \
+		account add rogue 2>err &&
+	grep "^allot: error: " err
+'
+test_expect_failure 'limits show: effective limits with their source (allotd lacks the route)' '
+	allot -P -n limits show alice account=chem partition=standard cluster=darwin >lim
+'
+test_expect_success 'unknown account: exit 3' '
+	test_expect_code 3 allot account show nosuch 2>err &&
+	grep "^allot: error: .*nosuch" err &&
+	test_expect_code 3 allot alloc add nosuch resource=cpu su=1h start=2026-01-01 end=2027-01-01
+'
+test_expect_success 'overlapping allocation: exit 3, nothing added' '
+	test_expect_code 3 allot alloc add chem resource=cpu su=1h start=2026-06-01 end=2026-07-01 &&
+	test $(allot -P -n alloc show account=chem | wc -l) = 1
+'
+test_expect_success 'bad amount, bad date, unknown key, unknown verb: exit 2, nothing sent' '
+	test_expect_code 2 allot alloc add chem resource=gpu su=12x start=2026-01-01 end=2027-01-01 2>err &&
+	grep "^allot: error: su: " err &&
+	test_expect_code 2 allot alloc add chem resource=gpu su=1h start=2026-02-30 end=2027-01-01 &&
+	test_expect_code 2 allot account add x colour=blue 2>err &&
+	grep "unknown key .colour." err &&
+	test_expect_code 2 allot account frobnicate &&
+	test_expect_code 2 allot --timeout=0 balance &&
+	test $(allot -P -n alloc show account=chem | wc -l) = 1
+'
+test_expect_success 'help for every command, with examples' '
+	"$ALLOT_BIN" --help >h && grep "^commands:" h &&
+	for n in cluster account user assoc qos partition alloc credit balance ledger job \
+		failures limits db whoami step; do
+		"$ALLOT_BIN" $n --help >h || return 1
+		grep -q "^usage: allot" h || return 1
+		grep -q "^examples:" h || return 1
+	done
+'
+test_expect_success 'allotd stopped: exit 5 with the address in the message' '
+	allotd_stop &&
+	test_expect_code 5 allot --timeout 2 balance 2>err &&
+	grep "cannot reach allotd at $ALLOTD_URL" err
+'
+test_expect_success 'stop munged' '
+	munged_stop
+'
+test_done
