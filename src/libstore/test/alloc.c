@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* alloc.c - allocations, the payer lookup, credits and the ledger on a real SQLite file:
+ * overlap rules (same cluster, "" versus a cluster), nearest-ancestor payer, idempotent
+ * credits (replays write nothing), adjustments that may not overdraw, refunds and expiry,
+ * ledger filters and paging, and store_check catching a balance row corrupted behind the
+ * store's back with raw SQL. */
+#include <sqlite3.h>
+
+#include "store_test.h"
+
+#define DAY 86400
+#define T0 1767225600 /* 2026-01-01T00:00:00Z */
+
+static struct ledger_entry entry(int64_t alloc_id, enum ledger_kind kind, int64_t amount,
+                                 const char *key)
+{
+    struct ledger_entry e;
+    memset(&e, 0, sizeof e);
+    e.alloc_id = alloc_id;
+    e.kind = kind;
+    e.amount_sumin = amount;
+    snprintf(e.actor, sizeof e.actor, "admin");
+    snprintf(e.idem_key, sizeof e.idem_key, "%s", key);
+    e.time_s = T0;
+    return e;
+}
+
+static void test_alloc_overlap(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    TX(f, store_cluster_add(f->st, "c2", &f->err));
+    int64_t a1 = fx_add_alloc(f, "chem", "cpu", "c1", T0, T0 + 30 * DAY, 0);
+    /* Same cluster, overlapping: refused, naming the other allocation. */
+    struct allocation a = fx_alloc("chem", "cpu", "c1", T0 + 10 * DAY, T0 + 40 * DAY);
+    TX_FAILS(f, ALLOT_ECONFLICT, store_alloc_add(f->st, &a, &f->err));
+    char idtext[32];
+    snprintf(idtext, sizeof idtext, "%lld", (long long)a1);
+    assert_non_null(strstr(f->err.msg, idtext));
+    /* "" (all clusters) intersects c1. */
+    a = fx_alloc("chem", "cpu", "", T0 + 10 * DAY, T0 + 40 * DAY);
+    TX_FAILS(f, ALLOT_ECONFLICT, store_alloc_add(f->st, &a, &f->err));
+    /* Adjacent periods ([start, end) is half-open), other clusters, other resources: fine. */
+    fx_add_alloc(f, "chem", "cpu", "c1", T0 + 30 * DAY, T0 + 60 * DAY, 0);
+    fx_add_alloc(f, "chem", "cpu", "c2", T0, T0 + 60 * DAY, 0);
+    fx_add_alloc(f, "chem", "gpu", "", T0, T0 + 60 * DAY, 0);
+    /* Now "" for cpu overlaps c2's. */
+    a = fx_alloc("chem", "cpu", "", T0 + 70 * DAY, T0 + 80 * DAY);
+    TX(f, store_alloc_add(f->st, &a, &f->err));
+    struct allocation b = fx_alloc("chem", "cpu", "c2", T0 + 75 * DAY, T0 + 76 * DAY);
+    TX_FAILS(f, ALLOT_ECONFLICT, store_alloc_add(f->st, &b, &f->err));
+
+    /* Validation and existence. */
+    a = fx_alloc("chem", "cpu", "c1", T0 + 100 * DAY, T0 + 100 * DAY);
+    TX_FAILS(f, ALLOT_EINVAL, store_alloc_add(f->st, &a, &f->err));
+    a = fx_alloc("nope", "cpu", "c1", T0, T0 + DAY);
+    TX_FAILS(f, ALLOT_ENOENT, store_alloc_add(f->st, &a, &f->err));
+    a = fx_alloc("chem", "cpu", "c9", T0 + 200 * DAY, T0 + 201 * DAY);
+    TX_FAILS(f, ALLOT_ENOENT, store_alloc_add(f->st, &a, &f->err));
+    a = fx_alloc("chem", "", "c1", T0 + 200 * DAY, T0 + 201 * DAY);
+    TX_FAILS(f, ALLOT_EINVAL, store_alloc_add(f->st, &a, &f->err));
+}
+
+static void test_alloc_modify_remove(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    int64_t a1 = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + 30 * DAY, 0);
+    int64_t a2 = fx_add_alloc(f, "chem", "cpu", "", T0 + 30 * DAY, T0 + 60 * DAY, 0);
+    struct allocation a;
+    struct balance b;
+    OK(f, store_alloc_get(f->st, a1, &a, &b, &f->err));
+    /* Extending a1 into a2 overlaps. */
+    a.end_s = T0 + 31 * DAY;
+    TX_FAILS(f, ALLOT_ECONFLICT, store_alloc_modify(f->st, &a, &f->err));
+    a.end_s = T0 + 29 * DAY;
+    snprintf(a.category, sizeof a.category, "startup");
+    snprintf(a.comment, sizeof a.comment, "shortened");
+    TX(f, store_alloc_modify(f->st, &a, &f->err));
+    struct allocation got;
+    OK(f, store_alloc_get(f->st, a1, &got, &b, &f->err));
+    assert_int_equal(got.end_s, T0 + 29 * DAY);
+    assert_string_equal(got.category, "startup");
+    assert_string_equal(got.comment, "shortened");
+    a.start_s = a.end_s;
+    TX_FAILS(f, ALLOT_EINVAL, store_alloc_modify(f->st, &a, &f->err));
+    a.id = 999;
+    a.start_s = T0;
+    TX_FAILS(f, ALLOT_ENOENT, store_alloc_modify(f->st, &a, &f->err));
+
+    /* A held job started after the new end blocks shrinking. */
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    struct ledger_entry e = entry(a2, LEDGER_CREDIT, 1000, "");
+    int replay;
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    struct hold_req hr = {.cluster = "c1", .job_id = 5, .user = "alice", .account = "chem",
+                          .resource = "cpu", .start_s = T0 + 50 * DAY, .amount_sumin = 10,
+                          .billing_micro = 1000000, .time_limit_s = 600};
+    struct hold_result res;
+    TX(f, store_hold(f->st, &hr, &res, &f->err));
+    assert_false(res.refused);
+    OK(f, store_alloc_get(f->st, a2, &a, &b, &f->err));
+    a.end_s = T0 + 45 * DAY;
+    TX_FAILS(f, ALLOT_ECONFLICT, store_alloc_modify(f->st, &a, &f->err));
+
+    /* remove: only without ledger entries. */
+    TX_FAILS(f, ALLOT_ECONFLICT, store_alloc_remove(f->st, a2, &f->err));
+    TX(f, store_alloc_remove(f->st, a1, &f->err));
+    TX_FAILS(f, ALLOT_ENOENT, store_alloc_remove(f->st, a1, &f->err));
+    FAILS(f, ALLOT_ENOENT, store_alloc_get(f->st, a1, &a, &b, &f->err));
+    fx_check_clean(f);
+}
+
+static int collect_ids(const struct allocation *a, const struct balance *b, void *arg)
+{
+    char *out = arg;
+    char buf[200];
+    snprintf(buf, sizeof buf, "%s/%s/%lld ", a->account, a->resource,
+             (long long)b->available_sumin);
+    strcat(out, buf);
+    return 0;
+}
+
+static void test_alloc_list(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    fx_add_account(f, "bio", "root");
+    fx_add_alloc(f, "chem", "cpu", "", T0, T0 + 30 * DAY, 100);
+    fx_add_alloc(f, "chem", "gpu", "", T0, T0 + 30 * DAY, 200);
+    fx_add_alloc(f, "bio", "cpu", "", T0 + 30 * DAY, T0 + 60 * DAY, 300);
+    char out[256] = "";
+    OK(f, store_alloc_list(f->st, NULL, collect_ids, out, &f->err));
+    assert_string_equal(out, "bio/cpu/300 chem/cpu/100 chem/gpu/200 ");
+    out[0] = '\0';
+    struct alloc_filter fl = {.resource = "cpu", .active_at_s = T0 + DAY};
+    OK(f, store_alloc_list(f->st, &fl, collect_ids, out, &f->err));
+    assert_string_equal(out, "chem/cpu/100 ");
+    out[0] = '\0';
+    struct alloc_filter fa = {.account = "bio"};
+    OK(f, store_alloc_list(f->st, &fa, collect_ids, out, &f->err));
+    assert_string_equal(out, "bio/cpu/300 ");
+}
+
+static void test_payer(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "science", "root");
+    fx_add_account(f, "chem", "science");
+    fx_add_account(f, "organic", "chem");
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    TX(f, store_cluster_add(f->st, "c2", &f->err));
+    int64_t sci = fx_add_alloc(f, "science", "cpu", "", T0, T0 + 365 * DAY, 1000);
+    int64_t chem = fx_add_alloc(f, "chem", "cpu", "c1", T0, T0 + 30 * DAY, 500);
+    struct allocation a;
+    struct balance b;
+    /* organic has none: its parent chem pays on c1 during chem's period. */
+    OK(f, store_find_payer(f->st, "organic", "cpu", "c1", T0 + DAY, &a, &b, &f->err));
+    assert_int_equal(a.id, chem);
+    assert_string_equal(a.account, "chem");
+    assert_int_equal(b.available_sumin, 500);
+    /* On c2 chem's cluster-scoped allocation does not apply: science pays. */
+    OK(f, store_find_payer(f->st, "organic", "cpu", "c2", T0 + DAY, &a, &b, &f->err));
+    assert_int_equal(a.id, sci);
+    /* After chem's period: science. */
+    OK(f, store_find_payer(f->st, "organic", "cpu", "c1", T0 + 40 * DAY, &a, &b, &f->err));
+    assert_int_equal(a.id, sci);
+    /* The account's own allocation wins over its parent's. */
+    int64_t org = fx_add_alloc(f, "organic", "cpu", "", T0, T0 + 10 * DAY, 5);
+    OK(f, store_find_payer(f->st, "organic", "cpu", "c1", T0 + DAY, &a, &b, &f->err));
+    assert_int_equal(a.id, org);
+    /* No gpu anywhere; none after the year. */
+    FAILS(f, ALLOT_ENOENT, store_find_payer(f->st, "organic", "gpu", "c1", T0, &a, &b, &f->err));
+    assert_non_null(strstr(f->err.msg, "organic"));
+    assert_non_null(strstr(f->err.msg, "gpu"));
+    assert_non_null(strstr(f->err.msg, "c1"));
+    assert_non_null(strstr(f->err.msg, "2026-01-01"));
+    FAILS(f, ALLOT_ENOENT,
+          store_find_payer(f->st, "organic", "cpu", "c1", T0 + 400 * DAY, &a, &b, &f->err));
+    FAILS(f, ALLOT_ENOENT, store_find_payer(f->st, "nope", "cpu", "c1", T0, &a, &b, &f->err));
+    FAILS(f, ALLOT_EINVAL, store_find_payer(f->st, "bad name", "cpu", "c1", T0, &a, &b, &f->err));
+}
+
+static void test_credit_idempotent(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    int64_t id = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 0);
+    struct ledger_entry e = entry(id, LEDGER_CREDIT, 6000, "grant-2026");
+    int replay = -1;
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    assert_int_equal(replay, 0);
+    int64_t first = e.id;
+    assert_true(first > 0);
+    int rows = fx_ledger_rows(f);
+
+    struct ledger_entry again = entry(id, LEDGER_CREDIT, 6000, "grant-2026");
+    TX(f, store_credit(f->st, &again, &replay, &f->err));
+    assert_int_equal(replay, 1);
+    assert_int_equal(again.id, first);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    struct balance b;
+    OK(f, store_alloc_get(f->st, id, NULL, &b, &f->err));
+    assert_int_equal(b.granted_sumin, 6000);
+
+    /* Same key, different amount or kind: conflict, nothing written. */
+    struct ledger_entry other = entry(id, LEDGER_CREDIT, 6001, "grant-2026");
+    TX_FAILS(f, ALLOT_ECONFLICT, store_credit(f->st, &other, &replay, &f->err));
+    other = entry(id, LEDGER_ADJUSTMENT, 6000, "grant-2026");
+    TX_FAILS(f, ALLOT_ECONFLICT, store_credit(f->st, &other, &replay, &f->err));
+    assert_int_equal(fx_ledger_rows(f), rows);
+    fx_check_clean(f);
+}
+
+static void test_credit_kinds(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    int64_t id = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
+    int replay;
+    struct balance b;
+    /* Negative adjustment within the balance. */
+    struct ledger_entry e = entry(id, LEDGER_ADJUSTMENT, -300, "");
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    OK(f, store_alloc_get(f->st, id, NULL, &b, &f->err));
+    assert_int_equal(b.granted_sumin, 700);
+    /* ... but never below zero available. */
+    e = entry(id, LEDGER_ADJUSTMENT, -701, "");
+    TX_FAILS(f, ALLOT_EFUNDS, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_EXPIRY, 701, "");
+    TX_FAILS(f, ALLOT_EFUNDS, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_EXPIRY, 200, "");
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_CARRYOVER, 50, "");
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    OK(f, store_alloc_get(f->st, id, NULL, &b, &f->err));
+    assert_int_equal(b.granted_sumin, 550);
+    /* A refund cannot exceed what was used. */
+    e = entry(id, LEDGER_REFUND, 1, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    struct settle_req sr = {.cluster = "c1", .job_id = 9, .start_s = T0 + 10, .end_s = T0 + 70,
+                            .elapsed_s = 60, .billing_micro = 2000000, .charge_sumin = -1,
+                            .user = "alice", .account = "chem", .resource = "cpu",
+                            .settle_source = "sacct"};
+    struct settle_result sres;
+    TX(f, store_settle(f->st, &sr, &sres, &f->err));
+    assert_int_equal(sres.job.charge_sumin, 2);
+    e = entry(id, LEDGER_REFUND, 2, "");
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    OK(f, store_alloc_get(f->st, id, NULL, &b, &f->err));
+    assert_int_equal(b.used_sumin, 0);
+    assert_int_equal(b.available_sumin, 550);
+
+    /* Kinds the verb does not take, bad amounts, unknown allocation. */
+    e = entry(id, LEDGER_HOLD, 5, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_DEBIT, 5, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_CREDIT, 0, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_CREDIT, -5, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_CREDIT, INT64_MAX, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(id, LEDGER_ADJUSTMENT, 0, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    e = entry(4242, LEDGER_CREDIT, 5, "");
+    TX_FAILS(f, ALLOT_ENOENT, store_credit(f->st, &e, &replay, &f->err));
+    fx_check_clean(f);
+}
+
+static int collect_entries(const struct ledger_entry *e, void *arg)
+{
+    char *out = arg;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s:%lld ", model_ledger_kind_name(e->kind),
+             (long long)e->amount_sumin);
+    strcat(out, buf);
+    return 0;
+}
+
+static int last_id(const struct ledger_entry *e, void *arg)
+{
+    *(int64_t *)arg = e->id;
+    return 0;
+}
+
+static void test_ledger_list(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    fx_add_account(f, "bio", "root");
+    int64_t c = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 100);
+    int64_t b = fx_add_alloc(f, "bio", "cpu", "", T0, T0 + DAY, 200);
+    int replay;
+    struct ledger_entry e = entry(c, LEDGER_CREDIT, 5, "");
+    e.time_s = T0 + 100;
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    char out[256] = "";
+    struct ledger_filter byacct = {.account = "chem"};
+    OK(f, store_ledger_list(f->st, &byacct, collect_entries, out, &f->err));
+    assert_string_equal(out, "credit:100 credit:5 ");
+    out[0] = '\0';
+    struct ledger_filter byalloc = {.alloc_id = b};
+    OK(f, store_ledger_list(f->st, &byalloc, collect_entries, out, &f->err));
+    assert_string_equal(out, "credit:200 ");
+    out[0] = '\0';
+    struct ledger_filter since = {.since_s = T0 + 50};
+    OK(f, store_ledger_list(f->st, &since, collect_entries, out, &f->err));
+    assert_string_equal(out, "credit:5 ");
+    /* Paging: limit 2, then after the last id. */
+    int64_t after = 0;
+    struct ledger_filter page = {.limit = 2};
+    OK(f, store_ledger_list(f->st, &page, last_id, &after, &f->err));
+    out[0] = '\0';
+    struct ledger_filter page2 = {.limit = 2, .after_id = after};
+    OK(f, store_ledger_list(f->st, &page2, collect_entries, out, &f->err));
+    assert_string_equal(out, "credit:5 ");
+}
+
+static void test_check_finds_corruption(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    int64_t id = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
+    fx_check_clean(f);
+    /* Corrupt the cached balance directly, bypassing the store. */
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    char sql[128];
+    snprintf(sql, sizeof sql,
+             "UPDATE alloc_balance SET granted_sumin = granted_sumin + 7 WHERE alloc_id = %lld",
+             (long long)id);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    /* The ledger itself refuses to be edited. */
+    assert_int_not_equal(sqlite3_exec(db, "UPDATE ledger SET amount_sumin = 1", NULL, NULL, NULL),
+                         SQLITE_OK);
+    assert_int_not_equal(sqlite3_exec(db, "DELETE FROM ledger", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    int n = store_check(f->st, fx_problem_print, NULL, &f->err);
+    assert_int_equal(n, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_alloc_overlap, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_alloc_modify_remove, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_alloc_list, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_payer, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_credit_idempotent, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_credit_kinds, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_ledger_list, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_check_finds_corruption, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
