@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* db_pg.c - the PostgreSQL (libpq) driver of db.h.
+ *
+ * One PGconn per db_t, used by one thread at a time.  Statements are prepared on the server
+ * by name ("a<n>") once per connection; values travel as text parameters (never formatted
+ * into SQL) and results come back in text format, read whole with PQexecPrepared.
+ *
+ * Write lock.  db_begin promises what SQLite's BEGIN IMMEDIATE gives: once it returns, this
+ * connection is the only writer until COMMIT/ROLLBACK.  Here it is
+ *   BEGIN (READ COMMITTED); SELECT pg_advisory_xact_lock(DB_PG_WRITE_LOCK)
+ * in one round trip.  Every write transaction of every process sharing the database takes
+ * that one lock first, so (a) the store's read-check-write verbs (overlap checks,
+ * idempotency lookups, the check-and-hold) see every earlier commit (READ COMMITTED takes a
+ * fresh snapshot per statement, and each statement after the lock runs after the previous
+ * holder committed), and (b) no two writers ever wait for each other's row locks, so there
+ * is no deadlock between allotd instances whatever order a batch touches rows in.  The lock
+ * is taken once per transaction: the daemon's group commit amortises it (and the commit's
+ * fsync) over a whole batch.  Waiting for it is bounded by lock_timeout (= busy timeout),
+ * reported as EUNAVAIL.  The store's conditional balance UPDATE keeps "no overdraft" true
+ * even without the lock; the lock is what keeps the other verbs simple and deadlock-free.
+ *
+ * Connection loss.  A failed call on a broken connection is EUNAVAIL ("retry").  The next
+ * db_begin, or statement outside a transaction, reconnects once (bounded by connect_timeout,
+ * default 3 s) and bumps a generation counter; each statement re-prepares itself lazily when
+ * its generation is older, so cached db_stmt_t handles stay valid across reconnects.  A
+ * transaction that was open when the connection broke is lost as a whole, never replayed.
+ *
+ * Error mapping (db.h): connection failure (class 08, 57P01-57P03) and lock_not_available
+ * 55P03, serialization_failure 40001, deadlock_detected 40P01 -> EUNAVAIL; unique_violation
+ * 23505 -> EEXIST; other integrity violations (23xxx) -> ECONFLICT; out of memory 53200 ->
+ * ENOMEM; the rest EIO.
+ */
+#include "libstore/db.h"
+
+#include <errno.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* pg_advisory_xact_lock key of the bank's write lock: "allot" in ASCII. */
+#define DB_PG_WRITE_LOCK "418430168948"
+#define DB_PG_PARAMS_MAX 32
+
+struct db_pg {
+    struct db base; /* first: a db_t * is a struct db_pg * */
+    PGconn *conn;
+    unsigned gen;       /* bumped on every (re)connect */
+    unsigned next_name; /* statement names a1, a2, ... */
+    int busy_timeout_ms;
+    int durable;
+    int tx_open; /* a transaction was begun and not yet seen to end */
+};
+
+struct db_pg_stmt {
+    struct db_stmt base; /* first */
+    char *sql;
+    char name[16];
+    unsigned gen; /* connection generation it was prepared in; 0 = not prepared */
+    int nparams;
+    const char *vals[DB_PG_PARAMS_MAX]; /* borrowed text or ibuf[i]; NULL = SQL NULL */
+    char ibuf[DB_PG_PARAMS_MAX][24];
+    PGresult *res;
+    int row, nrows;
+    int64_t changes;
+};
+
+static struct db_pg *pg_of(db_t *db)
+{
+    return (struct db_pg *)db;
+}
+
+static enum allot_errnum map_sqlstate(const char *st)
+{
+    if (!st || strlen(st) != 5)
+        return ALLOT_EIO;
+    if (strncmp(st, "08", 2) == 0 || strcmp(st, "57P01") == 0 || strcmp(st, "57P02") == 0 ||
+        strcmp(st, "57P03") == 0 || strcmp(st, "55P03") == 0 || strcmp(st, "40001") == 0 ||
+        strcmp(st, "40P01") == 0)
+        return ALLOT_EUNAVAIL;
+    if (strcmp(st, "23505") == 0)
+        return ALLOT_EEXIST;
+    if (strncmp(st, "23", 2) == 0)
+        return ALLOT_ECONFLICT;
+    if (strcmp(st, "53200") == 0)
+        return ALLOT_ENOMEM;
+    return ALLOT_EIO;
+}
+
+/* Fill err from a failed result (res may be NULL when libpq itself failed). */
+static int fail_res(struct db_pg *d, const PGresult *res, const char *what,
+                    struct allot_error *err)
+{
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    enum allot_errnum code = map_sqlstate(state);
+    if (PQstatus(d->conn) != CONNECTION_OK)
+        code = ALLOT_EUNAVAIL;
+    const char *msg = res ? PQresultErrorMessage(res) : "";
+    if (!msg || !*msg)
+        msg = PQerrorMessage(d->conn);
+    /* libpq messages end with a newline; keep the reply on one line. */
+    int len = (int)strcspn(msg, "\n");
+    return allot_errorf(err, code, "pg: %s: %.*s%s%s%s", what, len, msg, state ? " (" : "",
+                        state ? state : "", state ? ")" : "");
+}
+
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message; /* libraries never log; notices ("already exists, skipping") are noise */
+}
+
+/* Per-session settings, run after every (re)connect. */
+static int session_setup(struct db_pg *d, struct allot_error *err)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SET synchronous_commit = %s; SET lock_timeout = %d; "
+             "SET default_transaction_isolation = 'read committed'; SET TIME ZONE 'UTC'",
+             d->durable ? "on" : "off", d->busy_timeout_ms);
+    PGresult *res = PQexec(d->conn, sql);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    if (!ok)
+        fail_res(d, res, "session setup", err);
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
+/* Make sure the connection is usable: reconnect once when no transaction is open.  Inside a
+ * transaction a lost connection is an error: running the rest of it on a new connection
+ * would commit half a transaction statement by statement. */
+static int ensure_conn(struct db_pg *d, struct allot_error *err)
+{
+    if (PQstatus(d->conn) == CONNECTION_OK)
+        return 0;
+    if (d->tx_open)
+        return allot_errorf(err, ALLOT_EUNAVAIL,
+                            "pg: connection lost inside a transaction (retry)");
+    PQreset(d->conn);
+    if (PQstatus(d->conn) != CONNECTION_OK) {
+        int len = (int)strcspn(PQerrorMessage(d->conn), "\n");
+        return allot_errorf(err, ALLOT_EUNAVAIL, "pg: database unreachable (retry): %.*s", len,
+                            PQerrorMessage(d->conn));
+    }
+    d->gen++;
+    return session_setup(d, err);
+}
+
+static void drv_close(db_t *db)
+{
+    struct db_pg *d = pg_of(db);
+    PQfinish(d->conn); /* the server rolls back an open transaction */
+    free(d);
+}
+
+static int drv_exec(db_t *db, const char *sql, struct allot_error *err)
+{
+    struct db_pg *d = pg_of(db);
+    if (ensure_conn(d, err) < 0)
+        return -1;
+    PGresult *res = PQexec(d->conn, sql);
+    ExecStatusType s = PQresultStatus(res);
+    int ok = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK || s == PGRES_EMPTY_QUERY;
+    if (!ok)
+        fail_res(d, res, "exec", err);
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
+static int drv_begin(db_t *db, struct allot_error *err)
+{
+    struct db_pg *d = pg_of(db);
+    d->tx_open = 0; /* the store begins only outside a transaction */
+    if (ensure_conn(d, err) < 0)
+        return -1;
+    PGresult *res = PQexec(d->conn, "BEGIN ISOLATION LEVEL READ COMMITTED; "
+                                    "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")");
+    int ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+    if (!ok) {
+        fail_res(d, res, "begin (write lock)", err);
+        PQclear(res);
+        if (PQstatus(d->conn) == CONNECTION_OK &&
+            PQtransactionStatus(d->conn) != PQTRANS_IDLE) {
+            res = PQexec(d->conn, "ROLLBACK");
+            PQclear(res);
+        }
+        return -1;
+    }
+    PQclear(res);
+    d->tx_open = 1;
+    return 0;
+}
+
+static int drv_table_exists(db_t *db, const char *table, int *exists, struct allot_error *err)
+{
+    struct db_pg *d = pg_of(db);
+    if (ensure_conn(d, err) < 0)
+        return -1;
+    const char *vals[1] = {table};
+    /* to_regclass follows search_path, as unqualified table names in the store's SQL do. */
+    PGresult *res = PQexecParams(d->conn, "SELECT to_regclass($1::text) IS NOT NULL", 1, NULL,
+                                 vals, NULL, NULL, 0);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+        fail_res(d, res, "table_exists", err);
+        PQclear(res);
+        return -1;
+    }
+    *exists = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+    PQclear(res);
+    return 0;
+}
+
+/* Highest $N in sql outside quotes and comments (the statement's parameter count). */
+static int count_params(const char *sql)
+{
+    int max = 0;
+    for (const char *p = sql; *p; p++) {
+        if (*p == '\'' || *p == '"') {
+            char q = *p;
+            for (p++; *p && *p != q; p++)
+                ;
+            if (!*p)
+                break;
+        } else if (p[0] == '-' && p[1] == '-') {
+            while (*p && *p != '\n')
+                p++;
+            if (!*p)
+                break;
+        } else if (*p == '$' && p[1] >= '0' && p[1] <= '9') {
+            int n = 0;
+            for (p++; *p >= '0' && *p <= '9'; p++)
+                n = n < 1000 ? n * 10 + (*p - '0') : n;
+            if (n > max)
+                max = n;
+            p--;
+        }
+    }
+    return max;
+}
+
+static int server_prepare(struct db_pg_stmt *q, struct allot_error *err)
+{
+    struct db_pg *d = pg_of(q->base.db);
+    PGresult *res = PQprepare(d->conn, q->name, q->sql, q->nparams, NULL);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    if (!ok) {
+        fail_res(d, res, "prepare", err);
+        allot_error_prefix(err, "%.60s", q->sql);
+    } else {
+        q->gen = d->gen;
+    }
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
+static db_stmt_t *drv_prepare(db_t *db, const char *sql, struct allot_error *err)
+{
+    struct db_pg *d = pg_of(db);
+    int n = count_params(sql);
+    if (n > DB_PG_PARAMS_MAX) {
+        allot_errorf(err, ALLOT_EINTERNAL, "db: %d parameters, more than %d: %.60s", n,
+                     DB_PG_PARAMS_MAX, sql);
+        return NULL;
+    }
+    struct db_pg_stmt *q = calloc(1, sizeof *q);
+    if (!q || !(q->sql = strdup(sql))) {
+        free(q);
+        allot_errorf(err, ALLOT_ENOMEM, "db: out of memory");
+        return NULL;
+    }
+    q->base.db = db;
+    q->nparams = n;
+    snprintf(q->name, sizeof q->name, "a%u", ++d->next_name);
+    /* Prepare now so a bad statement fails where SQLite's would; after a lost connection
+     * this happens again lazily in step. */
+    if (ensure_conn(d, err) < 0 || server_prepare(q, err) < 0) {
+        free(q->sql);
+        free(q);
+        return NULL;
+    }
+    return &q->base;
+}
+
+static void drv_reset(db_stmt_t *s)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    PQclear(q->res);
+    q->res = NULL;
+    q->row = q->nrows = 0;
+    for (int i = 0; i < q->nparams; i++)
+        q->vals[i] = NULL;
+}
+
+static void drv_finalize(db_stmt_t *s)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    struct db_pg *d = pg_of(s->db);
+    drv_reset(s);
+    /* Free the server-side statement too when the connection is idle and healthy; a
+     * connection about to close frees it anyway. */
+    if (q->gen == d->gen && PQstatus(d->conn) == CONNECTION_OK &&
+        PQtransactionStatus(d->conn) == PQTRANS_IDLE) {
+        char sql[40];
+        snprintf(sql, sizeof sql, "DEALLOCATE %s", q->name);
+        PQclear(PQexec(d->conn, sql));
+    }
+    free(q->sql);
+    free(q);
+}
+
+static int drv_bind_int64(db_stmt_t *s, int idx, int64_t v)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    if (idx < 1 || idx > q->nparams)
+        return -1;
+    snprintf(q->ibuf[idx - 1], sizeof q->ibuf[idx - 1], "%lld", (long long)v);
+    q->vals[idx - 1] = q->ibuf[idx - 1];
+    return 0;
+}
+
+static int drv_bind_text(db_stmt_t *s, int idx, const char *v)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    if (idx < 1 || idx > q->nparams)
+        return -1;
+    q->vals[idx - 1] = v; /* borrowed until reset (db.h) */
+    return 0;
+}
+
+static int drv_bind_null(db_stmt_t *s, int idx)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    if (idx < 1 || idx > q->nparams)
+        return -1;
+    q->vals[idx - 1] = NULL;
+    return 0;
+}
+
+static int drv_step(db_stmt_t *s, struct allot_error *err)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    struct db_pg *d = pg_of(s->db);
+    if (q->res) {
+        if (++q->row < q->nrows)
+            return 1;
+        return 0;
+    }
+    if (PQstatus(d->conn) != CONNECTION_OK && d->tx_open && strcmp(q->sql, "ROLLBACK") == 0) {
+        d->tx_open = 0; /* the server discarded the transaction with the connection */
+        return 0;
+    }
+    if (ensure_conn(d, err) < 0)
+        return -1;
+    if (q->gen != d->gen && server_prepare(q, err) < 0)
+        return -1;
+    PGresult *res = PQexecPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(res);
+    if (PQstatus(d->conn) == CONNECTION_OK)
+        d->tx_open = PQtransactionStatus(d->conn) != PQTRANS_IDLE;
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+        fail_res(d, res, "step", err);
+        PQclear(res);
+        return -1;
+    }
+    const char *ct = PQcmdTuples(res);
+    q->changes = ct && *ct ? strtoll(ct, NULL, 10) : 0;
+    q->res = res;
+    q->nrows = st == PGRES_TUPLES_OK ? PQntuples(res) : 0;
+    q->row = 0;
+    return q->nrows > 0 ? 1 : 0;
+}
+
+static int64_t drv_column_int64(db_stmt_t *s, int col)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    if (!q->res || q->row >= q->nrows || col < 0 || col >= PQnfields(q->res) ||
+        PQgetisnull(q->res, q->row, col))
+        return 0;
+    const char *v = PQgetvalue(q->res, q->row, col);
+    /* Booleans read as SQLite's 0/1, so the same SQL reads the same on both. */
+    if (v[0] == 't' && !v[1])
+        return 1;
+    if (v[0] == 'f' && !v[1])
+        return 0;
+    return strtoll(v, NULL, 10);
+}
+
+static const char *drv_column_text(db_stmt_t *s, int col)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    if (!q->res || q->row >= q->nrows || col < 0 || col >= PQnfields(q->res) ||
+        PQgetisnull(q->res, q->row, col))
+        return NULL;
+    return PQgetvalue(q->res, q->row, col);
+}
+
+static int drv_column_is_null(db_stmt_t *s, int col)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    if (!q->res || q->row >= q->nrows || col < 0 || col >= PQnfields(q->res))
+        return 1;
+    return PQgetisnull(q->res, q->row, col);
+}
+
+static int64_t drv_changes(db_stmt_t *s)
+{
+    return ((struct db_pg_stmt *)s)->changes;
+}
+
+static const struct db_ops pg_ops = {
+    .name = "pg",
+    .close = drv_close,
+    .exec = drv_exec,
+    .begin = drv_begin,
+    .table_exists = drv_table_exists,
+    .prepare = drv_prepare,
+    .finalize = drv_finalize,
+    .reset = drv_reset,
+    .bind_int64 = drv_bind_int64,
+    .bind_text = drv_bind_text,
+    .bind_null = drv_bind_null,
+    .step = drv_step,
+    .column_int64 = drv_column_int64,
+    .column_text = drv_column_text,
+    .column_is_null = drv_column_is_null,
+    .changes = drv_changes,
+};
+
+db_t *db_pg_open(const char *conninfo, int busy_timeout_ms, int durable, struct allot_error *err)
+{
+    if (!conninfo || !*conninfo) {
+        allot_errorf(err, ALLOT_EINVAL, "target: missing PostgreSQL connection string");
+        return NULL;
+    }
+    struct db_pg *d = calloc(1, sizeof *d);
+    if (!d) {
+        allot_errorf(err, ALLOT_ENOMEM, "db: out of memory");
+        return NULL;
+    }
+    d->base.ops = &pg_ops;
+    d->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 5000;
+    d->durable = durable;
+    /* Defaults first: keywords in the expanded connection string override them, so a site
+     * may set its own connect_timeout or application_name. */
+    const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
+    const char *vals[] = {"3", "allot", conninfo, NULL};
+    d->conn = PQconnectdbParams(keys, vals, 1);
+    if (!d->conn) {
+        allot_errorf(err, ALLOT_ENOMEM, "pg: out of memory");
+        free(d);
+        return NULL;
+    }
+    if (PQstatus(d->conn) != CONNECTION_OK) {
+        int len = (int)strcspn(PQerrorMessage(d->conn), "\n");
+        allot_errorf(err, ALLOT_EUNAVAIL, "pg: cannot connect: %.*s", len,
+                     PQerrorMessage(d->conn));
+        PQfinish(d->conn);
+        free(d);
+        return NULL;
+    }
+    PQsetNoticeProcessor(d->conn, ignore_notice, NULL);
+    d->gen = 1;
+    if (session_setup(d, err) < 0) {
+        drv_close(&d->base);
+        return NULL;
+    }
+    return &d->base;
+}

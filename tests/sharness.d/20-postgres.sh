@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# 20-postgres.sh - a private PostgreSQL 15 server per test: its own data directory, socket
+# directory and log under the test's directory, listening only on 127.0.0.1 at a free port,
+# fsync on (durability is what the tests check).  The server runs as the postgres user, so
+# the directory is made reachable by it.
+#
+# pg_start [DIR]     initdb (once) and start; create database "allot"; export
+#                    ALLOT_TEST_PG (libpq conninfo of that database), PG_PORT, PG_DIR.
+# pg_stop [-m MODE]  stop (fast by default; "-m immediate" is a crash: no checkpoint).
+# pg_restart [-m MODE]  stop then start on the same port and data.
+# pg_psql SQL...     run SQL in the test database (psql -tA, stops on error).
+# allot_storage_conf FILE  append the storage lines of allot.conf for ALLOT_TEST_BACKEND
+#                    (sqlite: a file in the test dir; pg: ALLOT_TEST_PG, starting the
+#                    server when needed).  For allotd_start to call (tests/sharness.d/10-*).
+
+: "${PG_BINDIR:=/usr/lib/postgresql/15/bin}"
+
+pg_as() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+# Make every directory from / down to DIR traversable by the postgres user.
+pg_open_path() {
+    local d=$1
+    while [ -n "$d" ] && [ "$d" != / ]; do
+        chmod o+x "$d" 2>/dev/null
+        d=$(dirname "$d")
+    done
+}
+
+pg_start() {
+    local dir=${1:-$PWD/pg}
+    mkdir -p "$dir" || return 1
+    PG_DIR=$(cd "$dir" && pwd)
+    pg_open_path "$PG_DIR"
+    [ "$(id -u)" -eq 0 ] && chown postgres: "$PG_DIR"
+    if [ ! -f "$PG_DIR/data/PG_VERSION" ]; then
+        pg_as "$PG_BINDIR/initdb" -D "$PG_DIR/data" -U postgres -A trust -E UTF8 \
+            --no-locale >"$PG_DIR/initdb.log" 2>&1 || { cat "$PG_DIR/initdb.log"; return 1; }
+        cat >>"$PG_DIR/data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$PG_DIR'
+fsync = on
+synchronous_commit = on
+max_connections = 200
+shared_buffers = 64MB
+logging_collector = off
+EOF
+    fi
+    [ -n "${PG_PORT:-}" ] || PG_PORT=$(find_free_port) || return 1
+    pg_as "$PG_BINDIR/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 30 \
+        -o "-p $PG_PORT" start >/dev/null || { tail -n 20 "$PG_DIR/server.log"; return 1; }
+    wait_for 30 "$PG_BINDIR/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" || return 1
+    if ! "$PG_BINDIR/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -tAc \
+        "SELECT 1 FROM pg_database WHERE datname = 'allot'" | grep -q 1; then
+        "$PG_BINDIR/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres allot || return 1
+    fi
+    ALLOT_TEST_PG="host=127.0.0.1 port=$PG_PORT user=postgres dbname=allot"
+    export ALLOT_TEST_PG PG_PORT PG_DIR
+}
+
+pg_stop() {
+    [ -n "${PG_DIR:-}" ] && [ -f "$PG_DIR/data/postmaster.pid" ] || return 0
+    local mode=fast
+    [ "${1:-}" = -m ] && mode=$2
+    pg_as "$PG_BINDIR/pg_ctl" -D "$PG_DIR/data" -m "$mode" -w -t 30 stop >/dev/null
+}
+
+pg_restart() {
+    pg_stop "$@" && pg_start "$PG_DIR"
+}
+
+pg_psql() {
+    "$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -tA "$ALLOT_TEST_PG" -c "$*"
+}
+
+allot_storage_conf() {
+    local conf=$1
+    case "${ALLOT_TEST_BACKEND:-sqlite}" in
+    pg)
+        [ -n "${ALLOT_TEST_PG:-}" ] || pg_start "$PWD/pg" || return 1
+        printf 'StorageType=pg\nStorageLoc=%s\n' "$ALLOT_TEST_PG" >>"$conf"
+        ;;
+    *)
+        printf 'StorageType=sqlite\nStorageLoc=%s\n' "$PWD/bank.db" >>"$conf"
+        ;;
+    esac
+}
