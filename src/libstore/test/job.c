@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* job.c - hold, settle, release (DESIGN §3) on a real SQLite file: the HADM overdraft case,
+ * refused holds (failure row, JOB_REFUSED, replay), idempotency of every verb (a replay
+ * returns the first outcome and adds no ledger row), NODE_FAIL costs 0, a run that never
+ * started gets its whole hold back, a requeued run is a separate job, a run straddling two
+ * allocation periods pays from the one holding its hold, post-paid settles, listings and
+ * counts; store_check passes after each scenario. */
+#include "store_test.h"
+
+#define DAY 86400
+#define T0 1767225600 /* 2026-01-01T00:00:00Z */
+
+static struct hold_req hold_req(int64_t job_id, int32_t run, int64_t amount)
+{
+    struct hold_req r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.cluster, sizeof r.cluster, "c1");
+    r.job_id = job_id;
+    r.run = run;
+    snprintf(r.user, sizeof r.user, "alice");
+    snprintf(r.account, sizeof r.account, "chem");
+    snprintf(r.partition, sizeof r.partition, "cpu");
+    snprintf(r.qos, sizeof r.qos, "normal");
+    snprintf(r.resource, sizeof r.resource, "cpu");
+    r.submit_s = T0 + 100;
+    r.start_s = T0 + 200;
+    r.time_limit_s = 3600;
+    r.billing_micro = 1000000;
+    r.amount_sumin = amount;
+    snprintf(r.req_tres, sizeof r.req_tres, "cpu=1,mem=1G,node=1");
+    snprintf(r.alloc_tres, sizeof r.alloc_tres, "cpu=1,mem=1G,node=1");
+    snprintf(r.actor, sizeof r.actor, "slurm");
+    r.now_s = T0 + 200;
+    return r;
+}
+
+static struct settle_req settle_req(int64_t job_id, int32_t run, int64_t elapsed_s,
+                                    const char *state)
+{
+    struct settle_req r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.cluster, sizeof r.cluster, "c1");
+    r.job_id = job_id;
+    r.run = run;
+    r.start_s = T0 + 200;
+    r.end_s = T0 + 200 + elapsed_s;
+    r.elapsed_s = elapsed_s;
+    snprintf(r.slurm_state, sizeof r.slurm_state, "%s", state);
+    r.charge_sumin = -1;
+    snprintf(r.settle_source, sizeof r.settle_source, "epilog");
+    snprintf(r.actor, sizeof r.actor, "slurm");
+    r.now_s = T0 + 200 + elapsed_s;
+    return r;
+}
+
+/* chem under science; one cpu allocation for chem on all clusters, credited `amount`. */
+static int64_t setup_bank(struct fx *f, int64_t amount)
+{
+    fx_add_account(f, "science", "root");
+    fx_add_account(f, "chem", "science");
+    return fx_add_alloc(f, "chem", "cpu", "", T0, T0 + 30 * DAY, amount);
+}
+
+static struct balance bal_of(struct fx *f, int64_t id)
+{
+    struct balance b;
+    OK(f, store_alloc_get(f->st, id, NULL, &b, &f->err));
+    return b;
+}
+
+static void test_hadm_overdraft(void **state)
+{
+    struct fx *f = *state;
+    /* HADM: two 20 SU holds against a 30 SU balance yield exactly one hold. */
+    int64_t id = setup_bank(f, 30 * 60);
+    struct hold_req a = hold_req(1, 0, 20 * 60), b = hold_req(2, 0, 20 * 60);
+    struct hold_result ra, rb;
+    TX(f, store_hold(f->st, &a, &ra, &f->err));
+    TX(f, store_hold(f->st, &b, &rb, &f->err));
+    assert_false(ra.refused);
+    assert_int_equal(ra.job.status, JOB_HELD);
+    assert_int_equal(ra.alloc.id, id);
+    assert_int_equal(ra.bal.held_sumin, 1200);
+    assert_int_equal(ra.bal.available_sumin, 600);
+    assert_true(rb.refused);
+    assert_int_equal(rb.job.status, JOB_REFUSED);
+    assert_int_equal(rb.failure.alloc_id, id);
+    assert_int_equal(rb.failure.needed_sumin, 1200);
+    assert_int_equal(rb.failure.available_sumin, 600);
+    assert_int_equal(rb.failure.held_sumin, 1200);
+    assert_true(rb.failure.id > 0);
+    assert_string_equal(rb.failure.stage, "hold");
+    assert_non_null(strstr(rb.failure.message, "chem"));
+    assert_non_null(strstr(rb.failure.message, "20h"));
+    assert_non_null(strstr(rb.failure.message, "10h"));
+    struct balance bal = bal_of(f, id);
+    assert_int_equal(bal.held_sumin, 1200);
+    assert_int_equal(bal.available_sumin, 600);
+    /* Only one hold entry was written (plus the credit). */
+    assert_int_equal(fx_ledger_rows(f), 2);
+
+    /* A replay of the refused run returns the same refusal and writes nothing. */
+    struct hold_result again;
+    TX(f, store_hold(f->st, &b, &again, &f->err));
+    assert_true(again.replay);
+    assert_true(again.refused);
+    assert_int_equal(again.failure.id, rb.failure.id);
+    assert_int_equal(fx_ledger_rows(f), 2);
+    fx_check_clean(f);
+}
+
+static void test_hold_settle_idempotent(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 6000);
+    struct hold_req h = hold_req(10, 0, 60);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_false(hr.replay);
+    int rows = fx_ledger_rows(f);
+    struct hold_result hr2;
+    TX(f, store_hold(f->st, &h, &hr2, &f->err));
+    assert_true(hr2.replay);
+    assert_false(hr2.refused);
+    assert_int_equal(hr2.job.hold_sumin, 60);
+    assert_int_equal(hr2.bal.held_sumin, 60);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    int64_t count = -1;
+    OK(f, store_job_count_held(f->st, "c1", "chem", NULL, &count, &f->err));
+    assert_int_equal(count, 1);
+
+    /* 1 billing unit for 1801 s: ceil(1801/60) = 31 SU-minutes. */
+    struct settle_req s = settle_req(10, 0, 1801, "COMPLETED");
+    struct settle_result sr;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_false(sr.replay);
+    assert_int_equal(sr.job.status, JOB_SETTLED);
+    assert_int_equal(sr.job.charge_sumin, 31);
+    assert_string_equal(sr.job.settle_source, "epilog");
+    assert_int_equal(sr.bal.held_sumin, 0);
+    assert_int_equal(sr.bal.used_sumin, 31);
+    assert_int_equal(sr.bal.available_sumin, 6000 - 31);
+    rows = fx_ledger_rows(f);
+    /* Replays of settle (e.g. epilog then sacct) and of release write nothing. */
+    struct settle_result sr2;
+    s.elapsed_s = 9999;
+    snprintf(s.settle_source, sizeof s.settle_source, "sacct");
+    TX(f, store_settle(f->st, &s, &sr2, &f->err));
+    assert_true(sr2.replay);
+    assert_int_equal(sr2.job.charge_sumin, 31);
+    assert_string_equal(sr2.job.settle_source, "epilog");
+    TX(f, store_release(f->st, "c1", 10, 0, "admin", "late", T0 + 5000, &sr2, &f->err));
+    assert_true(sr2.replay);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    /* A hold replay after the settle returns the first outcome: the run, now settled. */
+    TX(f, store_hold(f->st, &h, &hr2, &f->err));
+    assert_true(hr2.replay);
+    assert_int_equal(hr2.job.status, JOB_SETTLED);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    OK(f, store_job_count_held(f->st, NULL, NULL, "alice", &count, &f->err));
+    assert_int_equal(count, 0);
+    assert_int_equal(bal_of(f, id).available_sumin, 6000 - 31);
+    fx_check_clean(f);
+}
+
+static void test_node_fail_and_billing(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 6000);
+    struct hold_req h = hold_req(20, 0, 120);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    struct settle_req s = settle_req(20, 0, 3000, "NODE_FAIL");
+    struct settle_result sr;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 0);
+    assert_int_equal(sr.bal.used_sumin, 0);
+    assert_int_equal(sr.bal.held_sumin, 0);
+    /* The final billing replaces the recorded one: 2.5 units x 60 s = 150 s -> 3 minutes. */
+    h = hold_req(21, 0, 120);
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    s = settle_req(21, 0, 60, "COMPLETED");
+    s.billing_micro = 2500000;
+    snprintf(s.alloc_tres, sizeof s.alloc_tres, "cpu=3");
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 3);
+    assert_int_equal(sr.job.billing_micro, 2500000);
+    assert_string_equal(sr.job.alloc_tres, "cpu=3");
+    /* An explicit charge is taken as given. */
+    h = hold_req(22, 0, 120);
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    s = settle_req(22, 0, 60, "COMPLETED");
+    s.charge_sumin = 77;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 77);
+    assert_int_equal(bal_of(f, id).used_sumin, 80);
+    fx_check_clean(f);
+}
+
+static void test_release_never_started(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 600);
+    struct hold_req h = hold_req(30, 0, 500);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_int_equal(bal_of(f, id).available_sumin, 100);
+    struct settle_result sr;
+    TX(f, store_release(f->st, "c1", 30, 0, "slurm", "never started", T0 + 300, &sr, &f->err));
+    assert_false(sr.replay);
+    assert_int_equal(sr.job.status, JOB_RELEASED);
+    assert_int_equal(sr.bal.available_sumin, 600);
+    assert_int_equal(sr.bal.held_sumin, 0);
+    int rows = fx_ledger_rows(f);
+    TX(f, store_release(f->st, "c1", 30, 0, "slurm", "", T0 + 301, &sr, &f->err));
+    assert_true(sr.replay);
+    /* Settling a released run is a replay too. */
+    struct settle_req s = settle_req(30, 0, 60, "CANCELLED");
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_true(sr.replay);
+    assert_int_equal(sr.job.status, JOB_RELEASED);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    TX_FAILS(f, ALLOT_ENOENT,
+             store_release(f->st, "c1", 31, 0, "slurm", "", T0 + 300, &sr, &f->err));
+    TX_FAILS(f, ALLOT_EINVAL,
+             store_release(f->st, "c1", 0, 0, "slurm", "", T0 + 300, &sr, &f->err));
+    fx_check_clean(f);
+}
+
+static void test_requeue_is_new_run(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 1000);
+    struct hold_req h0 = hold_req(40, 0, 100), h1 = hold_req(40, 1, 100);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h0, &hr, &f->err));
+    struct settle_req s0 = settle_req(40, 0, 120, "REQUEUED");
+    struct settle_result sr;
+    TX(f, store_settle(f->st, &s0, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 2);
+    TX(f, store_hold(f->st, &h1, &hr, &f->err));
+    assert_false(hr.replay);
+    assert_int_equal(hr.job.run, 1);
+    assert_int_equal(hr.job.status, JOB_HELD);
+    struct job j0, j1;
+    OK(f, store_job_get(f->st, "c1", 40, 0, &j0, &f->err));
+    OK(f, store_job_get(f->st, "c1", 40, 1, &j1, &f->err));
+    assert_int_equal(j0.status, JOB_SETTLED);
+    assert_int_equal(j1.status, JOB_HELD);
+    FAILS(f, ALLOT_ENOENT, store_job_get(f->st, "c1", 40, 2, &j1, &f->err));
+    struct balance b = bal_of(f, id);
+    assert_int_equal(b.used_sumin, 2);
+    assert_int_equal(b.held_sumin, 100);
+    fx_check_clean(f);
+}
+
+static void test_straddle(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    int64_t a = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
+    int64_t b = fx_add_alloc(f, "chem", "cpu", "", T0 + DAY, T0 + 2 * DAY, 1000);
+    /* Starts an hour before A ends, ends two hours later, in B's period. */
+    struct hold_req h = hold_req(50, 0, 300);
+    h.start_s = T0 + DAY - 3600;
+    h.now_s = h.start_s;
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_int_equal(hr.alloc.id, a);
+    struct settle_req s = settle_req(50, 0, 3 * 3600, "COMPLETED");
+    s.start_s = h.start_s;
+    s.end_s = h.start_s + 3 * 3600;
+    s.now_s = s.end_s;
+    struct settle_result sr;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.alloc.id, a);
+    assert_int_equal(sr.job.charge_sumin, 180);
+    assert_int_equal(bal_of(f, a).used_sumin, 180);
+    assert_int_equal(bal_of(f, b).used_sumin, 0);
+    fx_check_clean(f);
+}
+
+static void test_nearest_ancestor_pays(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "science", "root");
+    fx_add_account(f, "chem", "science");
+    fx_add_account(f, "organic", "chem");
+    int64_t sci = fx_add_alloc(f, "science", "cpu", "", T0, T0 + DAY, 1000);
+    int64_t chem = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
+    struct hold_req h = hold_req(60, 0, 100);
+    snprintf(h.account, sizeof h.account, "organic");
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_int_equal(hr.alloc.id, chem);
+    assert_string_equal(hr.job.payer_account, "chem");
+    assert_string_equal(hr.job.account, "organic");
+    assert_int_equal(bal_of(f, chem).held_sumin, 100);
+    assert_int_equal(bal_of(f, sci).held_sumin, 0);
+    fx_check_clean(f);
+}
+
+static int count_failures(const struct failure *fl, void *arg)
+{
+    (void)fl;
+    (*(int *)arg)++;
+    return 0;
+}
+
+static void test_refused_no_payer(void **state)
+{
+    struct fx *f = *state;
+    setup_bank(f, 1000);
+    struct hold_req h = hold_req(70, 0, 100);
+    snprintf(h.resource, sizeof h.resource, "gpu");
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_true(hr.refused);
+    assert_int_equal(hr.job.status, JOB_REFUSED);
+    assert_int_equal(hr.failure.alloc_id, 0);
+    assert_int_equal(hr.alloc.id, 0);
+    assert_non_null(strstr(hr.failure.message, "gpu"));
+    assert_int_equal(fx_ledger_rows(f), 1);
+    /* A refused run settles to charge 0 and releases nothing. */
+    struct settle_req s = settle_req(70, 0, 600, "COMPLETED");
+    struct settle_result sr;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.status, JOB_SETTLED);
+    assert_int_equal(sr.job.charge_sumin, 0);
+    assert_int_equal(fx_ledger_rows(f), 1);
+    int n = 0;
+    struct failure_filter ff = {.account = "chem"};
+    OK(f, store_failure_list(f->st, &ff, count_failures, &n, &f->err));
+    assert_int_equal(n, 1);
+    fx_check_clean(f);
+}
+
+static void test_post_paid_settle(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 10);
+    /* Never held (reconciled from sacct): debited without a funds check. */
+    struct settle_req s = settle_req(80, 0, 3600, "COMPLETED");
+    snprintf(s.user, sizeof s.user, "alice");
+    snprintf(s.account, sizeof s.account, "chem");
+    snprintf(s.partition, sizeof s.partition, "cpu");
+    snprintf(s.resource, sizeof s.resource, "cpu");
+    snprintf(s.settle_source, sizeof s.settle_source, "sacct");
+    s.billing_micro = 1000000;
+    s.time_limit_s = 7200;
+    struct settle_result sr;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 60);
+    assert_int_equal(sr.alloc.id, id);
+    assert_int_equal(sr.bal.available_sumin, -50);
+    int rows = fx_ledger_rows(f);
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_true(sr.replay);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    /* The overdrawn allocation refuses the next hold. */
+    struct hold_req h = hold_req(81, 0, 1);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_true(hr.refused);
+    /* No payer for a never-held run: ENOENT, nothing written. */
+    s = settle_req(82, 0, 60, "COMPLETED");
+    snprintf(s.user, sizeof s.user, "alice");
+    snprintf(s.account, sizeof s.account, "chem");
+    snprintf(s.resource, sizeof s.resource, "gpu");
+    TX_FAILS(f, ALLOT_ENOENT, store_settle(f->st, &s, &sr, &f->err));
+    /* Missing who/where for a never-held run: EINVAL. */
+    s = settle_req(83, 0, 60, "COMPLETED");
+    TX_FAILS(f, ALLOT_EINVAL, store_settle(f->st, &s, &sr, &f->err));
+    fx_check_clean(f);
+}
+
+static void test_bad_requests(void **state)
+{
+    struct fx *f = *state;
+    setup_bank(f, 1000);
+    struct hold_result hr;
+    struct settle_result sr;
+    struct hold_req h = hold_req(90, 0, 0);
+    TX_FAILS(f, ALLOT_EINVAL, store_hold(f->st, &h, &hr, &f->err));
+    h = hold_req(0, 0, 10);
+    TX_FAILS(f, ALLOT_EINVAL, store_hold(f->st, &h, &hr, &f->err));
+    h = hold_req(90, -1, 10);
+    TX_FAILS(f, ALLOT_EINVAL, store_hold(f->st, &h, &hr, &f->err));
+    h = hold_req(90, 0, 10);
+    h.user[0] = '\0';
+    TX_FAILS(f, ALLOT_EINVAL, store_hold(f->st, &h, &hr, &f->err));
+    h = hold_req(90, 0, 10);
+    memset(h.req_tres, 'x', sizeof h.req_tres);
+    TX_FAILS(f, ALLOT_EINVAL, store_hold(f->st, &h, &hr, &f->err));
+    struct settle_req s = settle_req(90, 0, -5, "COMPLETED");
+    TX_FAILS(f, ALLOT_EINVAL, store_settle(f->st, &s, &sr, &f->err));
+    s = settle_req(90, 0, 5, "COMPLETED");
+    s.charge_sumin = -2;
+    TX_FAILS(f, ALLOT_EINVAL, store_settle(f->st, &s, &sr, &f->err));
+    /* Outside a transaction. */
+    h = hold_req(90, 0, 10);
+    FAILS(f, ALLOT_EINTERNAL, store_hold(f->st, &h, &hr, &f->err));
+    assert_int_equal(fx_ledger_rows(f), 1);
+}
+
+static int collect_jobs(const struct job *j, void *arg)
+{
+    char *out = arg;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%lld.%d:%s ", (long long)j->job_id, (int)j->run,
+             model_job_status_name(j->status));
+    strcat(out, buf);
+    return 0;
+}
+
+static void test_job_list_and_failures(void **state)
+{
+    struct fx *f = *state;
+    setup_bank(f, 100);
+    struct hold_result hr;
+    struct hold_req h = hold_req(1, 0, 50);
+    h.now_s = T0 + 10;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    h = hold_req(2, 0, 80);
+    h.now_s = T0 + 20;
+    snprintf(h.user, sizeof h.user, "bob");
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_true(hr.refused);
+    h = hold_req(3, 0, 10);
+    h.now_s = T0 + 30;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    char out[256] = "";
+    struct job_filter all = {.status = -1};
+    OK(f, store_job_list(f->st, &all, collect_jobs, out, &f->err));
+    assert_string_equal(out, "3.0:held 2.0:refused 1.0:held ");
+    out[0] = '\0';
+    struct job_filter held = {.status = JOB_HELD, .limit = 1};
+    OK(f, store_job_list(f->st, &held, collect_jobs, out, &f->err));
+    assert_string_equal(out, "3.0:held ");
+    out[0] = '\0';
+    struct job_filter bob = {.status = -1, .user = "bob", .cluster = "c1"};
+    OK(f, store_job_list(f->st, &bob, collect_jobs, out, &f->err));
+    assert_string_equal(out, "2.0:refused ");
+    struct job_filter bad = {.status = 9};
+    FAILS(f, ALLOT_EINVAL, store_job_list(f->st, &bad, collect_jobs, out, &f->err));
+
+    /* Admission failures are recorded by the caller. */
+    struct failure fl = {.cluster = "c1", .user = "bob", .account = "chem", .stage = "admit",
+                         .needed_sumin = 500, .available_sumin = 50,
+                         .message = "needs 500 SU-minutes"};
+    TX(f, store_failure_add(f->st, &fl, &f->err));
+    assert_true(fl.id > 0);
+    assert_true(fl.time_s > 0);
+    struct failure badf = fl;
+    snprintf(badf.stage, sizeof badf.stage, "later");
+    TX_FAILS(f, ALLOT_EINVAL, store_failure_add(f->st, &badf, &f->err));
+    int n = 0;
+    struct failure_filter byuser = {.user = "bob"};
+    OK(f, store_failure_list(f->st, &byuser, count_failures, &n, &f->err));
+    assert_int_equal(n, 2);
+    n = 0;
+    struct failure_filter one = {.limit = 1};
+    OK(f, store_failure_list(f->st, &one, count_failures, &n, &f->err));
+    assert_int_equal(n, 1);
+    fx_check_clean(f);
+}
+
+static void test_savepoint_isolates_hold(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 100);
+    /* Group commit: request 1 kept, request 2 rolled back, request 3 kept. */
+    BEGIN(f);
+    struct hold_result hr;
+    struct hold_req h1 = hold_req(1, 0, 30), h2 = hold_req(2, 0, 30), h3 = hold_req(3, 0, 30);
+    OK(f, store_savepoint(f->st, &f->err));
+    OK(f, store_hold(f->st, &h1, &hr, &f->err));
+    OK(f, store_savepoint_release(f->st, &f->err));
+    OK(f, store_savepoint(f->st, &f->err));
+    OK(f, store_hold(f->st, &h2, &hr, &f->err));
+    store_savepoint_rollback(f->st);
+    OK(f, store_savepoint(f->st, &f->err));
+    OK(f, store_hold(f->st, &h3, &hr, &f->err));
+    OK(f, store_savepoint_release(f->st, &f->err));
+    COMMIT(f);
+    struct job j;
+    FAILS(f, ALLOT_ENOENT, store_job_get(f->st, "c1", 2, 0, &j, &f->err));
+    assert_int_equal(bal_of(f, id).held_sumin, 60);
+    assert_int_equal(fx_ledger_rows(f), 3);
+    fx_check_clean(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_hadm_overdraft, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_hold_settle_idempotent, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_node_fail_and_billing, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_release_never_started, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_requeue_is_new_run, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_straddle, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_nearest_ancestor_pays, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_refused_no_payer, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_post_paid_settle, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_requests, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_job_list_and_failures, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_savepoint_isolates_hold, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
