@@ -55,6 +55,16 @@ struct allot_conf {
     char cluster_names[CONF_STR_MAX];  /* clusters this allotd serves; "" = any */
     char hold_mode[16];                /* "start" | "submit" */
     char fail_mode[16];                /* "closed" | "open" (read by the plugins) */
+    /* Usage, fair-share, priority (DESIGN §6; doc/fairshare.md) */
+    char fairshare_algo[16];        /* "classic" | "fair_tree" | "flux" */
+    int64_t decay_halflife_s;       /* PriorityDecayHalfLife; 0 = no decay */
+    char usage_reset[16];           /* PriorityUsageResetPeriod: NONE..YEARLY */
+    char usage_source[16];          /* "charge" (SU-minutes) | "billing" (billing-seconds) */
+    int64_t fs_dampening;           /* FairShareDampeningFactor (classic) */
+    char priority_type[16];         /* "slurm" | "flux" formula for `allot priority` */
+    int64_t pw_age, pw_fairshare, pw_jobsize, pw_partition, pw_qos; /* PriorityWeight* */
+    int64_t priority_max_age_s;     /* PriorityMaxAge */
+    int64_t fw_fairshare, fw_queue, fw_bank, fw_urgency; /* flux factor weights */
     /* Daemon */
     int64_t threads;        /* HTTP worker threads per listener */
     int64_t max_batch;      /* write operations per group commit */

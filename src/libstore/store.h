@@ -311,4 +311,202 @@ int store_failure_list(store_t *st, const struct failure_filter *f, store_failur
 typedef void (*store_problem_f)(const char *problem, void *arg);
 int store_check(store_t *st, store_problem_f cb, void *arg, struct allot_error *err);
 
+/* ---- Usage for fair-share and reports (store_usage.c, DESIGN §6) ------------------------- */
+
+/* One settled job as usage: who, when it ended and what it cost. */
+struct usage_job {
+    char cluster[ALLOT_NAME_MAX];
+    char account[ALLOT_NAME_MAX];
+    char user[ALLOT_NAME_MAX];
+    char qos[ALLOT_NAME_MAX];
+    int64_t end_s;
+    int64_t elapsed_s;
+    int64_t charge_sumin;  /* what the bank debited */
+    int64_t billing_micro; /* billing (TRESBillingWeights) in micro-units */
+};
+struct usage_filter {
+    const char *cluster; /* NULL = any */
+    const char *account; /* NULL = any */
+    const char *user;    /* NULL = any */
+    int64_t since_s;     /* end_s >= since_s */
+    int64_t until_s;     /* end_s < until_s; 0 = no bound */
+};
+typedef int (*store_usage_job_f)(const struct usage_job *u, void *arg);
+/* Every settled run matching f, oldest end first (cb may stop it). */
+int store_usage_jobs(store_t *st, const struct usage_filter *f, store_usage_job_f cb, void *arg,
+                     struct allot_error *err);
+/* Clear usage (write verb): jobs of (cluster, account, user) that ended before now_s stop
+ * counting; user "" means the account and every association under it.  The account must
+ * exist (ENOENT); cluster must exist. */
+int store_usage_clear(store_t *st, const char *cluster, const char *account, const char *user,
+                      int64_t now_s, struct allot_error *err);
+typedef int (*store_usage_reset_f)(const char *cluster, const char *account, const char *user,
+                                   int64_t time_s, void *arg);
+/* The recorded clears of cluster (NULL = all). */
+int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb, void *arg,
+                       struct allot_error *err);
+/* Delete job records (write verb) that are not held and were last updated before before_s;
+ * ledger entries stay.  *deleted gets the count.  Records the scrub in job_scrubs. */
+int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *deleted,
+                    struct allot_error *err);
+
+
+/* ---- Periodic policies, command outbox, evaluation log (DESIGN §5; store_policy.c) ----- */
+
+#define STORE_PERIOD_MAX 16 /* "2026-Q3", "total" (PERIOD_STR_MAX of libcore/period.h) */
+
+/* A policy on one allocation (at most one per allocation).  Amounts are SU-minutes, ratios
+ * parts per million.  The state fields (current_period .. flags) are written only by
+ * store_policy_roll / store_policy_evaluate. */
+struct policy {
+    int64_t id;
+    int64_t alloc_id;
+    char account[ALLOT_NAME_MAX];  /* the allocation's account (read only) */
+    char cluster[ALLOT_NAME_MAX];  /* where its commands go (must exist) */
+    char period_kind[ALLOT_NAME_MAX]; /* "month", "quarter", "year", "total" */
+    int64_t base_sumin;            /* credited at each period start */
+    int carryover;                 /* 1: carry unused (DESIGN §5), never for total */
+    int64_t carry_factor_ppm;      /* cap of the carry, x base (default 500000) */
+    int64_t grace_ppm;             /* default 200000; pause at 1e6 + grace */
+    int64_t notify_ppm;            /* default 800000 */
+    int64_t downscale_ppm;         /* default 1000000 */
+    char slow_qos[ALLOT_NAME_MAX]; /* "" = no downscale action */
+    char normal_qos[ALLOT_NAME_MAX]; /* QOS restored when downscale clears */
+    int reset_raw_usage;           /* 1: reset RawUsage at boundaries (never for total) */
+    char limit_type[ALLOT_NAME_MAX]; /* GrpTRESMins | MaxTRESMins | GrpTRES */
+    char tres_weights[ALLOT_TRES_MAX]; /* informative, as pushed to the partition */
+    int64_t fairshare;             /* >= 0: pushed at each boundary; -1 = not managed */
+    /* state */
+    char current_period[STORE_PERIOD_MAX]; /* the durable period marker; "" = none yet */
+    int64_t period_start_s, period_end_s;  /* of current_period (UTC) */
+    int64_t period_total_sumin;    /* base + carry of current_period */
+    int64_t period_used_open_sumin; /* allocation's used_sumin when the period opened */
+    unsigned flags;                /* enum carryover_flag in force at the last evaluation */
+    int64_t created_s;
+};
+
+/* add: allocation and cluster must exist, kind and limit_type valid, amounts and ppm in
+ * range; EEXIST when the allocation already has a policy.  Sets p->id, state empty. */
+int store_policy_add(store_t *st, struct policy *p, struct allot_error *err);
+int store_policy_get(store_t *st, int64_t id, struct policy *out, struct allot_error *err);
+/* The policy of allocation alloc_id; ENOENT when none. */
+int store_policy_get_by_alloc(store_t *st, int64_t alloc_id, struct policy *out,
+                              struct allot_error *err);
+typedef int (*store_policy_f)(const struct policy *p, void *arg);
+/* All policies by id; after_id/limit page (0 = from the start / no limit). */
+int store_policy_list(store_t *st, int64_t after_id, int limit, store_policy_f cb, void *arg,
+                      struct allot_error *err);
+
+/* What one period boundary did (store_policy_roll). */
+struct policy_roll {
+    int rolled;                        /* 0: marker already at the current period */
+    char old_period[STORE_PERIOD_MAX]; /* "" for the first period */
+    char new_period[STORE_PERIOD_MAX];
+    int64_t prev_used_sumin;           /* use counted for the closed period */
+    int64_t expired_sumin, carry_sumin, credit_sumin, total_sumin;
+    int64_t limit_value;               /* the value pushed with limit_type */
+    int64_t command_ids[8];
+    int ncommands;
+};
+
+/* The boundary transaction (DESIGN §5), inside the caller's transaction: when the period of
+ * now_s (in the zone whose UTC offset tz gives, NULL = UTC) differs from the marker, close
+ * the marker's period (expire the allocation's unused available, record its use), credit
+ * base + carry for the new one (ledger keys "policy:<id>:<period>:..." so a replay writes
+ * nothing), enqueue reset_raw_usage (unless disabled or total), set_limit, set_fairshare,
+ * and undo active downscale/pause, then advance the marker by compare-and-set.  Periods
+ * skipped while allotd was down get no credit of their own: the marker period's use is
+ * counted as the previous period's.  A now_s before the marker's period (clock stepped
+ * back) changes nothing.  Errors: ENOENT (policy), EINVAL (period computation), storage. */
+struct period_tz;
+int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struct period_tz *tz,
+                      const char *actor, struct policy_roll *out, struct allot_error *err);
+
+/* One threshold evaluation (inside the caller's transaction): rolls first, then compares
+ * the period's use (allocation used now - used at open) with its total, enqueues the actions
+ * of raised and cleared flags (notify is logged only; downscale sets slow_qos, pause sets
+ * GrpJobs=0; clearing undoes them), stores the new flags and appends an evaluation row.
+ * *out receives the evaluation (may be NULL).  A dry run is this call in a transaction the
+ * caller rolls back. */
+struct policy_eval {
+    int64_t id;
+    int64_t policy_id;
+    char period[STORE_PERIOD_MAX];
+    int64_t time_s;
+    int64_t used_sumin, total_sumin, usage_ppm;
+    unsigned prev_flags, new_flags;
+    char actions[ALLOT_TEXT_MAX];     /* e.g. "notify,downscale" or "" */
+    char command_ids[ALLOT_TEXT_MAX]; /* comma-separated */
+    struct policy_roll roll;          /* the boundary work done first (rolled = 0: none) */
+};
+int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
+                          const struct period_tz *tz, const char *actor, struct policy_eval *out,
+                          struct allot_error *err);
+struct eval_filter {
+    int64_t policy_id; /* 0 = any */
+    const char *period; /* NULL = any */
+    int limit;          /* 0 = no limit; newest first */
+};
+typedef int (*store_eval_f)(const struct policy_eval *e, void *arg);
+int store_eval_list(store_t *st, const struct eval_filter *f, store_eval_f cb, void *arg,
+                    struct allot_error *err);
+
+/* Per-period history of a policy (policy_periods rows), oldest first. */
+struct policy_period_row {
+    char period[STORE_PERIOD_MAX];
+    int64_t start_s, end_s, base_sumin, carry_sumin, total_sumin, used_open_sumin;
+    int64_t opened_s, closed_s, used_sumin, expired_sumin;
+};
+typedef int (*store_policy_period_f)(const struct policy_period_row *r, void *arg);
+int store_policy_periods(store_t *st, int64_t policy_id, store_policy_period_f cb, void *arg,
+                         struct allot_error *err);
+
+/* ---- Command outbox ---- */
+enum command_state { COMMAND_PENDING = 0, COMMAND_SENT, COMMAND_CONFIRMED, COMMAND_FAILED };
+const char *store_command_state_name(enum command_state s);
+struct command {
+    int64_t id;
+    char cluster[ALLOT_NAME_MAX];
+    char kind[ALLOT_NAME_MAX];  /* reset_raw_usage, set_limit, set_fairshare, set_qos, ... */
+    char target[ALLOT_NAME_MAX]; /* the Slurm account */
+    char payload[ALLOT_TRES_MAX]; /* "GrpTRESMins=billing=90000", "qos=slow", ... */
+    int64_t policy_id;
+    char period[STORE_PERIOD_MAX];
+    enum command_state state;
+    int64_t attempts;
+    char result[ALLOT_TEXT_MAX];
+    char idem_key[ALLOT_KEY_MAX];
+    int64_t created_s, sent_s, done_s;
+};
+/* Enqueue (caller's transaction): idempotent on c->idem_key; *replay = 1 and *c = the
+ * existing command when the key exists.  Sets id, state pending, created_s = now_s. */
+int store_command_add(store_t *st, struct command *c, int64_t now_s, int *replay,
+                      struct allot_error *err);
+int store_command_get(store_t *st, int64_t id, struct command *out, struct allot_error *err);
+struct command_filter {
+    const char *cluster; /* NULL = any */
+    int64_t policy_id;   /* 0 = any */
+    const char *period;  /* NULL = any */
+    int state;           /* -1 = any */
+    int64_t after_id;
+    int limit;           /* 0 = no limit; oldest first */
+};
+typedef int (*store_command_f)(const struct command *c, void *arg);
+int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb,
+                       void *arg, struct allot_error *err);
+/* The agent's poll (caller's transaction): hand out up to max commands of cluster that are
+ * pending, or sent more than lease_s ago without a result (the agent died), oldest first,
+ * marking them sent (attempts + 1, sent_s = now_s); records the agent as seen. */
+int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s,
+                        int max, store_command_f cb, void *arg, struct allot_error *err);
+/* The agent's result for command id: state COMMAND_CONFIRMED or COMMAND_FAILED, with text.
+ * A result for a command already confirmed or failed is a replay (*replay = 1, nothing
+ * changes) so an agent retrying its post is harmless.  ENOENT for an unknown id. */
+int store_command_result(store_t *st, int64_t id, enum command_state state, const char *result,
+                         int64_t now_s, int *replay, struct allot_error *err);
+/* The last poll time of cluster's agent (0 = never) and the oldest unfinished command's
+ * created_s (0 = none) and count. */
+int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
+                       int64_t *oldest_waiting_s, int64_t *waiting, struct allot_error *err);
+
 #endif
