@@ -23,7 +23,7 @@ static int db_absent(struct cli *cli, const char *verb, int argc, char **argv,
     return allot_errorf(err, ALLOT_EUNAVAIL,
                         "db: this allot was built without libstore (ALLOT_CLI_DB=OFF)");
 }
-const struct command cmd_db = {
+const struct cli_command cmd_db = {
     .noun = "db",
     .summary = "database commands (not in this build)",
     .help = "usage: allot db upgrade|check|version\n\nNot in this build (ALLOT_CLI_DB=OFF).\n",
@@ -32,7 +32,7 @@ const struct command cmd_db = {
 };
 #endif
 
-static const struct command *const commands[] = {
+static const struct cli_command *const commands[] = {
     &cmd_cluster, &cmd_account, &cmd_user,  &cmd_assoc,  &cmd_qos,    &cmd_partition,
     &cmd_alloc,   &cmd_credit,  &cmd_balance, &cmd_ledger, &cmd_job,  &cmd_failures,
     &cmd_limits,  &cmd_db,      &cmd_whoami, &cmd_step,
@@ -86,7 +86,7 @@ static void print_fields(const char *title, const struct field *fields)
         printf("  %-16s %s\n", f->key, f->help ? f->help : "");
 }
 
-static void command_help(const struct command *c)
+static void command_help(const struct cli_command *c)
 {
     fputs(c->help, stdout);
     if (c->crud) {
@@ -98,7 +98,7 @@ static void command_help(const struct command *c)
     }
 }
 
-static const struct command *find_command(const char *noun)
+static const struct cli_command *find_command(const char *noun)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(commands[i]->noun, noun))
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
     struct allot_error err = {0};
     char **words = xcalloc((size_t)argc + 1, sizeof(char *));
     int nwords = 0, rc = 0;
-    const struct command *cmd = NULL;
+    const struct cli_command *cmd = NULL;
 
     switch (parse_options(argc, argv, &cli, words, &nwords, &err)) {
     case PARSE_ERROR:

@@ -162,7 +162,7 @@ int crud_run(struct cli *cli, const struct crud *c, const char *verb, int argc, 
 typedef int (*cmd_f)(struct cli *cli, const char *verb, int argc, char **argv,
                      struct allot_error *err);
 
-struct command {
+struct cli_command {
     const char *noun;
     const char *summary; /* one line for `allot --help` */
     const char *help;    /* full text for `allot NOUN --help` */
@@ -171,7 +171,7 @@ struct command {
     const struct crud *crud; /* for the key lists printed by --help; may be NULL */
 };
 
-extern const struct command cmd_cluster, cmd_account, cmd_user, cmd_assoc, cmd_qos,
+extern const struct cli_command cmd_cluster, cmd_account, cmd_user, cmd_assoc, cmd_qos,
     cmd_partition, cmd_alloc, cmd_credit, cmd_balance, cmd_ledger, cmd_job, cmd_failures,
     cmd_limits, cmd_db, cmd_whoami, cmd_step;
 

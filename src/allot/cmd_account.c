@@ -36,7 +36,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
-const struct command cmd_account = {
+const struct cli_command cmd_account = {
     .noun = "account",
     .summary = "manage the account tree (Slurm accounts, banks, projects)",
     .help = "usage: allot account add NAME [parent=ACCOUNT] [fairshare=N] [description=TEXT]\n"

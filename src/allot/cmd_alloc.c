@@ -67,7 +67,7 @@ static int run_alloc(struct cli *cli, const char *verb, int argc, char **argv,
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
-const struct command cmd_alloc = {
+const struct cli_command cmd_alloc = {
     .noun = "alloc",
     .summary = "allocations: SU granted to an account for a resource type and period",
     .help = "usage: allot alloc add ACCOUNT resource=R start=DATE end=DATE [su=AMOUNT]\n"
@@ -163,7 +163,7 @@ out:
     return rc;
 }
 
-const struct command cmd_credit = {
+const struct cli_command cmd_credit = {
     .noun = "credit",
     .summary = "add SU to an allocation (credit, adjustment or refund ledger entry)",
     .help = "usage: allot credit ALLOC-ID su=AMOUNT [kind=credit|adjustment|refund]\n"

@@ -62,7 +62,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
-const struct command cmd_assoc = {
+const struct cli_command cmd_assoc = {
     .noun = "assoc",
     .summary = "associations: which users may charge which accounts on which cluster",
     .help = "usage: allot assoc add cluster=C account=A user=U [partition=P] [fairshare=N]\n"

@@ -61,7 +61,7 @@ out:
     return rc;
 }
 
-const struct command cmd_balance = {
+const struct cli_command cmd_balance = {
     .noun = "balance",
     .summary = "balances per allocation: granted, used, held, available",
     .help = "usage: allot balance [ACCOUNT] [account=A] [user=U] [active=yes|no]\n"

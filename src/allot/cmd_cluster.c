@@ -24,7 +24,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
-const struct command cmd_cluster = {
+const struct cli_command cmd_cluster = {
     .noun = "cluster",
     .summary = "add, show or remove the Slurm clusters the bank serves",
     .help = "usage: allot cluster add NAME\n"

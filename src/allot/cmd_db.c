@@ -99,7 +99,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return rc;
 }
 
-const struct command cmd_db = {
+const struct cli_command cmd_db = {
     .noun = "db",
     .summary = "database schema upgrade, integrity check and version (on the bank host)",
     .help = "usage: allot [--config FILE] db upgrade|check|version\n"

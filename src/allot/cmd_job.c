@@ -280,7 +280,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return cli_bad_verb("job", verb, "show, admit, hold, settle, release", err);
 }
 
-const struct command cmd_job = {
+const struct cli_command cmd_job = {
     .noun = "job",
     .summary = "a job's money (show) and the plugins' job verbs (admit, hold, settle, release)",
     .help =

@@ -78,7 +78,7 @@ static int run_ledger(struct cli *cli, const char *verb, int argc, char **argv,
                 add_job_ref, err);
 }
 
-const struct command cmd_ledger = {
+const struct cli_command cmd_ledger = {
     .noun = "ledger",
     .summary = "ledger entries (credits, holds, debits, refunds, ...) behind a balance",
     .help = "usage: allot ledger ACCOUNT [cluster=C] [job=ID] [since=DATE] [after=ID] [limit=N]\n"
@@ -127,7 +127,7 @@ static int run_failures(struct cli *cli, const char *verb, int argc, char **argv
                 add_job_ref, err);
 }
 
-const struct command cmd_failures = {
+const struct cli_command cmd_failures = {
     .noun = "failures",
     .summary = "jobs refused for lack of credit or a limit, and why",
     .help = "usage: allot failures [ACCOUNT] [account=A] [user=U] [since=DATE] [limit=N]\n"

@@ -136,7 +136,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return cli_bad_verb("limits", verb, "show, list, set", err);
 }
 
-const struct command cmd_limits = {
+const struct cli_command cmd_limits = {
     .noun = "limits",
     .summary = "Slurm limits: stored values and the effective limit with its source",
     .help = "usage: allot limits show USER [account=A] [partition=P] [qos=Q] [cluster=C]\n"

@@ -60,7 +60,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
-const struct command cmd_partition = {
+const struct cli_command cmd_partition = {
     .noun = "partition",
     .summary = "partitions: resource type and TRES billing weights",
     .help = "usage: allot partition add NAME cluster=C [resource=cpu|gpu|...] [billing=WEIGHTS]\n"

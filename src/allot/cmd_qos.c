@@ -37,7 +37,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
-const struct command cmd_qos = {
+const struct cli_command cmd_qos = {
     .noun = "qos",
     .summary = "manage quality-of-service levels",
     .help = "usage: allot qos add NAME [priority=N] [flags=F1,F2] [usagefactor=X]\n"

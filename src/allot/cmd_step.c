@@ -48,7 +48,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
                         tried, strerror(errno));
 }
 
-const struct command cmd_step = {
+const struct cli_command cmd_step = {
     .noun = "step",
     .summary = "run a command as a monitored Slurm step (runs allot-step)",
     .help = "usage: allot step run [options] -- COMMAND [ARGS...]\n"

@@ -32,7 +32,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
-const struct command cmd_user = {
+const struct cli_command cmd_user = {
     .noun = "user",
     .summary = "manage users (use 'assoc' to put a user in an account)",
     .help = "usage: allot user add NAME [uid=N] [defaultaccount=ACCOUNT]\n"

@@ -17,7 +17,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     return cli_show(cli, "/v1/whoami", columns, NULL, err);
 }
 
-const struct command cmd_whoami = {
+const struct cli_command cmd_whoami = {
     .noun = "whoami",
     .summary = "show the user and role allotd sees for you",
     .help = "usage: allot whoami\n"
