@@ -21,7 +21,8 @@
  *
  * Connection loss.  A failed call on a broken connection is EUNAVAIL ("retry").  The next
  * db_begin, or statement outside a transaction, reconnects once (bounded by connect_timeout,
- * default 3 s) and bumps a generation counter; each statement re-prepares itself lazily when
+ * default 3 s; after a failed attempt the next waits 50 ms, doubling up to 2 s, and calls in
+ * between fail at once) and bumps a generation counter; each statement re-prepares itself lazily when
  * its generation is older, so cached db_stmt_t handles stay valid across reconnects.  A
  * transaction that was open when the connection broke is lost as a whole, never replayed.
  *
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* pg_advisory_xact_lock key of the bank's write lock: "allot" in ASCII. */
 #define DB_PG_WRITE_LOCK "418430168948"
@@ -50,6 +52,8 @@ struct db_pg {
     int busy_timeout_ms;
     int durable;
     int tx_open; /* a transaction was begun and not yet seen to end */
+    int64_t retry_at_ms; /* no reconnect attempt before this (CLOCK_MONOTONIC) */
+    int backoff_ms;      /* next wait after a failed reconnect: 50 ms doubling to 2 s */
 };
 
 struct db_pg_stmt {
@@ -104,6 +108,13 @@ static int fail_res(struct db_pg *d, const PGresult *res, const char *what,
                         state ? state : "", state ? ")" : "");
 }
 
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void ignore_notice(void *arg, const char *message)
 {
     (void)arg;
@@ -136,12 +147,24 @@ static int ensure_conn(struct db_pg *d, struct allot_error *err)
     if (d->tx_open)
         return allot_errorf(err, ALLOT_EUNAVAIL,
                             "pg: connection lost inside a transaction (retry)");
+    /* Bounded backoff: while the server is down every caller fails at once (the daemon
+     * answers 503) instead of each one paying a connection attempt. */
+    int64_t now = now_ms();
+    if (now < d->retry_at_ms)
+        return allot_errorf(err, ALLOT_EUNAVAIL,
+                            "pg: database unreachable, next reconnect attempt in %lld ms",
+                            (long long)(d->retry_at_ms - now));
     PQreset(d->conn);
     if (PQstatus(d->conn) != CONNECTION_OK) {
+        d->retry_at_ms = now_ms() + d->backoff_ms;
+        d->backoff_ms = d->backoff_ms < 1000 ? d->backoff_ms * 2 : 2000;
         int len = (int)strcspn(PQerrorMessage(d->conn), "\n");
         return allot_errorf(err, ALLOT_EUNAVAIL, "pg: database unreachable (retry): %.*s", len,
                             PQerrorMessage(d->conn));
     }
+    d->backoff_ms = 50;
+    d->retry_at_ms = 0;
+    PQsetNoticeProcessor(d->conn, ignore_notice, NULL);
     d->gen++;
     return session_setup(d, err);
 }
@@ -440,6 +463,7 @@ db_t *db_pg_open(const char *conninfo, int busy_timeout_ms, int durable, struct 
     d->base.ops = &pg_ops;
     d->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 5000;
     d->durable = durable;
+    d->backoff_ms = 50;
     /* Defaults first: keywords in the expanded connection string override them, so a site
      * may set its own connect_timeout or application_name. */
     const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};

@@ -74,8 +74,11 @@ store_t *store_open(const struct store_config *cfg, struct allot_error *err)
     if (strcmp(backend, "sqlite") == 0) {
         st->backend = "sqlite";
         st->db = db_sqlite_open(cfg->target, cfg->busy_timeout_ms, cfg->durable, err);
+    } else if (strcmp(backend, "pg") == 0) {
+        st->backend = "pg";
+        st->db = db_pg_open(cfg->target, cfg->busy_timeout_ms, cfg->durable, err);
     } else {
-        allot_errorf(err, ALLOT_EINVAL, "backend: '%s' is not supported (sqlite)",
+        allot_errorf(err, ALLOT_EINVAL, "backend: '%s' is not supported (sqlite, pg)",
                      backend);
     }
     if (!st->db) {

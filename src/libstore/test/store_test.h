@@ -18,17 +18,32 @@
 #include <cmocka.h>
 
 #include "libstore/store.h"
+#include "store_test_pg.h" /* ALLOT_TEST_PG_CONNINFO: run on PostgreSQL */
 
 struct fx {
     char dir[64];
     char path[128];
     store_t *st;
     struct allot_error err;
+    char pg_schema[64];    /* PostgreSQL: this fixture's schema ("" = SQLite) */
+    char pg_conninfo[1024];
 };
+
+/* The fixture's store configuration (SQLite file, or PostgreSQL schema): tests opening a
+ * second connection to the same bank start from this. */
+static inline struct store_config fx_config(const struct fx *f)
+{
+    struct store_config cfg = {.backend = "sqlite", .target = f->path, .durable = 0};
+    if (f->pg_schema[0]) {
+        cfg.backend = "pg";
+        cfg.target = f->pg_conninfo;
+    }
+    return cfg;
+}
 
 static inline store_t *fx_open_store(struct fx *f)
 {
-    struct store_config cfg = {.backend = "sqlite", .target = f->path, .durable = 0};
+    struct store_config cfg = fx_config(f);
     store_t *st = store_open(&cfg, &f->err);
     if (!st)
         fail_msg("store_open: %s", f->err.msg);
@@ -42,6 +57,8 @@ static inline int fx_setup(void **state)
     snprintf(f->dir, sizeof f->dir, "/tmp/allot-store-XXXXXX");
     assert_non_null(mkdtemp(f->dir));
     snprintf(f->path, sizeof f->path, "%s/bank.db", f->dir);
+    if (fx_pg_base())
+        fx_pg_create(f->pg_schema, sizeof f->pg_schema, f->pg_conninfo, sizeof f->pg_conninfo);
     f->st = fx_open_store(f);
     if (store_upgrade(f->st, &f->err) < 0)
         fail_msg("store_upgrade: %s", f->err.msg);
@@ -54,6 +71,8 @@ static inline int fx_teardown(void **state)
     struct fx *f = *state;
     char p[160];
     store_close(f->st);
+    if (f->pg_schema[0])
+        fx_pg_drop(f->pg_schema);
     unlink(f->path);
     snprintf(p, sizeof p, "%s-wal", f->path);
     unlink(p);

@@ -65,6 +65,25 @@ static inline void fx_pg_create(char *schema, size_t ssize, char *conninfo, size
     snprintf(conninfo, csize, "%s options='-c search_path=%s'", fx_pg_base(), schema);
 }
 
+/* Run SQL on the store's own schema (conninfo from the fixture), bypassing the store, e.g.
+ * to corrupt a balance for a store_check test.  Returns 0, or -1 when the server refused it
+ * (as the ledger's append-only trigger does). */
+static inline int fx_pg_exec(const char *conninfo, const char *sql)
+{
+    PGconn *c = PQconnectdb(conninfo);
+    int rc = -1;
+    if (PQstatus(c) == CONNECTION_OK) {
+        PQsetNoticeProcessor(c, fx_pg_quiet, NULL);
+        PGresult *r = PQexec(c, sql);
+        rc = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK
+                 ? 0
+                 : -1;
+        PQclear(r);
+    }
+    PQfinish(c);
+    return rc;
+}
+
 static inline void fx_pg_drop(const char *schema)
 {
     char sql[320];
