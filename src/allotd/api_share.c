@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* api_share.c - fair-share, usage and priority (DESIGN §6): /v1/share, /v1/tree, /v1/usage,
+ * /v1/usage/clear, /v1/priority/{cluster}/{job}.
+ *
+ * Design: nothing is cached.  Each read builds the association tree of one cluster from the
+ * store (accounts with their shares, user associations with theirs), charges every settled
+ * job into it (charged SU-minutes or billing x elapsed seconds, per UsageSource, times the
+ * QOS UsageFactor, NoDecay QOS kept apart), evaluates the decay at now and runs libcore's
+ * fair-share.  The books are the only state, so a restart, a reload of the half-life or a
+ * usage clear takes effect on the next read.  Cost is O(accounts + associations + jobs) per
+ * request, on the HTTP worker's own read connection.
+ * Usage clears (usage_resets) hide jobs that ended before the clear: a clear of account A
+ * with no user applies to A and everything under it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "allotd/api.h"
+#include "allotd/json.h"
+#include "libcore/decay.h"
+#include "libcore/fairshare.h"
+#include "libcore/priority.h"
+#include "libcore/usage.h"
+#include "libutil/xalloc.h"
+
+/* ---- collecting the store's rows ------------------------------------------------------ */
+
+struct vec {
+    void *v;
+    size_t n, cap, size;
+};
+
+static void *vec_push(struct vec *x)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 16;
+        x->v = xrealloc(x->v, x->cap * x->size);
+    }
+    void *p = (char *)x->v + x->n * x->size;
+    memset(p, 0, x->size);
+    x->n++;
+    return p;
+}
+
+static int on_account(const struct account *a, void *arg)
+{
+    *(struct account *)vec_push(arg) = *a;
+    return 0;
+}
+
+static int on_assoc(const struct assoc *a, void *arg)
+{
+    struct vec *x = arg;
+    if (!a->user[0])
+        return 0;
+    /* Per-partition associations of the same user and account share one usage node. */
+    for (size_t i = 0; i < x->n; i++) {
+        const struct assoc *b = (const struct assoc *)x->v + i;
+        if (!strcmp(b->account, a->account) && !strcmp(b->user, a->user))
+            return 0;
+    }
+    *(struct assoc *)vec_push(x) = *a;
+    return 0;
+}
+
+static int on_qos(const struct qos *q, void *arg)
+{
+    *(struct qos *)vec_push(arg) = *q;
+    return 0;
+}
+
+struct reset {
+    char account[ALLOT_NAME_MAX];
+    char user[ALLOT_NAME_MAX];
+    int64_t time_s;
+};
+
+static int on_reset(const char *cluster, const char *account, const char *user, int64_t time_s,
+                    void *arg)
+{
+    (void)cluster;
+    struct reset *r = vec_push(arg);
+    snprintf(r->account, sizeof r->account, "%s", account);
+    snprintf(r->user, sizeof r->user, "%s", user);
+    r->time_s = time_s;
+    return 0;
+}
+
+/* ---- the tree ------------------------------------------------------------------------- */
+
+struct share {
+    char cluster[ALLOT_NAME_MAX];
+    enum fairshare_algo algo;
+    struct decay_params decay;
+    int billing; /* UsageSource=billing */
+    usage_tree_t *t;
+    struct fairshare_row *rows;
+    int64_t *reset_s; /* per node: jobs ending before it do not count */
+    struct vec qos;   /* struct qos */
+};
+
+static void share_fini(struct share *s)
+{
+    usage_tree_destroy(s->t);
+    free(s->rows);
+    free(s->reset_s);
+    free(s->qos.v);
+}
+
+static int algo_parse(const char *s, enum fairshare_algo *out)
+{
+    if (!strcmp(s, "classic"))
+        *out = FAIRSHARE_CLASSIC;
+    else if (!strcmp(s, "fair_tree"))
+        *out = FAIRSHARE_FAIR_TREE;
+    else if (!strcmp(s, "flux"))
+        *out = FAIRSHARE_FLUX;
+    else
+        return -1;
+    return 0;
+}
+
+static const char *algo_name(enum fairshare_algo a)
+{
+    return a == FAIRSHARE_CLASSIC ? "classic" : a == FAIRSHARE_FLUX ? "flux" : "fair_tree";
+}
+
+static enum decay_reset reset_parse(const char *s)
+{
+    static const char *const names[] = {"NONE", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY",
+                                        "YEARLY"};
+    for (int i = 0; i < 6; i++)
+        if (!strcasecmp(s, names[i]))
+            return (enum decay_reset)i;
+    return DECAY_RESET_NONE;
+}
+
+static int one_cluster(const char *name, void *arg)
+{
+    char *out = arg;
+    if (out[0])
+        return 2; /* more than one */
+    snprintf(out, ALLOT_NAME_MAX, "%s", name);
+    return 0;
+}
+
+/* The cluster a request is about: ?cluster=, else the only one the bank knows. */
+static int pick_cluster(struct req *r, store_t *st, char *out, struct allot_error *err)
+{
+    const char *c;
+    if (json_query_name(r, "cluster", &c, err) < 0)
+        return -1;
+    if (c) {
+        snprintf(out, ALLOT_NAME_MAX, "%s", c);
+        return 0;
+    }
+    out[0] = '\0';
+    int rc = store_cluster_list(st, one_cluster, out, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 2 || !out[0])
+        return allot_errorf(err, ALLOT_EINVAL, "cluster: required (the bank has %s clusters)",
+                            rc == 2 ? "several" : "no");
+    return 0;
+}
+
+struct build {
+    struct share *s;
+    const struct account *acc;
+    size_t nacc;
+    const struct assoc *as;
+    size_t nas;
+    struct usage_assoc_spec *spec;
+    size_t n;
+    size_t *acc_node; /* tree index of each account */
+};
+
+/* Pre-order: account k, then its user associations, then its sub-accounts. */
+static void add_account(struct build *b, size_t k, int64_t parent, int depth)
+{
+    if (depth > 64)
+        return; /* the store refuses cycles; this bounds a corrupt tree */
+    size_t me = b->n++;
+    b->acc_node[k] = me;
+    b->spec[me] = (struct usage_assoc_spec){.parent = parent,
+                                            .shares = (uint32_t)b->acc[k].shares,
+                                            .account = b->acc[k].name};
+    for (size_t i = 0; i < b->nas; i++)
+        if (!strcmp(b->as[i].account, b->acc[k].name))
+            b->spec[b->n++] = (struct usage_assoc_spec){.parent = (int64_t)me,
+                                                         .shares = (uint32_t)b->as[i].shares,
+                                                         .account = b->as[i].account,
+                                                         .user = b->as[i].user};
+    for (size_t j = 0; j < b->nacc; j++)
+        if (!strcmp(b->acc[j].parent, b->acc[k].name))
+            add_account(b, j, (int64_t)me, depth + 1);
+}
+
+static int find_node(const usage_tree_t *t, const char *account, const char *user)
+{
+    size_t n = usage_tree_count(t);
+    for (size_t i = 0; i < n; i++) {
+        const char *u = usage_tree_user(t, i);
+        if (!strcmp(usage_tree_account(t, i), account) &&
+            ((user && user[0]) ? (u && !strcmp(u, user)) : !u))
+            return (int)i;
+    }
+    return -1;
+}
+
+static int on_job(const struct usage_job *u, void *arg)
+{
+    struct share *s = arg;
+    int i = find_node(s->t, u->account, u->user);
+    if (i < 0)
+        i = find_node(s->t, u->account, NULL); /* association removed: count for its account */
+    if (i < 0 || u->end_s < s->reset_s[i])
+        return 0;
+    double factor = 1.0;
+    int nodecay = 0;
+    for (size_t q = 0; q < s->qos.n; q++) {
+        const struct qos *qq = (const struct qos *)s->qos.v + q;
+        if (!strcmp(qq->name, u->qos)) {
+            factor = (double)qq->usage_factor_ppm / 1e6;
+            nodecay = strcasestr(qq->flags, "NoDecay") != NULL;
+        }
+    }
+    double usage = s->billing ? (double)u->billing_micro / 1e6 * (double)u->elapsed_s
+                              : (double)u->charge_sumin;
+    struct allot_error e;
+    if (usage_tree_charge(s->t, (size_t)i, &s->decay, u->end_s, usage, factor, nodecay, &e) < 0)
+        return 0; /* a job the tree cannot take (factor < 0) is left out, not fatal */
+    return 0;
+}
+
+/* Build and evaluate the cluster's tree at now_s.  algo_text NULL = the configured one. */
+static int share_build(struct req *r, store_t *st, const char *cluster, const char *algo_text,
+                       int64_t now_s, struct share *s, struct allot_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->qos.size = sizeof(struct qos);
+    if (algo_parse(algo_text ? algo_text : r->conf->fairshare_algo, &s->algo) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "algo: '%s' is not classic, fair_tree or flux",
+                            algo_text);
+    s->decay.halflife_s = r->conf->decay_halflife_s;
+    s->decay.reset = reset_parse(r->conf->usage_reset);
+    s->billing = !strcmp(r->conf->usage_source, "billing");
+    if (cluster)
+        snprintf(s->cluster, sizeof s->cluster, "%s", cluster);
+    else if (pick_cluster(r, st, s->cluster, err) < 0)
+        return -1;
+    int rc = -1;
+    struct vec acc = {.size = sizeof(struct account)};
+    struct vec as = {.size = sizeof(struct assoc)};
+    struct vec resets = {.size = sizeof(struct reset)};
+    struct build b = {0};
+    struct assoc_filter af = {.cluster = s->cluster};
+    if (store_account_list(st, on_account, &acc, err) < 0 ||
+        store_assoc_list(st, &af, on_assoc, &as, err) < 0 ||
+        store_qos_list(st, on_qos, &s->qos, err) < 0 ||
+        store_usage_resets(st, s->cluster, on_reset, &resets, err) < 0)
+        goto out;
+    b = (struct build){.s = s, .acc = acc.v, .nacc = acc.n, .as = as.v, .nas = as.n};
+    b.spec = xcalloc(acc.n + as.n + 1, sizeof *b.spec);
+    b.acc_node = xcalloc(acc.n + 1, sizeof *b.acc_node);
+    size_t root = acc.n;
+    for (size_t k = 0; k < acc.n; k++)
+        if (!b.acc[k].parent[0])
+            root = k;
+    if (root == acc.n) {
+        allot_errorf(err, ALLOT_EINTERNAL, "account tree has no root");
+        goto out;
+    }
+    add_account(&b, root, -1, 0);
+    s->t = usage_tree_create(b.spec, b.n, err);
+    if (!s->t)
+        goto out;
+    size_t n = usage_tree_count(s->t);
+    s->reset_s = xcalloc(n, sizeof *s->reset_s);
+    const uint32_t *pre = usage_tree_preorder(s->t);
+    for (size_t k = 0; k < n; k++) { /* pre-order: a parent's reset is known first */
+        size_t i = pre[k];
+        uint32_t p = usage_tree_parent(s->t, i);
+        int64_t t = p == USAGE_NONE ? 0 : s->reset_s[p];
+        const char *u = usage_tree_user(s->t, i);
+        for (size_t j = 0; j < resets.n; j++) {
+            const struct reset *x = (const struct reset *)resets.v + j;
+            if (!strcmp(x->account, usage_tree_account(s->t, i)) &&
+                (!x->user[0] || (u && !strcmp(x->user, u))) && x->time_s > t)
+                t = x->time_s;
+        }
+        s->reset_s[i] = t;
+    }
+    struct usage_filter uf = {.cluster = s->cluster};
+    if (store_usage_jobs(st, &uf, on_job, s, err) < 0)
+        goto out;
+    usage_tree_evaluate(s->t, &s->decay, now_s);
+    s->rows = xcalloc(n, sizeof *s->rows);
+    struct fairshare_opts o = {.algo = s->algo, .dampening = (uint32_t)r->conf->fs_dampening};
+    if (fairshare_compute(s->t, &o, s->rows, err) < 0)
+        goto out;
+    rc = 0;
+out:
+    free(acc.v);
+    free(as.v);
+    free(resets.v);
+    free(b.spec);
+    free(b.acc_node);
+    if (rc < 0)
+        share_fini(s);
+    return rc;
+}
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : isinf(v) ? json_string("inf") : json_null();
+}
+
+static json_t *share_row(const struct share *s, size_t i)
+{
+    const struct fairshare_row *w = &s->rows[i];
+    const char *u = usage_tree_user(s->t, i);
+    return json_pack("{s:s,s:s?,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "account",
+                     usage_tree_account(s->t, i), "user", u, "depth",
+                     (json_int_t)usage_tree_depth(s->t, i), "raw_shares",
+                     (json_int_t)usage_tree_shares(s->t, i), "norm_shares", num(w->norm_shares),
+                     "raw_usage", num(w->raw_usage), "norm_usage", num(w->norm_usage),
+                     "effectv_usage", num(w->effectv_usage), "fairshare", num(w->fairshare),
+                     "level_fs", num(w->level_fs), "rank", (json_int_t)w->rank);
+}
+
+/* GET /v1/share?cluster=&algo=: sshare -a -l -P rows, in sshare's order, plus its text. */
+int api_share_get(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    struct share s;
+    if (share_build(r, st, NULL, req_query(r, "algo"), (int64_t)time(NULL), &s, err) < 0)
+        return -1;
+    size_t n = usage_tree_count(s.t);
+    uint32_t *order = xcalloc(n, sizeof *order);
+    json_t *items = json_array(), *lines = json_array();
+    int rc = usage_tree_display_order(s.t, order, err);
+    char buf[1024];
+    json_array_append_new(lines, json_string(fairshare_sshare_header(s.algo)));
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        json_array_append_new(items, share_row(&s, order[k]));
+        if (fairshare_format_sshare(s.t, s.rows, s.algo, order[k], NULL, NULL, buf, sizeof buf,
+                                    err) < 0)
+            rc = -1;
+        else
+            json_array_append_new(lines, json_string(buf));
+    }
+    if (rc == 0)
+        r->out = json_pack("{s:s,s:s,s:I,s:o,s:o}", "cluster", s.cluster, "algo",
+                           algo_name(s.algo), "halflife_s", (json_int_t)s.decay.halflife_s,
+                           "items", items, "sshare", lines);
+    else {
+        json_decref(items);
+        json_decref(lines);
+    }
+    free(order);
+    share_fini(&s);
+    return rc;
+}
+
+/* GET /v1/tree?cluster=: flux account view-bank -t (always the flux weighted tree). */
+int api_share_tree(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    struct share s;
+    if (share_build(r, st, NULL, "flux", (int64_t)time(NULL), &s, err) < 0)
+        return -1;
+    size_t n = usage_tree_count(s.t);
+    uint32_t *order = xcalloc(n, sizeof *order);
+    json_t *items = json_array(), *lines = json_array();
+    int rc = usage_tree_display_order(s.t, order, err);
+    char buf[1024];
+    json_array_append_new(lines, json_string(fairshare_flux_header()));
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        json_array_append_new(items, share_row(&s, order[k]));
+        if (fairshare_format_flux(s.t, s.rows, order[k], buf, sizeof buf, err) < 0)
+            rc = -1;
+        else
+            json_array_append_new(lines, json_string(buf));
+    }
+    if (rc == 0)
+        r->out = json_pack("{s:s,s:o,s:o}", "cluster", s.cluster, "items", items, "tree", lines);
+    else {
+        json_decref(items);
+        json_decref(lines);
+    }
+    free(order);
+    share_fini(&s);
+    return rc;
+}
+
+/* ---- usage reports -------------------------------------------------------------------- */
+
+struct usage_sum {
+    json_t *groups; /* "cluster/account/user" -> row object */
+    json_t *items;
+};
+
+static void add_int(json_t *o, const char *k, int64_t v)
+{
+    json_object_set_new(o, k, json_integer(json_integer_value(json_object_get(o, k)) + v));
+}
+
+static int on_usage(const struct usage_job *u, void *arg)
+{
+    struct usage_sum *x = arg;
+    char key[3 * ALLOT_NAME_MAX + 4];
+    snprintf(key, sizeof key, "%s/%s/%s", u->cluster, u->account, u->user);
+    json_t *row = json_object_get(x->groups, key);
+    if (!row) {
+        row = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i}", "cluster", u->cluster, "account",
+                        u->account, "user", u->user, "jobs", 0, "charge_sumin", 0, "elapsed_s",
+                        0, "billing_s", 0);
+        json_object_set_new(x->groups, key, row);
+        json_array_append(x->items, row);
+    }
+    add_int(row, "jobs", 1);
+    add_int(row, "charge_sumin", u->charge_sumin);
+    add_int(row, "elapsed_s", u->elapsed_s);
+    /* billing-seconds, rounded down: a report, not money */
+    add_int(row, "billing_s", (int64_t)((double)u->billing_micro / 1e6 * (double)u->elapsed_s));
+    return 0;
+}
+
+/* GET /v1/usage?cluster=&account=&user=&since=&until=: settled usage per association, like
+ * sreport's cluster AccountUtilizationByUser. */
+int api_usage_list(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    struct usage_filter f = {0};
+    if (json_query_name(r, "cluster", &f.cluster, err) < 0 ||
+        json_query_name(r, "account", &f.account, err) < 0 ||
+        json_query_name(r, "user", &f.user, err) < 0 ||
+        json_query_time(r, "since", &f.since_s, err) < 0 ||
+        json_query_time(r, "until", &f.until_s, err) < 0)
+        return -1;
+    if (f.until_s && f.until_s <= f.since_s)
+        return allot_errorf(err, ALLOT_EINVAL, "until: must be after since");
+    struct usage_sum x = {json_object(), json_array()};
+    int rc = store_usage_jobs(st, &f, on_usage, &x, err);
+    json_decref(x.groups);
+    if (rc < 0) {
+        json_decref(x.items);
+        return -1;
+    }
+    r->out = json_pack("{s:o,s:o,s:o}", "since", json_time(f.since_s), "until",
+                       json_time(f.until_s), "items", x.items);
+    return 0;
+}
+
+struct clear_op {
+    char cluster[ALLOT_NAME_MAX];
+    char account[ALLOT_NAME_MAX];
+    char user[ALLOT_NAME_MAX];
+    int64_t now_s;
+};
+
+static int run_clear(store_t *st, void *arg, struct allot_error *err)
+{
+    struct clear_op *op = arg;
+    return store_usage_clear(st, op->cluster, op->account, op->user, op->now_s, err);
+}
+
+static int finish_clear(struct req *r, struct allot_error *err)
+{
+    (void)err;
+    struct clear_op *op = r->scratch;
+    r->out = json_pack("{s:s,s:s,s:s,s:o}", "cluster", op->cluster, "account", op->account,
+                       "user", op->user, "cleared", json_time(op->now_s));
+    return 0;
+}
+
+/* POST /v1/usage/clear {cluster, account, user?}: Slurm's `set RawUsage=0`. */
+int api_usage_clear(struct req *r, struct allot_error *err)
+{
+    struct clear_op op;
+    memset(&op, 0, sizeof op);
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = op.cluster},
+        {.name = "account", .type = JF_NAME, .required = 1, .dst = op.account},
+        {.name = "user", .type = JF_NAME, .dst = op.user, .allow_empty = 1},
+    };
+    if (json_body(r, err) < 0 || json_read(r->in, f, 3, err) < 0)
+        return -1;
+    op.now_s = (int64_t)time(NULL);
+    struct clear_op *s = xmalloc(sizeof *s);
+    *s = op;
+    return req_defer_write(r, run_clear, s, finish_clear);
+}
+
+/* ---- priority ------------------------------------------------------------------------- */
+
+static int newest_run(const struct job *j, void *arg)
+{
+    struct job *out = arg;
+    if (!out->cluster[0] || j->run > out->run)
+        *out = *j;
+    return 0;
+}
+
+/* Value of key in a TRES list "cpu=4,mem=100M,node=1"; 0 when absent. */
+static uint32_t tres_count(const char *tres, const char *key)
+{
+    size_t k = strlen(key);
+    for (const char *p = tres; p && *p;) {
+        if (!strncmp(p, key, k) && p[k] == '=')
+            return (uint32_t)strtoul(p + k + 1, NULL, 10);
+        p = strchr(p, ',');
+        if (p)
+            p++;
+    }
+    return 0;
+}
+
+static int qos_max(const struct qos *q, void *arg)
+{
+    int64_t *m = arg;
+    if (q->priority > *m)
+        *m = q->priority;
+    return 0;
+}
+
+/* GET /v1/priority/{cluster}/{job}?cluster_cpus=&cluster_nodes=: the job's priority with
+ * the configured formula, term by term like sprio -l. */
+int api_priority_get(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    char *end;
+    long long id = strtoll(r->param[1], &end, 10);
+    if (*end || id <= 0)
+        return allot_errorf(err, ALLOT_EINVAL, "job: '%s' is not a job id", r->param[1]);
+    struct job j;
+    memset(&j, 0, sizeof j);
+    struct job_filter jf = {.cluster = r->param[0], .job_id = id, .status = -1};
+    if (store_job_list(st, &jf, newest_run, &j, err) < 0)
+        return -1;
+    if (!j.cluster[0])
+        return allot_errorf(err, ALLOT_ENOENT, "job: no job %s/%lld", r->param[0], id);
+    int64_t cpus_total = 0, nodes_total = 0;
+    if (json_query_int(r, "cluster_cpus", 0, &cpus_total, err) < 0 ||
+        json_query_int(r, "cluster_nodes", 0, &nodes_total, err) < 0)
+        return -1;
+    const struct allot_conf *c = r->conf;
+    if (c->pw_jobsize > 0 && (cpus_total <= 0 || nodes_total <= 0))
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "cluster_cpus: cluster_cpus and cluster_nodes are needed when "
+                            "PriorityWeightJobSize > 0");
+    struct share s;
+    int64_t now_s = (int64_t)time(NULL);
+    if (share_build(r, st, j.cluster, !strcmp(c->priority_type, "flux") ? "flux" : NULL, now_s,
+                    &s, err) < 0)
+        return -1;
+    int i = find_node(s.t, j.account, j.user);
+    double fs = i >= 0 && isfinite(s.rows[i].fairshare) ? s.rows[i].fairshare : 0.0;
+    share_fini(&s);
+    struct qos q = {.priority = 0};
+    int64_t qmax = 0;
+    if (j.qos[0] && store_qos_get(st, j.qos, &q, err) < 0)
+        return -1;
+    if (store_qos_list(st, qos_max, &qmax, err) < 0)
+        return -1;
+    const char *tres = j.alloc_tres[0] ? j.alloc_tres : j.req_tres;
+    char line[512];
+    if (!strcmp(c->priority_type, "flux")) {
+        struct priority_flux_weights w = {c->fw_fairshare, c->fw_queue, c->fw_bank,
+                                          c->fw_urgency};
+        struct priority_flux_breakdown b;
+        if (priority_flux(&w, fs, 0.0, 0.0, 16, &b, err) < 0)
+            return -1;
+        r->out = json_pack("{s:s,s:I,s:s,s:s,s:s,s:f,s:I,s:f,s:f,s:f,s:f}", "formula", "flux",
+                           "job_id", (json_int_t)j.job_id, "cluster", j.cluster, "user", j.user,
+                           "account", j.account, "fairshare_factor", fs, "priority",
+                           (json_int_t)b.priority, "fairshare", b.fairshare, "queue", b.queue,
+                           "bank", b.bank, "urgency", b.urgency);
+        return 0;
+    }
+    struct priority_slurm_weights w = {
+        .age = (uint32_t)c->pw_age,
+        .fairshare = (uint32_t)c->pw_fairshare,
+        .jobsize = (uint32_t)c->pw_jobsize,
+        .partition = (uint32_t)c->pw_partition,
+        .qos = (uint32_t)c->pw_qos,
+        .max_age_s = (uint32_t)c->priority_max_age_s,
+    };
+    struct priority_slurm_job pj = {
+        .now_s = now_s,
+        .eligible_s = j.submit_s,
+        .fairshare = fs,
+        .min_nodes = tres_count(tres, "node"),
+        .cpus = tres_count(tres, "cpu"),
+        .time_limit_min = (uint32_t)(j.time_limit_s / 60),
+        .cluster_nodes = (uint32_t)(nodes_total > 0 ? nodes_total : 1),
+        .cluster_cpus = (uint32_t)(cpus_total > 0 ? cpus_total : 1),
+        .qos_priority = (uint32_t)(q.priority > 0 ? q.priority : 0),
+        .qos_max_priority = (uint32_t)qmax,
+    };
+    if (pj.min_nodes > pj.cluster_nodes)
+        pj.min_nodes = pj.cluster_nodes;
+    if (pj.cpus > pj.cluster_cpus)
+        pj.cpus = pj.cluster_cpus;
+    struct priority_breakdown b;
+    if (priority_slurm(&w, &pj, &b, err) < 0 ||
+        priority_format_sprio((uint64_t)j.job_id, j.partition, j.user, j.account, &b, line,
+                              sizeof line, err) < 0)
+        return -1;
+    r->out = json_pack("{s:s,s:I,s:s,s:s,s:s,s:s,s:f,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:i,"
+                       "s:[s,s]}",
+                       "formula", "slurm", "job_id", (json_int_t)j.job_id, "cluster", j.cluster,
+                       "partition", j.partition, "user", j.user, "account", j.account,
+                       "fairshare_factor", fs, "priority", (json_int_t)b.priority, "site", b.site,
+                       "age", b.age, "assoc", b.assoc, "fairshare", b.fairshare, "jobsize",
+                       b.jobsize, "partition_term", b.partition, "qos", b.qos, "tres", b.tres,
+                       "nice", (int)b.nice, "sprio", priority_sprio_header(), line);
+    return 0;
+}
