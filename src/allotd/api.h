@@ -51,5 +51,11 @@ int api_job_release(struct req *r, struct allot_error *err);
 int api_job_list(struct req *r, struct allot_error *err);
 int api_job_get(struct req *r, struct allot_error *err);
 int api_failure_list(struct req *r, struct allot_error *err);
+/* api_share.c */
+int api_share_get(struct req *r, struct allot_error *err);
+int api_share_tree(struct req *r, struct allot_error *err);
+int api_usage_list(struct req *r, struct allot_error *err);
+int api_usage_clear(struct req *r, struct allot_error *err);
+int api_priority_get(struct req *r, struct allot_error *err);
 
 #endif

@@ -56,6 +56,11 @@ static const struct route routes[] = {
     {"GET", "/v1/jobs", ACCESS_ANY, api_job_list, 0},
     {"GET", "/v1/jobs/{}/{}", ACCESS_ANY, api_job_get, 0},
     {"GET", "/v1/failures", ACCESS_ANY, api_failure_list, 0},
+    {"GET", "/v1/share", ACCESS_ANY, api_share_get, 0},
+    {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0},
+    {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0},
+    {"POST", "/v1/usage/clear", ACCESS_SUPER, api_usage_clear, 0},
+    {"GET", "/v1/priority/{}/{}", ACCESS_ANY, api_priority_get, 0},
 };
 
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
