@@ -180,6 +180,9 @@ int64_t st_step_time_min(int64_t left_s)
 {
     if (left_s < 0)
         return 0;
-    int64_t m = left_s / 60;
+    /* One second less than the time left: squeue prints whole seconds, and a step limit
+     * equal to the allocation's ends in the job's TIMEOUT (the step shows CANCELLED), which
+     * is exactly what Torc's rounding down is meant to avoid (seen on 22.05.8). */
+    int64_t m = (left_s - 1) / 60;
     return m < 1 ? 1 : m;
 }

@@ -31,6 +31,8 @@ int collect_fold(const char *text, size_t len, const char *name, uint32_t job,
             log_debug("sacct: %s", err.msg);
             continue;
         }
+        if (row.id.job == job && row.id.step_kind == ST_STEP_NONE && !row.id.has_het)
+            acct->alloc_state = row.state;
         if (row.id.job != job || row.id.step_kind != ST_STEP_NUMBERED || !st_eq(row.name, name))
             continue;
         /* Prefer the step squeue named; else the newest step with this name. */

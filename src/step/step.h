@@ -64,6 +64,7 @@ struct step_acct {
     char node_list[256];
     char step_id[64];        /* "12.3" */
     struct st_state state;
+    struct st_state alloc_state; /* the job (allocation) row's state, NONE if not seen */
     bool has_exit;
     int exit_status, exit_signal;
 };

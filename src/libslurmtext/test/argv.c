@@ -82,8 +82,9 @@ static void test_others(void **state)
     assert_int_equal(st_step_time_min(-1), 0);
     assert_int_equal(st_step_time_min(0), 1);
     assert_int_equal(st_step_time_min(59), 1);
-    assert_int_equal(st_step_time_min(119), 1);
-    assert_int_equal(st_step_time_min(120), 2);
+    assert_int_equal(st_step_time_min(120), 1); /* "2:00" left: the step must end first */
+    assert_int_equal(st_step_time_min(121), 2);
+    assert_int_equal(st_step_time_min(3600), 59);
 }
 
 static void test_full(void **state)
