@@ -126,6 +126,9 @@ enum store_stmt_id {
     STMT_CHECK_LEDGER,
     STMT_CHECK_JOBS,
     STMT_CHECK_ORPHANS,
+    /* store_policy.c: a block of ids, numbered inside that file */
+    STMT_POLICY_FIRST,
+    STMT_POLICY_LAST = STMT_POLICY_FIRST + 39,
     STMT_MAX
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX, "raise DB_STMT_MAX");
