@@ -1,0 +1,1005 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* store_policy.c - periodic policies, the boundary transaction, the evaluation log and the
+ * command outbox of store.h (DESIGN §5).
+ *
+ * Exactly once: a period boundary writes its ledger entries under idempotency keys
+ * "policy:<id>:<period>:<what>", its commands under the same kind of keys (UNIQUE in the
+ * commands table), and advances policies.current_period with a compare-and-set, all in the
+ * caller's transaction.  Whatever is retried (allotd restarted between ticks, two allotd on
+ * one PostgreSQL, a tick replayed), a second pass finds the marker already advanced; and if
+ * the marker were ever lost, the keys would still refuse a second credit or reset.
+ * Clock: the caller passes now_s; a now_s whose period is before the marker (a clock stepped
+ * back) changes nothing, a jump forward over several periods processes the current one once.
+ * Statement ids: the block STMT_POLICY_FIRST..STMT_POLICY_LAST of store_int.h, numbered by
+ * enum pstmt below.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libcore/carryover.h"
+#include "libcore/period.h"
+#include "libstore/store_int.h"
+
+enum pstmt {
+    P_ADD,
+    P_GET,
+    P_GET_ALLOC,
+    P_LIST,
+    P_MARKER_CAS,
+    P_FLAGS,
+    PP_INSERT,
+    PP_CLOSE,
+    PP_LIST,
+    C_ADD,
+    C_BY_KEY,
+    C_GET,
+    C_LIST,
+    C_CLAIM,
+    C_MARK_SENT,
+    C_RESULT,
+    C_WAITING,
+    A_SEEN,
+    A_GET,
+    E_ADD,
+    E_LIST,
+    P_NSTMT
+};
+_Static_assert(STMT_POLICY_FIRST + P_NSTMT - 1 <= STMT_POLICY_LAST, "grow the policy id block");
+
+#define POLICY_COLS                                                                                \
+    "p.id, p.alloc_id, ac.name, p.cluster, p.period_kind, p.base_sumin, p.carryover, "            \
+    "p.carry_factor_ppm, p.grace_ppm, p.notify_ppm, p.downscale_ppm, p.slow_qos, p.normal_qos, "   \
+    "p.reset_raw_usage, p.limit_type, p.tres_weights, p.fairshare, p.current_period, p.flags, "    \
+    "p.created_s, COALESCE(pp.start_s, 0), COALESCE(pp.end_s, 0), COALESCE(pp.total_sumin, 0), "   \
+    "COALESCE(pp.used_open_sumin, 0)"
+#define POLICY_FROM                                                                                \
+    " FROM policies p JOIN allocations al ON al.id = p.alloc_id "                                  \
+    "JOIN accounts ac ON ac.id = al.account_id "                                                   \
+    "LEFT JOIN policy_periods pp ON pp.policy_id = p.id AND pp.period = p.current_period "
+
+static const char SQL_P_ADD[] =
+    "INSERT INTO policies (alloc_id, cluster, period_kind, base_sumin, carryover, "
+    "carry_factor_ppm, grace_ppm, notify_ppm, downscale_ppm, slow_qos, normal_qos, "
+    "reset_raw_usage, limit_type, tres_weights, fairshare, created_s) VALUES ($1, $2, $3, $4, "
+    "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id";
+static const char SQL_P_GET[] = "SELECT " POLICY_COLS POLICY_FROM "WHERE p.id = $1";
+static const char SQL_P_GET_ALLOC[] = "SELECT " POLICY_COLS POLICY_FROM "WHERE p.alloc_id = $1";
+static const char SQL_P_LIST[] =
+    "SELECT " POLICY_COLS POLICY_FROM "WHERE p.id > $1 ORDER BY p.id LIMIT $2";
+static const char SQL_P_MARKER_CAS[] =
+    "UPDATE policies SET current_period = $1 WHERE id = $2 AND current_period = $3";
+static const char SQL_P_FLAGS[] = "UPDATE policies SET flags = $1 WHERE id = $2";
+static const char SQL_PP_INSERT[] =
+    "INSERT INTO policy_periods (policy_id, period, start_s, end_s, base_sumin, carry_sumin, "
+    "total_sumin, used_open_sumin, opened_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+static const char SQL_PP_CLOSE[] = "UPDATE policy_periods SET closed_s = $1, used_sumin = $2, "
+                                   "expired_sumin = $3 WHERE policy_id = $4 AND period = $5";
+static const char SQL_PP_LIST[] =
+    "SELECT period, start_s, end_s, base_sumin, carry_sumin, total_sumin, used_open_sumin, "
+    "opened_s, closed_s, used_sumin, expired_sumin FROM policy_periods WHERE policy_id = $1 "
+    "ORDER BY opened_s, start_s";
+
+#define COMMAND_COLS                                                                               \
+    "id, cluster, kind, target, payload, policy_id, period, state, attempts, result, idem_key, "   \
+    "created_s, sent_s, done_s"
+static const char SQL_C_ADD[] =
+    "INSERT INTO commands (cluster, kind, target, payload, policy_id, period, idem_key, "
+    "created_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (idem_key) DO NOTHING "
+    "RETURNING id";
+static const char SQL_C_BY_KEY[] = "SELECT " COMMAND_COLS " FROM commands WHERE idem_key = $1";
+static const char SQL_C_GET[] = "SELECT " COMMAND_COLS " FROM commands WHERE id = $1";
+static const char SQL_C_LIST[] =
+    "SELECT " COMMAND_COLS " FROM commands WHERE ($1 = '' OR cluster = $1) "
+    "AND ($2 = 0 OR policy_id = $2) AND ($3 = '' OR period = $3) AND ($4 = '' OR state = $4) "
+    "AND id > $5 ORDER BY id LIMIT $6";
+static const char SQL_C_CLAIM[] =
+    "SELECT " COMMAND_COLS " FROM commands WHERE cluster = $1 AND (state = 'pending' OR "
+    "(state = 'sent' AND sent_s <= $2)) ORDER BY id LIMIT $3";
+static const char SQL_C_MARK_SENT[] =
+    "UPDATE commands SET state = 'sent', attempts = attempts + 1, sent_s = $1 WHERE id = $2";
+static const char SQL_C_RESULT[] =
+    "UPDATE commands SET state = $1, result = $2, done_s = $3 WHERE id = $4 "
+    "AND state IN ('pending', 'sent')";
+static const char SQL_C_WAITING[] =
+    "SELECT COUNT(*), COALESCE(MIN(created_s), 0) FROM commands WHERE cluster = $1 "
+    "AND state IN ('pending', 'sent')";
+static const char SQL_A_SEEN[] =
+    "INSERT INTO agents (cluster, last_seen_s) VALUES ($1, $2) "
+    "ON CONFLICT (cluster) DO UPDATE SET last_seen_s = excluded.last_seen_s";
+static const char SQL_A_GET[] = "SELECT last_seen_s FROM agents WHERE cluster = $1";
+
+#define EVAL_COLS                                                                                  \
+    "id, policy_id, period, time_s, used_sumin, total_sumin, usage_ppm, prev_flags, new_flags, "   \
+    "actions, command_ids"
+static const char SQL_E_ADD[] =
+    "INSERT INTO evaluations (policy_id, period, time_s, used_sumin, total_sumin, usage_ppm, "
+    "prev_flags, new_flags, actions, command_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+    "$10) RETURNING id";
+static const char SQL_E_LIST[] =
+    "SELECT " EVAL_COLS " FROM evaluations WHERE ($1 = 0 OR policy_id = $1) "
+    "AND ($2 = '' OR period = $2) ORDER BY id DESC LIMIT $3";
+
+static db_stmt_t *pstmt(store_t *st, enum pstmt id, const char *sql, struct allot_error *err)
+{
+    return store_stmt(st, STMT_POLICY_FIRST + (int)id, sql, err);
+}
+
+static const char *const LIMIT_TYPES[] = {"GrpTRESMins", "MaxTRESMins", "GrpTRES"};
+static const char *const STATE_NAMES[] = {"pending", "sent", "confirmed", "failed"};
+
+const char *store_command_state_name(enum command_state s)
+{
+    return (unsigned)s < 4 ? STATE_NAMES[s] : "?";
+}
+
+static enum command_state state_parse(const char *s)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, STATE_NAMES[i]) == 0)
+            return (enum command_state)i;
+    return COMMAND_FAILED; /* unreachable: the store writes only these names */
+}
+
+/* ---- readers ---- */
+
+static void read_policy(db_stmt_t *s, struct policy *p)
+{
+    memset(p, 0, sizeof *p);
+    p->id = db_column_int64(s, 0);
+    p->alloc_id = db_column_int64(s, 1);
+    db_column_copy(s, 2, p->account, sizeof p->account);
+    db_column_copy(s, 3, p->cluster, sizeof p->cluster);
+    db_column_copy(s, 4, p->period_kind, sizeof p->period_kind);
+    p->base_sumin = db_column_int64(s, 5);
+    p->carryover = (int)db_column_int64(s, 6);
+    p->carry_factor_ppm = db_column_int64(s, 7);
+    p->grace_ppm = db_column_int64(s, 8);
+    p->notify_ppm = db_column_int64(s, 9);
+    p->downscale_ppm = db_column_int64(s, 10);
+    db_column_copy(s, 11, p->slow_qos, sizeof p->slow_qos);
+    db_column_copy(s, 12, p->normal_qos, sizeof p->normal_qos);
+    p->reset_raw_usage = (int)db_column_int64(s, 13);
+    db_column_copy(s, 14, p->limit_type, sizeof p->limit_type);
+    db_column_copy(s, 15, p->tres_weights, sizeof p->tres_weights);
+    p->fairshare = db_column_int64(s, 16);
+    db_column_copy(s, 17, p->current_period, sizeof p->current_period);
+    p->flags = (unsigned)db_column_int64(s, 18);
+    p->created_s = db_column_int64(s, 19);
+    p->period_start_s = db_column_int64(s, 20);
+    p->period_end_s = db_column_int64(s, 21);
+    p->period_total_sumin = db_column_int64(s, 22);
+    p->period_used_open_sumin = db_column_int64(s, 23);
+}
+
+static void read_command(db_stmt_t *s, struct command *c)
+{
+    memset(c, 0, sizeof *c);
+    c->id = db_column_int64(s, 0);
+    db_column_copy(s, 1, c->cluster, sizeof c->cluster);
+    db_column_copy(s, 2, c->kind, sizeof c->kind);
+    db_column_copy(s, 3, c->target, sizeof c->target);
+    db_column_copy(s, 4, c->payload, sizeof c->payload);
+    c->policy_id = db_column_int64(s, 5);
+    db_column_copy(s, 6, c->period, sizeof c->period);
+    c->state = state_parse(db_column_text(s, 7));
+    c->attempts = db_column_int64(s, 8);
+    db_column_copy(s, 9, c->result, sizeof c->result);
+    db_column_copy(s, 10, c->idem_key, sizeof c->idem_key);
+    c->created_s = db_column_int64(s, 11);
+    c->sent_s = db_column_int64(s, 12);
+    c->done_s = db_column_int64(s, 13);
+}
+
+static void read_eval(db_stmt_t *s, struct policy_eval *e)
+{
+    memset(e, 0, sizeof *e);
+    e->id = db_column_int64(s, 0);
+    e->policy_id = db_column_int64(s, 1);
+    db_column_copy(s, 2, e->period, sizeof e->period);
+    e->time_s = db_column_int64(s, 3);
+    e->used_sumin = db_column_int64(s, 4);
+    e->total_sumin = db_column_int64(s, 5);
+    e->usage_ppm = db_column_int64(s, 6);
+    e->prev_flags = (unsigned)db_column_int64(s, 7);
+    e->new_flags = (unsigned)db_column_int64(s, 8);
+    db_column_copy(s, 9, e->actions, sizeof e->actions);
+    db_column_copy(s, 10, e->command_ids, sizeof e->command_ids);
+}
+
+/* ---- policies ---- */
+
+static int check_ppm(const char *field, int64_t v, struct allot_error *err)
+{
+    if (v < 0 || v > 100 * (int64_t)CARRYOVER_PPM)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: %lld ppm is out of range (0..1e8)", field,
+                            (long long)v);
+    return 0;
+}
+
+int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
+{
+    enum period_kind kind;
+    struct allocation a;
+    struct balance b;
+    struct policy old;
+    if (store_ready_write(st, "policy add", err) < 0)
+        return -1;
+    if (period_kind_parse(p->period_kind, &kind) < 0)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "period: '%s' is not month, quarter, year or total", p->period_kind);
+    int lt_ok = 0;
+    for (size_t i = 0; i < sizeof LIMIT_TYPES / sizeof LIMIT_TYPES[0]; i++)
+        if (strcmp(p->limit_type, LIMIT_TYPES[i]) == 0)
+            lt_ok = 1;
+    if (!lt_ok)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "limit_type: '%s' is not GrpTRESMins, MaxTRESMins or GrpTRES",
+                            p->limit_type);
+    if (p->base_sumin < 0 || p->base_sumin > STORE_AMOUNT_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "base: out of range");
+    if (check_ppm("carryover_factor", p->carry_factor_ppm, err) < 0 ||
+        check_ppm("grace", p->grace_ppm, err) < 0 || check_ppm("notify", p->notify_ppm, err) < 0 ||
+        check_ppm("downscale", p->downscale_ppm, err) < 0)
+        return -1;
+    if (p->fairshare < -1)
+        return allot_errorf(err, ALLOT_EINVAL, "fairshare: must be >= 0 (or -1: unmanaged)");
+    if (model_check_name("cluster", p->cluster, 0, err) < 0 ||
+        model_check_name("slow_qos", p->slow_qos, 1, err) < 0 ||
+        model_check_name("normal_qos", p->normal_qos, 1, err) < 0)
+        return -1;
+    char tmp[ALLOT_TRES_MAX];
+    if (model_copy_text(tmp, sizeof tmp, "tres_weights", p->tres_weights, err) < 0)
+        return -1;
+    if (store_alloc_read(st, p->alloc_id, &a, &b, err) < 0)
+        return -1;
+    int ex = store_cluster_exists(st, p->cluster, err);
+    if (ex < 0)
+        return -1;
+    if (!ex)
+        return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist", p->cluster);
+    if (store_policy_get_by_alloc(st, p->alloc_id, &old, err) == 0)
+        return allot_errorf(err, ALLOT_EEXIST, "allocation %lld already has policy %lld",
+                            (long long)p->alloc_id, (long long)old.id);
+    if (err->code != ALLOT_ENOENT)
+        return -1;
+    if (kind == PERIOD_TOTAL)
+        p->reset_raw_usage = 0; /* DESIGN §5: never for total */
+    db_stmt_t *s = pstmt(st, P_ADD, SQL_P_ADD, err);
+    if (!s)
+        return -1;
+    if (p->created_s <= 0)
+        p->created_s = (int64_t)time(NULL);
+    db_bind_int64(s, 1, p->alloc_id);
+    db_bind_text(s, 2, p->cluster);
+    db_bind_text(s, 3, period_kind_name(kind));
+    db_bind_int64(s, 4, p->base_sumin);
+    db_bind_int64(s, 5, p->carryover ? 1 : 0);
+    db_bind_int64(s, 6, p->carry_factor_ppm);
+    db_bind_int64(s, 7, p->grace_ppm);
+    db_bind_int64(s, 8, p->notify_ppm);
+    db_bind_int64(s, 9, p->downscale_ppm);
+    db_bind_text(s, 10, p->slow_qos);
+    db_bind_text(s, 11, p->normal_qos);
+    db_bind_int64(s, 12, p->reset_raw_usage ? 1 : 0);
+    db_bind_text(s, 13, p->limit_type);
+    db_bind_text(s, 14, p->tres_weights);
+    db_bind_int64(s, 15, p->fairshare);
+    db_bind_int64(s, 16, p->created_s);
+    if (db_step(s, err) != 1) {
+        db_reset(s);
+        return err->code ? -1 : allot_errorf(err, ALLOT_EIO, "policy add: no id returned");
+    }
+    p->id = db_column_int64(s, 0);
+    db_reset(s);
+    memcpy(p->account, a.account, sizeof p->account);
+    p->current_period[0] = 0;
+    p->flags = 0;
+    return 0;
+}
+
+static int get_one(store_t *st, enum pstmt id, const char *sql, int64_t key, struct policy *out,
+                   const char *what, struct allot_error *err)
+{
+    db_stmt_t *s = pstmt(st, id, sql, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, key);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        db_reset(s);
+        return allot_errorf(err, ALLOT_ENOENT, "%s %lld has no policy", what, (long long)key);
+    }
+    read_policy(s, out);
+    db_reset(s);
+    return 0;
+}
+
+int store_policy_get(store_t *st, int64_t id, struct policy *out, struct allot_error *err)
+{
+    if (store_ready(st, "policy get", err) < 0)
+        return -1;
+    if (get_one(st, P_GET, SQL_P_GET, id, out, "id", err) < 0) {
+        if (err->code == ALLOT_ENOENT)
+            allot_errorf(err, ALLOT_ENOENT, "policy %lld does not exist", (long long)id);
+        return -1;
+    }
+    return 0;
+}
+
+int store_policy_get_by_alloc(store_t *st, int64_t alloc_id, struct policy *out,
+                              struct allot_error *err)
+{
+    if (store_ready(st, "policy get", err) < 0)
+        return -1;
+    return get_one(st, P_GET_ALLOC, SQL_P_GET_ALLOC, alloc_id, out, "allocation", err);
+}
+
+int store_policy_list(store_t *st, int64_t after_id, int limit, store_policy_f cb, void *arg,
+                      struct allot_error *err)
+{
+    if (store_ready(st, "policy list", err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, P_LIST, SQL_P_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, after_id);
+    db_bind_int64(s, 2, limit > 0 ? limit : INT64_MAX);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct policy p;
+        read_policy(s, &p);
+        int r = cb(&p, arg);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+int store_policy_periods(store_t *st, int64_t policy_id, store_policy_period_f cb, void *arg,
+                         struct allot_error *err)
+{
+    if (store_ready(st, "policy periods", err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, PP_LIST, SQL_PP_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, policy_id);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct policy_period_row r;
+        memset(&r, 0, sizeof r);
+        db_column_copy(s, 0, r.period, sizeof r.period);
+        r.start_s = db_column_int64(s, 1);
+        r.end_s = db_column_int64(s, 2);
+        r.base_sumin = db_column_int64(s, 3);
+        r.carry_sumin = db_column_int64(s, 4);
+        r.total_sumin = db_column_int64(s, 5);
+        r.used_open_sumin = db_column_int64(s, 6);
+        r.opened_s = db_column_int64(s, 7);
+        r.closed_s = db_column_int64(s, 8);
+        r.used_sumin = db_column_int64(s, 9);
+        r.expired_sumin = db_column_int64(s, 10);
+        int x = cb(&r, arg);
+        if (x) {
+            db_reset(s);
+            return x;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- boundary ---- */
+
+/* Order of two periods of the same kind: <0, 0, >0. */
+static int period_cmp(const struct period *a, const struct period *b)
+{
+    if (a->year != b->year)
+        return a->year < b->year ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* One ledger entry of the boundary under its key; amount 0 writes nothing. */
+static int boundary_entry(store_t *st, const struct policy *p, enum ledger_kind kind,
+                          const char *period, const char *what, int64_t amount,
+                          const char *actor, int64_t now_s, struct allot_error *err)
+{
+    if (amount <= 0)
+        return 0;
+    struct ledger_entry e;
+    memset(&e, 0, sizeof e);
+    e.alloc_id = p->alloc_id;
+    e.kind = kind;
+    e.amount_sumin = amount;
+    snprintf(e.actor, sizeof e.actor, "%s", actor && actor[0] ? actor : "allotd");
+    e.time_s = now_s;
+    snprintf(e.comment, sizeof e.comment, "policy %lld period %s: %s", (long long)p->id, period,
+             what);
+    snprintf(e.idem_key, sizeof e.idem_key, "policy:%lld:%s:%s", (long long)p->id, period, what);
+    int replay = 0;
+    return store_credit(st, &e, &replay, err);
+}
+
+/* Enqueue one policy command; its id is appended to ids[*n] (bounded by max). */
+static int policy_command(store_t *st, const struct policy *p, const char *period,
+                          const char *kind, const char *payload, const char *key_tail,
+                          int64_t now_s, int64_t *ids, int *n, int max, struct allot_error *err)
+{
+    struct command c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.cluster, sizeof c.cluster, "%s", p->cluster);
+    snprintf(c.kind, sizeof c.kind, "%s", kind);
+    snprintf(c.target, sizeof c.target, "%s", p->account);
+    snprintf(c.payload, sizeof c.payload, "%s", payload);
+    c.policy_id = p->id;
+    snprintf(c.period, sizeof c.period, "%s", period);
+    int w = snprintf(c.idem_key, sizeof c.idem_key, "policy:%lld:%s:%s", (long long)p->id, period,
+                     key_tail);
+    if (w < 0 || (size_t)w >= sizeof c.idem_key)
+        return allot_errorf(err, ALLOT_EINTERNAL, "command key too long");
+    int replay = 0;
+    if (store_command_add(st, &c, now_s, &replay, err) < 0)
+        return -1;
+    if (*n < max)
+        ids[(*n)++] = c.id;
+    return 0;
+}
+
+/* The value pushed with the policy's limit type for a period total (DESIGN §5).  GrpTRES is a
+ * concurrent limit, so the period's TRES-minutes are spread over its length in minutes. */
+static int limit_value(const struct policy *p, int64_t total_sumin, int64_t start_s,
+                       int64_t end_s, int64_t *out, struct allot_error *err)
+{
+    int64_t v;
+    if (carryover_limit_tres_min(total_sumin, p->grace_ppm, &v, err) < 0)
+        return -1;
+    if (strcmp(p->limit_type, "GrpTRES") == 0) {
+        int64_t minutes = (end_s - start_s) / 60;
+        v = minutes > 0 ? v / minutes : v;
+        if (v < 1 && total_sumin > 0)
+            v = 1;
+    }
+    *out = v;
+    return 0;
+}
+
+int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struct period_tz *tz,
+                      const char *actor, struct policy_roll *out, struct allot_error *err)
+{
+    struct policy p;
+    struct policy_roll r;
+    enum period_kind kind;
+    struct period cur, old;
+    memset(&r, 0, sizeof r);
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (store_ready_write(st, "policy roll", err) < 0)
+        return -1;
+    if (store_policy_get(st, policy_id, &p, err) < 0)
+        return -1;
+    if (period_kind_parse(p.period_kind, &kind) < 0)
+        return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: bad period kind '%s'",
+                            (long long)p.id, p.period_kind);
+    if (kind == PERIOD_TOTAL) {
+        cur = (struct period){.kind = PERIOD_TOTAL};
+    } else if (period_of(kind, now_s, tz, &cur, err) < 0) {
+        return -1;
+    }
+    if (period_format(&cur, r.new_period, sizeof r.new_period, err) < 0)
+        return -1;
+    snprintf(r.old_period, sizeof r.old_period, "%s", p.current_period);
+    if (strcmp(p.current_period, r.new_period) == 0) {
+        if (out)
+            *out = r;
+        return 0;
+    }
+    if (p.current_period[0]) {
+        if (period_parse(p.current_period, &old, err) < 0)
+            return -1;
+        /* A clock stepped back never reopens an earlier period. */
+        if (old.kind != cur.kind || period_cmp(&cur, &old) < 0) {
+            if (out)
+                *out = r;
+            return 0;
+        }
+    }
+
+    struct balance b;
+    if (store_balance_get(st, p.alloc_id, &b, err) < 0)
+        return -1;
+    if (p.current_period[0]) {
+        r.prev_used_sumin = b.used_sumin - p.period_used_open_sumin;
+        if (r.prev_used_sumin < 0)
+            r.prev_used_sumin = 0;
+        /* Close: the unused part of the old period expires (holds of running jobs stay). */
+        r.expired_sumin = b.available_sumin > 0 ? b.available_sumin : 0;
+        if (boundary_entry(st, &p, LEDGER_EXPIRY, p.current_period, "expiry", r.expired_sumin,
+                           actor, now_s, err) < 0)
+            return -1;
+        db_stmt_t *s = pstmt(st, PP_CLOSE, SQL_PP_CLOSE, err);
+        if (!s)
+            return -1;
+        db_bind_int64(s, 1, now_s);
+        db_bind_int64(s, 2, r.prev_used_sumin);
+        db_bind_int64(s, 3, r.expired_sumin);
+        db_bind_int64(s, 4, p.id);
+        db_bind_text(s, 5, p.current_period);
+        if (db_run(s, err) < 0)
+            return -1;
+    }
+    r.credit_sumin = p.base_sumin;
+    r.total_sumin = p.base_sumin;
+    if (p.carryover && p.current_period[0] && kind != PERIOD_TOTAL) {
+        if (carryover_total_sumin(p.base_sumin, r.prev_used_sumin, p.carry_factor_ppm,
+                                  &r.total_sumin, &r.carry_sumin, err) < 0)
+            return -1;
+    }
+    if (boundary_entry(st, &p, LEDGER_CARRYOVER, r.new_period, "carryover", r.carry_sumin, actor,
+                       now_s, err) < 0 ||
+        boundary_entry(st, &p, LEDGER_CREDIT, r.new_period, "credit", r.credit_sumin, actor,
+                       now_s, err) < 0)
+        return -1;
+
+    int64_t start_s, end_s;
+    if (kind == PERIOD_TOTAL) {
+        struct allocation a;
+        if (store_alloc_read(st, p.alloc_id, &a, NULL, err) < 0)
+            return -1;
+        start_s = a.start_s;
+        end_s = a.end_s;
+    } else if (period_start_utc(&cur, tz, &start_s, err) < 0 ||
+               period_end_utc(&cur, tz, &end_s, err) < 0) {
+        return -1;
+    }
+    if (store_balance_get(st, p.alloc_id, &b, err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, PP_INSERT, SQL_PP_INSERT, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, p.id);
+    db_bind_text(s, 2, r.new_period);
+    db_bind_int64(s, 3, start_s);
+    db_bind_int64(s, 4, end_s);
+    db_bind_int64(s, 5, r.credit_sumin);
+    db_bind_int64(s, 6, r.carry_sumin);
+    db_bind_int64(s, 7, r.total_sumin);
+    db_bind_int64(s, 8, b.used_sumin);
+    db_bind_int64(s, 9, now_s);
+    if (db_run(s, err) < 0)
+        return -1;
+
+    /* Commands, in the order the agent applies them: reset first, then the new limit. */
+    char payload[ALLOT_TRES_MAX];
+    int max = (int)(sizeof r.command_ids / sizeof r.command_ids[0]);
+    if (p.reset_raw_usage && kind != PERIOD_TOTAL &&
+        policy_command(st, &p, r.new_period, "reset_raw_usage", "RawUsage=0", "reset", now_s,
+                       r.command_ids, &r.ncommands, max, err) < 0)
+        return -1;
+    if (limit_value(&p, r.total_sumin, start_s, end_s, &r.limit_value, err) < 0)
+        return -1;
+    snprintf(payload, sizeof payload, "%s=billing=%lld", p.limit_type, (long long)r.limit_value);
+    if (policy_command(st, &p, r.new_period, "set_limit", payload, "limit", now_s, r.command_ids,
+                       &r.ncommands, max, err) < 0)
+        return -1;
+    if (p.fairshare >= 0) {
+        snprintf(payload, sizeof payload, "fairshare=%lld", (long long)p.fairshare);
+        if (policy_command(st, &p, r.new_period, "set_fairshare", payload, "fairshare", now_s,
+                           r.command_ids, &r.ncommands, max, err) < 0)
+            return -1;
+    }
+    /* A new period starts unthrottled: undo the previous period's actions. */
+    if ((p.flags & CARRYOVER_DOWNSCALE) && p.slow_qos[0]) {
+        snprintf(payload, sizeof payload, "qos=%s", p.normal_qos[0] ? p.normal_qos : "normal");
+        if (policy_command(st, &p, r.new_period, "set_qos", payload, "qos-restore", now_s,
+                           r.command_ids, &r.ncommands, max, err) < 0)
+            return -1;
+    }
+    if ((p.flags & CARRYOVER_PAUSE) &&
+        policy_command(st, &p, r.new_period, "set_grpjobs", "GrpJobs=-1", "unpause", now_s,
+                       r.command_ids, &r.ncommands, max, err) < 0)
+        return -1;
+    s = pstmt(st, P_FLAGS, SQL_P_FLAGS, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, 0);
+    db_bind_int64(s, 2, p.id);
+    if (db_run(s, err) < 0)
+        return -1;
+
+    /* The durable period marker, advanced only from the value this pass read. */
+    s = pstmt(st, P_MARKER_CAS, SQL_P_MARKER_CAS, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, r.new_period);
+    db_bind_int64(s, 2, p.id);
+    db_bind_text(s, 3, p.current_period);
+    if (db_run(s, err) < 0)
+        return -1;
+    if (db_changes(s) != 1)
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "policy %lld: period marker moved during the boundary; retry",
+                            (long long)p.id);
+    r.rolled = 1;
+    if (out)
+        *out = r;
+    return 0;
+}
+
+/* ---- evaluation ---- */
+
+static int64_t usage_ppm(int64_t used, int64_t total)
+{
+    if (total <= 0)
+        return used > 0 ? INT64_MAX : 0;
+    unsigned __int128 v = (unsigned __int128)(uint64_t)used * CARRYOVER_PPM / (uint64_t)total;
+    return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+static void append_list(char *buf, size_t len, const char *item)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s%s", n ? "," : "", item);
+}
+
+int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
+                          const struct period_tz *tz, const char *actor, struct policy_eval *out,
+                          struct allot_error *err)
+{
+    struct policy_eval e;
+    struct policy p;
+    struct balance b;
+    memset(&e, 0, sizeof e);
+    if (store_policy_roll(st, policy_id, now_s, tz, actor, &e.roll, err) < 0)
+        return -1;
+    if (store_policy_get(st, policy_id, &p, err) < 0)
+        return -1;
+    if (!p.current_period[0]) { /* clock before any period: nothing to evaluate */
+        if (out)
+            *out = e;
+        return 0;
+    }
+    if (store_balance_get(st, p.alloc_id, &b, err) < 0)
+        return -1;
+    e.policy_id = p.id;
+    snprintf(e.period, sizeof e.period, "%s", p.current_period);
+    e.time_s = now_s;
+    e.used_sumin = b.used_sumin - p.period_used_open_sumin;
+    if (e.used_sumin < 0)
+        e.used_sumin = 0;
+    e.total_sumin = p.period_total_sumin;
+    e.usage_ppm = usage_ppm(e.used_sumin, e.total_sumin);
+    struct carryover_thresholds th = {.notify_ppm = p.notify_ppm,
+                                      .downscale_ppm = p.downscale_ppm,
+                                      .grace_ppm = p.grace_ppm};
+    unsigned flags = 0, raised = 0, cleared = 0;
+    if (carryover_flags(e.used_sumin, e.total_sumin, &th, &flags, err) < 0)
+        return -1;
+    e.prev_flags = p.flags;
+    e.new_flags = flags;
+    carryover_flags_diff(p.flags, flags, &raised, &cleared);
+
+    int64_t ids[8];
+    int n = 0, max = 8;
+    char payload[ALLOT_TRES_MAX], tail[ALLOT_KEY_MAX];
+    /* Each action's key names the transition and the time, so a flag that is raised, cleared
+     * and raised again in one period enqueues each transition once. */
+#define ACTION(what, kind_, payload_)                                                              \
+    do {                                                                                           \
+        append_list(e.actions, sizeof e.actions, what);                                           \
+        snprintf(tail, sizeof tail, "%s@%lld", what, (long long)now_s);                          \
+        if (policy_command(st, &p, p.current_period, kind_, payload_, tail, now_s, ids, &n, max,  \
+                           err) < 0)                                                               \
+            return -1;                                                                             \
+    } while (0)
+    if (raised & CARRYOVER_NOTIFY)
+        append_list(e.actions, sizeof e.actions, "notify");
+    if (cleared & CARRYOVER_NOTIFY)
+        append_list(e.actions, sizeof e.actions, "notify-clear");
+    if ((raised & CARRYOVER_DOWNSCALE) && p.slow_qos[0]) {
+        snprintf(payload, sizeof payload, "qos=%s", p.slow_qos);
+        ACTION("downscale", "set_qos", payload);
+    }
+    if ((cleared & CARRYOVER_DOWNSCALE) && p.slow_qos[0]) {
+        snprintf(payload, sizeof payload, "qos=%s", p.normal_qos[0] ? p.normal_qos : "normal");
+        ACTION("downscale-clear", "set_qos", payload);
+    }
+    if (raised & CARRYOVER_PAUSE)
+        ACTION("pause", "set_grpjobs", "GrpJobs=0");
+    if (cleared & CARRYOVER_PAUSE)
+        ACTION("pause-clear", "set_grpjobs", "GrpJobs=-1");
+#undef ACTION
+    for (int i = 0; i < n; i++) {
+        char id[24];
+        snprintf(id, sizeof id, "%lld", (long long)ids[i]);
+        append_list(e.command_ids, sizeof e.command_ids, id);
+    }
+    if (flags != p.flags) {
+        db_stmt_t *s = pstmt(st, P_FLAGS, SQL_P_FLAGS, err);
+        if (!s)
+            return -1;
+        db_bind_int64(s, 1, flags);
+        db_bind_int64(s, 2, p.id);
+        if (db_run(s, err) < 0)
+            return -1;
+    }
+    db_stmt_t *s = pstmt(st, E_ADD, SQL_E_ADD, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, e.policy_id);
+    db_bind_text(s, 2, e.period);
+    db_bind_int64(s, 3, e.time_s);
+    db_bind_int64(s, 4, e.used_sumin);
+    db_bind_int64(s, 5, e.total_sumin);
+    db_bind_int64(s, 6, e.usage_ppm);
+    db_bind_int64(s, 7, e.prev_flags);
+    db_bind_int64(s, 8, e.new_flags);
+    db_bind_text(s, 9, e.actions);
+    db_bind_text(s, 10, e.command_ids);
+    if (db_step(s, err) != 1) {
+        db_reset(s);
+        return err->code ? -1 : allot_errorf(err, ALLOT_EIO, "evaluation: no id returned");
+    }
+    e.id = db_column_int64(s, 0);
+    db_reset(s);
+    if (out)
+        *out = e;
+    return 0;
+}
+
+int store_eval_list(store_t *st, const struct eval_filter *f, store_eval_f cb, void *arg,
+                    struct allot_error *err)
+{
+    if (store_ready(st, "evaluation list", err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, E_LIST, SQL_E_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, f ? f->policy_id : 0);
+    db_bind_text(s, 2, f && f->period ? f->period : "");
+    db_bind_int64(s, 3, f && f->limit > 0 ? f->limit : INT64_MAX);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct policy_eval e;
+        read_eval(s, &e);
+        int r = cb(&e, arg);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- command outbox ---- */
+
+static int command_by(store_t *st, enum pstmt id, const char *sql, const char *key,
+                      int64_t num, struct command *out, struct allot_error *err)
+{
+    db_stmt_t *s = pstmt(st, id, sql, err);
+    if (!s)
+        return -1;
+    if (key)
+        db_bind_text(s, 1, key);
+    else
+        db_bind_int64(s, 1, num);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        db_reset(s);
+        return allot_errorf(err, ALLOT_ENOENT, "command %lld does not exist", (long long)num);
+    }
+    read_command(s, out);
+    db_reset(s);
+    return 0;
+}
+
+int store_command_add(store_t *st, struct command *c, int64_t now_s, int *replay,
+                      struct allot_error *err)
+{
+    char tmp[ALLOT_TRES_MAX];
+    if (replay)
+        *replay = 0;
+    if (store_ready_write(st, "command add", err) < 0)
+        return -1;
+    if (model_check_name("cluster", c->cluster, 0, err) < 0 ||
+        model_check_name("kind", c->kind, 0, err) < 0 ||
+        model_check_name("target", c->target, 0, err) < 0 ||
+        model_copy_text(tmp, sizeof tmp, "payload", c->payload, err) < 0)
+        return -1;
+    if (!c->idem_key[0])
+        return allot_errorf(err, ALLOT_EINVAL, "command: an idempotency key is required");
+    db_stmt_t *s = pstmt(st, C_ADD, SQL_C_ADD, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, c->cluster);
+    db_bind_text(s, 2, c->kind);
+    db_bind_text(s, 3, c->target);
+    db_bind_text(s, 4, c->payload);
+    db_bind_int64(s, 5, c->policy_id);
+    db_bind_text(s, 6, c->period);
+    db_bind_text(s, 7, c->idem_key);
+    db_bind_int64(s, 8, now_s);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        c->id = db_column_int64(s, 0);
+        db_reset(s);
+        c->state = COMMAND_PENDING;
+        c->attempts = 0;
+        c->result[0] = 0;
+        c->created_s = now_s;
+        c->sent_s = c->done_s = 0;
+        return 0;
+    }
+    db_reset(s);
+    if (command_by(st, C_BY_KEY, SQL_C_BY_KEY, c->idem_key, 0, c, err) < 0)
+        return -1;
+    if (replay)
+        *replay = 1;
+    return 0;
+}
+
+int store_command_get(store_t *st, int64_t id, struct command *out, struct allot_error *err)
+{
+    if (store_ready(st, "command get", err) < 0)
+        return -1;
+    return command_by(st, C_GET, SQL_C_GET, NULL, id, out, err);
+}
+
+int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb,
+                       void *arg, struct allot_error *err)
+{
+    if (store_ready(st, "command list", err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, C_LIST, SQL_C_LIST, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, f && f->cluster ? f->cluster : "");
+    db_bind_int64(s, 2, f ? f->policy_id : 0);
+    db_bind_text(s, 3, f && f->period ? f->period : "");
+    db_bind_text(s, 4, f && f->state >= 0 ? store_command_state_name(f->state) : "");
+    db_bind_int64(s, 5, f ? f->after_id : 0);
+    db_bind_int64(s, 6, f && f->limit > 0 ? f->limit : INT64_MAX);
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        struct command c;
+        read_command(s, &c);
+        int r = cb(&c, arg);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s,
+                        int max, store_command_f cb, void *arg, struct allot_error *err)
+{
+    if (store_ready_write(st, "command claim", err) < 0)
+        return -1;
+    if (model_check_name("cluster", cluster, 0, err) < 0)
+        return -1;
+    if (max <= 0 || max > 1000)
+        return allot_errorf(err, ALLOT_EINVAL, "max: must be 1..1000");
+    db_stmt_t *s = pstmt(st, A_SEEN, SQL_A_SEEN, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    db_bind_int64(s, 2, now_s);
+    if (db_run(s, err) < 0)
+        return -1;
+    /* Read first, then mark: SQLite must not update rows under an open SELECT. */
+    struct command *v = calloc((size_t)max, sizeof *v);
+    if (!v)
+        return allot_errorf(err, ALLOT_ENOMEM, "command claim: out of memory");
+    int n = 0, rc;
+    s = pstmt(st, C_CLAIM, SQL_C_CLAIM, err);
+    if (!s) {
+        free(v);
+        return -1;
+    }
+    db_bind_text(s, 1, cluster);
+    db_bind_int64(s, 2, now_s - lease_s);
+    db_bind_int64(s, 3, max);
+    while (n < max && (rc = db_step(s, err)) == 1)
+        read_command(s, &v[n++]);
+    db_reset(s);
+    if (n < max && rc < 0) {
+        free(v);
+        return -1;
+    }
+    int ret = 0;
+    for (int i = 0; i < n; i++) {
+        s = pstmt(st, C_MARK_SENT, SQL_C_MARK_SENT, err);
+        if (!s) {
+            ret = -1;
+            break;
+        }
+        db_bind_int64(s, 1, now_s);
+        db_bind_int64(s, 2, v[i].id);
+        if (db_run(s, err) < 0) {
+            ret = -1;
+            break;
+        }
+        v[i].state = COMMAND_SENT;
+        v[i].attempts++;
+        v[i].sent_s = now_s;
+    }
+    for (int i = 0; ret == 0 && i < n; i++) {
+        int r = cb(&v[i], arg);
+        if (r) {
+            ret = r;
+            break;
+        }
+    }
+    free(v);
+    return ret;
+}
+
+int store_command_result(store_t *st, int64_t id, enum command_state state, const char *result,
+                         int64_t now_s, int *replay, struct allot_error *err)
+{
+    char tmp[ALLOT_TEXT_MAX];
+    struct command c;
+    if (replay)
+        *replay = 0;
+    if (store_ready_write(st, "command result", err) < 0)
+        return -1;
+    if (state != COMMAND_CONFIRMED && state != COMMAND_FAILED)
+        return allot_errorf(err, ALLOT_EINVAL, "state: must be confirmed or failed");
+    /* Long sacctmgr errors are cut to fit rather than refused: the text is evidence. */
+    snprintf(tmp, sizeof tmp, "%s", result ? result : "");
+    if (store_command_get(st, id, &c, err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, C_RESULT, SQL_C_RESULT, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, store_command_state_name(state));
+    db_bind_text(s, 2, tmp);
+    db_bind_int64(s, 3, now_s);
+    db_bind_int64(s, 4, id);
+    if (db_run(s, err) < 0)
+        return -1;
+    if (db_changes(s) == 0 && replay)
+        *replay = 1;
+    return 0;
+}
+
+int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
+                       int64_t *oldest_waiting_s, int64_t *waiting, struct allot_error *err)
+{
+    if (store_ready(st, "agent status", err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, A_GET, SQL_A_GET, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    *last_seen_s = rc == 1 ? db_column_int64(s, 0) : 0;
+    db_reset(s);
+    s = pstmt(st, C_WAITING, SQL_C_WAITING, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    *waiting = rc == 1 ? db_column_int64(s, 0) : 0;
+    *oldest_waiting_s = rc == 1 ? db_column_int64(s, 1) : 0;
+    db_reset(s);
+    return 0;
+}

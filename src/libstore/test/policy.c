@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* policy.c - periodic policies (DESIGN §5): the boundary transaction runs exactly once per
+ * period across store restarts, clock jumps (forward over several periods and back), replays
+ * and a zone offset; carryover numbers (base 1000, use 300 -> 1500); total never resets;
+ * thresholds raise and clear actions; the command outbox's claim/lease/result rules. */
+#include "store_test.h"
+
+#include "libcore/carryover.h"
+#include "libcore/period.h"
+
+#define DAY INT64_C(86400)
+/* 2026-01-01T00:00:00Z, 2026-07-15T12:00:00Z, 2026-08-01T00:00:00Z */
+#define T_2026 INT64_C(1767225600)
+#define T_JUL15 INT64_C(1784116800)
+#define T_AUG1 INT64_C(1785542400)
+
+static int64_t setup(struct fx *f, const char *period_kind, int64_t *alloc_out)
+{
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    fx_add_account(f, "chem", "root");
+    int64_t alloc = fx_add_alloc(f, "chem", "cpu", "c1", T_2026, T_2026 + 400 * DAY, 0);
+    struct policy p;
+    memset(&p, 0, sizeof p);
+    p.alloc_id = alloc;
+    snprintf(p.cluster, sizeof p.cluster, "c1");
+    snprintf(p.period_kind, sizeof p.period_kind, "%s", period_kind);
+    p.base_sumin = 1000;
+    p.carryover = 1;
+    p.carry_factor_ppm = CARRYOVER_DEFAULT_FACTOR_PPM;
+    p.grace_ppm = CARRYOVER_DEFAULT_GRACE_PPM;
+    p.notify_ppm = CARRYOVER_DEFAULT_NOTIFY_PPM;
+    p.downscale_ppm = CARRYOVER_DEFAULT_DOWNSCALE_PPM;
+    snprintf(p.slow_qos, sizeof p.slow_qos, "slow");
+    snprintf(p.normal_qos, sizeof p.normal_qos, "normal");
+    p.reset_raw_usage = 1;
+    snprintf(p.limit_type, sizeof p.limit_type, "GrpTRESMins");
+    p.fairshare = -1;
+    TX(f, store_policy_add(f->st, &p, &f->err));
+    if (alloc_out)
+        *alloc_out = alloc;
+    return p.id;
+}
+
+/* Post-paid use of `charge` SU-minutes by a job starting at start_s. */
+static void use(struct fx *f, int64_t job_id, int64_t start_s, int64_t charge)
+{
+    struct settle_req r;
+    struct settle_result res;
+    memset(&r, 0, sizeof r);
+    snprintf(r.cluster, sizeof r.cluster, "c1");
+    r.job_id = job_id;
+    r.start_s = start_s;
+    r.end_s = start_s + 60;
+    r.elapsed_s = 60;
+    snprintf(r.slurm_state, sizeof r.slurm_state, "COMPLETED");
+    r.charge_sumin = charge;
+    snprintf(r.settle_source, sizeof r.settle_source, "test");
+    snprintf(r.user, sizeof r.user, "alice");
+    snprintf(r.account, sizeof r.account, "chem");
+    snprintf(r.resource, sizeof r.resource, "cpu");
+    r.now_s = start_s + 60;
+    TX(f, store_settle(f->st, &r, &res, &f->err));
+}
+
+static struct policy_roll roll(struct fx *f, int64_t id, int64_t now_s,
+                               const struct period_tz *tz)
+{
+    struct policy_roll r;
+    TX(f, store_policy_roll(f->st, id, now_s, tz, "test", &r, &f->err));
+    return r;
+}
+
+struct kind_count {
+    enum ledger_kind kind;
+    int n;
+    int64_t sum;
+};
+static int count_kind(const struct ledger_entry *e, void *arg)
+{
+    struct kind_count *k = arg;
+    if (e->kind == k->kind) {
+        k->n++;
+        k->sum += e->amount_sumin;
+    }
+    return 0;
+}
+static struct kind_count ledger_kind(struct fx *f, int64_t alloc, enum ledger_kind kind)
+{
+    struct kind_count k = {.kind = kind};
+    struct ledger_filter lf = {.alloc_id = alloc};
+    OK(f, store_ledger_list(f->st, &lf, count_kind, &k, &f->err));
+    return k;
+}
+
+struct cmd_count {
+    const char *kind;
+    const char *period;
+    int n;
+    struct command last;
+};
+static int count_cmd(const struct command *c, void *arg)
+{
+    struct cmd_count *k = arg;
+    if ((!k->kind || strcmp(c->kind, k->kind) == 0) &&
+        (!k->period || strcmp(c->period, k->period) == 0)) {
+        k->n++;
+        k->last = *c;
+    }
+    return 0;
+}
+static struct cmd_count commands(struct fx *f, const char *kind, const char *period)
+{
+    struct cmd_count k = {.kind = kind, .period = period};
+    struct command_filter cf = {.state = -1};
+    OK(f, store_command_list(f->st, &cf, count_cmd, &k, &f->err));
+    return k;
+}
+
+static void test_month_exactly_once(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+
+    struct policy_roll r = roll(f, id, T_JUL15, NULL);
+    assert_int_equal(r.rolled, 1);
+    assert_string_equal(r.new_period, "2026-07");
+    assert_string_equal(r.old_period, "");
+    assert_int_equal(r.credit_sumin, 1000);
+    assert_int_equal(r.carry_sumin, 0); /* nothing to carry into the first period */
+    assert_int_equal(r.limit_value, 1200);
+    assert_int_equal(r.ncommands, 2);
+    assert_int_equal(commands(f, "reset_raw_usage", "2026-07").n, 1);
+    struct cmd_count lim = commands(f, "set_limit", "2026-07");
+    assert_int_equal(lim.n, 1);
+    assert_string_equal(lim.last.payload, "GrpTRESMins=billing=1200");
+    assert_string_equal(lim.last.target, "chem");
+
+    /* Same period again (next tick): nothing. */
+    r = roll(f, id, T_JUL15 + 600, NULL);
+    assert_int_equal(r.rolled, 0);
+    use(f, 1, T_JUL15 + 3600, 300);
+
+    /* Boundary: base 1000, use 300 -> carry 500 (cap 50%), total 1500, 700 unused expire. */
+    r = roll(f, id, T_AUG1 + 5, NULL);
+    assert_int_equal(r.rolled, 1);
+    assert_string_equal(r.old_period, "2026-07");
+    assert_string_equal(r.new_period, "2026-08");
+    assert_int_equal(r.prev_used_sumin, 300);
+    assert_int_equal(r.expired_sumin, 700);
+    assert_int_equal(r.carry_sumin, 500);
+    assert_int_equal(r.total_sumin, 1500);
+    assert_int_equal(r.limit_value, 1800);
+
+    /* allotd restarted: a new connection ticking again in August does nothing. */
+    store_close(f->st);
+    f->st = fx_open_store(f);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(roll(f, id, T_AUG1 + 600 * (i + 1), NULL).rolled, 0);
+    /* Clock stepped back into July: nothing either. */
+    assert_int_equal(roll(f, id, T_JUL15, NULL).rolled, 0);
+
+    assert_int_equal(ledger_kind(f, alloc, LEDGER_CARRYOVER).n, 1);
+    assert_int_equal(ledger_kind(f, alloc, LEDGER_CREDIT).n, 2);
+    assert_int_equal(ledger_kind(f, alloc, LEDGER_EXPIRY).n, 1);
+    assert_int_equal(commands(f, "reset_raw_usage", "2026-08").n, 1);
+    assert_int_equal(commands(f, "reset_raw_usage", NULL).n, 2);
+    struct balance b;
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.available_sumin, 1500);
+
+    /* Agent or allotd down for months: a jump to November processes November once, with
+     * August's use (0) as the previous period's: carry 500. */
+    r = roll(f, id, T_AUG1 + 100 * DAY, NULL);
+    assert_int_equal(r.rolled, 1);
+    assert_string_equal(r.new_period, "2026-11");
+    assert_int_equal(r.prev_used_sumin, 0);
+    assert_int_equal(r.carry_sumin, 500);
+    assert_int_equal(r.expired_sumin, 1500);
+    assert_int_equal(roll(f, id, T_AUG1 + 100 * DAY + 1, NULL).rolled, 0);
+    assert_int_equal(commands(f, "reset_raw_usage", NULL).n, 3);
+
+    int problems = store_check(f->st, NULL, NULL, &f->err);
+    assert_int_equal(problems, 0);
+}
+
+/* The marker lost (as Waldur's cache can lose it): the ledger keys and command keys still
+ * refuse a second credit and a second reset for the period. */
+static void test_marker_lost(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    roll(f, id, T_JUL15, NULL);
+    /* There is no verb to rewind the marker; what a lost marker would replay is the
+     * period's keyed writes, and both are refused as replays. */
+    struct ledger_entry e;
+    int replay = 0;
+    memset(&e, 0, sizeof e);
+    e.alloc_id = alloc;
+    e.kind = LEDGER_CREDIT;
+    e.amount_sumin = 1000;
+    snprintf(e.idem_key, sizeof e.idem_key, "policy:%lld:2026-07:credit", (long long)id);
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    assert_int_equal(replay, 1);
+    struct command c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.cluster, sizeof c.cluster, "c1");
+    snprintf(c.kind, sizeof c.kind, "reset_raw_usage");
+    snprintf(c.target, sizeof c.target, "chem");
+    snprintf(c.idem_key, sizeof c.idem_key, "policy:%lld:2026-07:reset", (long long)id);
+    TX(f, store_command_add(f->st, &c, T_JUL15, &replay, &f->err));
+    assert_int_equal(replay, 1);
+    assert_int_equal(commands(f, "reset_raw_usage", NULL).n, 1);
+}
+
+static void test_total_never_resets(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "total", &alloc);
+    struct policy p;
+    OK(f, store_policy_get(f->st, id, &p, &f->err));
+    assert_int_equal(p.reset_raw_usage, 0);
+    struct policy_roll r = roll(f, id, T_JUL15, NULL);
+    assert_int_equal(r.rolled, 1);
+    assert_string_equal(r.new_period, "total");
+    assert_int_equal(r.credit_sumin, 1000);
+    for (int i = 1; i < 12; i++)
+        assert_int_equal(roll(f, id, T_JUL15 + i * 40 * DAY, NULL).rolled, 0);
+    assert_int_equal(commands(f, "reset_raw_usage", NULL).n, 0);
+    assert_int_equal(ledger_kind(f, alloc, LEDGER_CREDIT).n, 1);
+    assert_int_equal(ledger_kind(f, alloc, LEDGER_CARRYOVER).n, 0);
+}
+
+static int64_t plus_one_hour(int64_t utc_s, void *arg)
+{
+    (void)utc_s;
+    (void)arg;
+    return 3600;
+}
+
+/* The period clock runs in the configured zone: 23:30Z on 31 July is August in UTC+1. */
+static void test_time_zone(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup(f, "quarter", NULL);
+    struct period_tz tz = {.utc_offset_s = plus_one_hour};
+    assert_string_equal(roll(f, id, T_AUG1 - 31 * DAY, &tz).new_period, "2026-Q3");
+    /* 2026-09-30T23:30Z = 2026-10-01T00:30 local: Q4 in the zone, Q3 in UTC. */
+    int64_t t = T_AUG1 + 61 * DAY - 1800;
+    struct policy_roll r = roll(f, id, t, NULL);
+    assert_int_equal(r.rolled, 0);
+    r = roll(f, id, t, &tz);
+    assert_int_equal(r.rolled, 1);
+    assert_string_equal(r.new_period, "2026-Q4");
+}
+
+static int count_eval(const struct policy_eval *e, void *arg)
+{
+    assert_string_equal(e->period, "2026-07");
+    (*(int *)arg)++;
+    return 0;
+}
+
+static void test_thresholds(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup(f, "month", NULL);
+    struct policy_eval e;
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15, NULL, "test", &e, &f->err));
+    assert_int_equal(e.roll.rolled, 1);
+    assert_int_equal(e.new_flags, 0);
+    use(f, 1, T_JUL15 + 10, 850);
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15 + 600, NULL, "test", &e, &f->err));
+    assert_int_equal(e.used_sumin, 850);
+    assert_int_equal(e.usage_ppm, 850000);
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY);
+    assert_string_equal(e.actions, "notify");
+    assert_string_equal(e.command_ids, "");
+    use(f, 2, T_JUL15 + 20, 150);
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15 + 1200, NULL, "test", &e, &f->err));
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY | CARRYOVER_DOWNSCALE);
+    assert_string_equal(e.actions, "downscale");
+    struct command c;
+    OK(f, store_command_get(f->st, strtoll(e.command_ids, NULL, 10), &c, &f->err));
+    assert_string_equal(c.kind, "set_qos");
+    assert_string_equal(c.payload, "qos=slow");
+    use(f, 3, T_JUL15 + 30, 200);
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15 + 1800, NULL, "test", &e, &f->err));
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY | CARRYOVER_DOWNSCALE | CARRYOVER_PAUSE);
+    assert_string_equal(e.actions, "pause");
+    /* Unchanged usage: no new action. */
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15 + 2400, NULL, "test", &e, &f->err));
+    assert_string_equal(e.actions, "");
+    /* A dry run (evaluate, then roll back) changes nothing. */
+    BEGIN(f);
+    OK(f, store_policy_evaluate(f->st, id, T_AUG1 + 10, NULL, "test", &e, &f->err));
+    assert_int_equal(e.roll.rolled, 1);
+    store_rollback(f->st);
+    struct policy p;
+    OK(f, store_policy_get(f->st, id, &p, &f->err));
+    assert_string_equal(p.current_period, "2026-07");
+    /* The new period restores the QOS and unpauses, and clears the flags. */
+    TX(f, store_policy_evaluate(f->st, id, T_AUG1 + 10, NULL, "test", &e, &f->err));
+    assert_int_equal(e.roll.rolled, 1);
+    assert_int_equal(e.new_flags, 0);
+    assert_int_equal(commands(f, "set_qos", "2026-08").n, 1);
+    assert_string_equal(commands(f, "set_qos", "2026-08").last.payload, "qos=normal");
+    assert_int_equal(commands(f, "set_grpjobs", "2026-08").n, 1);
+    struct eval_filter ef = {.policy_id = id, .period = "2026-07"};
+    int n = 0;
+    OK(f, store_eval_list(f->st, &ef, count_eval, &n, &f->err));
+    assert_int_equal(n, 5); /* history filtered by period: July's evaluations only */
+}
+
+struct claim_acc {
+    int n;
+    int64_t ids[16];
+};
+static int claim_cb(const struct command *c, void *arg)
+{
+    struct claim_acc *a = arg;
+    assert_int_equal(c->state, COMMAND_SENT);
+    if (a->n < 16)
+        a->ids[a->n++] = c->id;
+    return 0;
+}
+
+static void test_outbox(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup(f, "month", NULL);
+    roll(f, id, T_JUL15, NULL); /* reset + limit */
+    int64_t last = 0, oldest = 0, waiting = 0;
+    OK(f, store_agent_status(f->st, "c1", &last, &oldest, &waiting, &f->err));
+    assert_int_equal(last, 0);
+    assert_int_equal(waiting, 2);
+    assert_int_equal(oldest, T_JUL15);
+
+    struct claim_acc a = {0};
+    TX(f, store_command_claim(f->st, "c1", T_JUL15 + 5, 300, 10, claim_cb, &a, &f->err));
+    assert_int_equal(a.n, 2);
+    assert_true(a.ids[0] < a.ids[1]);
+    /* Within the lease: nothing more to hand out. */
+    struct claim_acc b = {0};
+    TX(f, store_command_claim(f->st, "c1", T_JUL15 + 10, 300, 10, claim_cb, &b, &f->err));
+    assert_int_equal(b.n, 0);
+    /* The agent confirms the first; it died before answering the second. */
+    int replay = 0;
+    TX(f, store_command_result(f->st, a.ids[0], COMMAND_CONFIRMED, "verified RawUsage=0",
+                               T_JUL15 + 20, &replay, &f->err));
+    assert_int_equal(replay, 0);
+    TX(f, store_command_result(f->st, a.ids[0], COMMAND_FAILED, "late duplicate", T_JUL15 + 21,
+                               &replay, &f->err));
+    assert_int_equal(replay, 1);
+    struct command c;
+    OK(f, store_command_get(f->st, a.ids[0], &c, &f->err));
+    assert_int_equal(c.state, COMMAND_CONFIRMED);
+    assert_string_equal(c.result, "verified RawUsage=0");
+    struct claim_acc d = {0};
+    TX(f, store_command_claim(f->st, "c1", T_JUL15 + 400, 300, 10, claim_cb, &d, &f->err));
+    assert_int_equal(d.n, 1);
+    assert_int_equal(d.ids[0], a.ids[1]);
+    OK(f, store_command_get(f->st, a.ids[1], &c, &f->err));
+    assert_int_equal(c.attempts, 2);
+    TX(f, store_command_result(f->st, a.ids[1], COMMAND_FAILED,
+                               " Unknown option: GrpTRESMinz=billing=1200", T_JUL15 + 401,
+                               &replay, &f->err));
+    OK(f, store_command_get(f->st, a.ids[1], &c, &f->err));
+    assert_int_equal(c.state, COMMAND_FAILED);
+    assert_string_equal(c.result, " Unknown option: GrpTRESMinz=billing=1200");
+    OK(f, store_agent_status(f->st, "c1", &last, &oldest, &waiting, &f->err));
+    assert_int_equal(last, T_JUL15 + 400);
+    assert_int_equal(waiting, 0);
+    FAILS(f, ALLOT_ENOENT, store_command_get(f->st, 999, &c, &f->err));
+}
+
+static void test_add_errors(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    struct policy p;
+    OK(f, store_policy_get(f->st, id, &p, &f->err));
+    assert_string_equal(p.account, "chem");
+    TX_FAILS(f, ALLOT_EEXIST, store_policy_add(f->st, &p, &f->err));
+    snprintf(p.period_kind, sizeof p.period_kind, "week");
+    TX_FAILS(f, ALLOT_EINVAL, store_policy_add(f->st, &p, &f->err));
+    snprintf(p.period_kind, sizeof p.period_kind, "month");
+    snprintf(p.limit_type, sizeof p.limit_type, "GrpCPUMins");
+    TX_FAILS(f, ALLOT_EINVAL, store_policy_add(f->st, &p, &f->err));
+    snprintf(p.limit_type, sizeof p.limit_type, "GrpTRES");
+    p.alloc_id = 4242;
+    TX_FAILS(f, ALLOT_ENOENT, store_policy_add(f->st, &p, &f->err));
+    FAILS(f, ALLOT_ENOENT, store_policy_get(f->st, 4242, &p, &f->err));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_month_exactly_once, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_marker_lost, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_total_never_resets, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_time_zone, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_thresholds, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_outbox, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_add_errors, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
