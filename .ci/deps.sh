@@ -25,3 +25,5 @@ apt_install valgrind faketime
 # lets .ci/slurm-source.sh unpack the matching Slurm source for the PrEp plugin's headers.
 apt_install slurm-wlm slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server \
     mariadb-client dpkg-dev
+# allot-step's integration tests read its JSON record with jq.
+apt_install jq
