@@ -33,7 +33,19 @@ static const struct field run_fields[] = {
     {0},
 };
 
+/* Settle takes no requested TRES or submit time (doc/api.md): its own list. */
 static const struct field settle_fields[] = {
+    {"cluster", "cluster", V_STR, "cluster name"},
+    {"jobid", "job_id", V_INT, "Slurm job id"},
+    {"run", "run", V_INT, "run number"},
+    {"user", "user", V_STR, "user (a run never held)"},
+    {"account", "account", V_STR, "account (a run never held)"},
+    {"partition", "partition", V_STR, "partition (a run never held)"},
+    {"qos", "qos", V_STR, "QOS (a run never held)"},
+    {"timelimit", "time_limit_s", V_DURATION, "time limit (a run never held)"},
+    {"billing", "billing", V_INT, "Slurm's billing TRES"},
+    {"start", "start", V_TIME, "start time"},
+    {"alloctres", "alloc_tres", V_STR, "allocated TRES"},
     {"end", "end", V_TIME, "end time"},
     {"elapsed", "elapsed_s", V_DURATION, "elapsed time, Slurm syntax or <N>s"},
     {"state", "state", V_STR, "Slurm job state (COMPLETED, NODE_FAIL, ...)"},
@@ -214,12 +226,13 @@ static int job_verb(struct cli *cli, const char *verb, int argc, char **argv,
     if (release) {
         if (cli_fields_to_json(release_fields, &kvs, body, err) < 0)
             goto out;
+    } else if (settle) {
+        if (cli_fields_to_json(settle_fields, &kvs, body, err) < 0)
+            goto out;
     } else {
         if (cli_fields_to_json(common_fields, &kvs, body, err) < 0)
             goto out;
         if (strcmp(verb, "admit") != 0 && cli_fields_to_json(run_fields, &kvs, body, err) < 0)
-            goto out;
-        if (settle && cli_fields_to_json(settle_fields, &kvs, body, err) < 0)
             goto out;
     }
     if (args_check_used(&kvs, what, err) < 0)

@@ -56,12 +56,16 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_str(o, "partition", j->partition);
         bad |= put_str(o, "qos", j->qos);
         bad |= put_int(o, "time_limit_s", j->time_limit_s);
-        bad |= put_str(o, "tres", j->tres);
         bad |= put_int(o, "billing", j->billing);
         bad |= put_int(o, "billing_micro", j->billing_micro);
     }
-    if (verb == VERB_HOLD || verb == VERB_SETTLE) {
+    /* Requested TRES and submit time belong to admission and hold; settle bills from the
+     * allocated TRES (doc/api.md "Job verbs"), and allotd refuses unknown fields. */
+    if (verb == VERB_ADMIT || verb == VERB_HOLD)
+        bad |= put_str(o, "tres", j->tres);
+    if (verb == VERB_HOLD)
         bad |= put_int(o, "submit", j->submit_s);
+    if (verb == VERB_HOLD || verb == VERB_SETTLE) {
         bad |= put_int(o, "start", j->start_s);
         bad |= put_str(o, "alloc_tres", j->alloc_tres);
     }
