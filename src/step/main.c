@@ -52,6 +52,7 @@ static void usage(FILE *f)
           "  --cpus N              srun --cpus-per-task\n"
           "  --mem SIZE            srun --mem (MiB, or with K/M/G/T suffix)\n"
           "  --signal SPEC         srun --signal, e.g. TERM@120\n"
+          "  --time-limit MIN      cap the step's --time below the allocation's time left\n"
           "  --cpu-bind            keep srun's CPU binding (default --cpu-bind=none)\n"
           "  --direct              run directly even inside an allocation\n"
           "  --limit-mem           direct mode: enforce --mem with RLIMIT_AS\n"
@@ -82,7 +83,8 @@ static int opt_int(const char *name, const char *v, long min, long max, long *ou
 static int parse_args(int argc, char **argv, struct step_config *c)
 {
     enum { O_NAME = 256, O_NODES, O_CPUS, O_MEM, O_SIGNAL, O_CPUBIND, O_DIRECT, O_LIMITMEM,
-           O_INTERVAL, O_SIDTRIES, O_SIDDELAY, O_SATRIES, O_SADELAY, O_HTIMEOUT, O_OUTPUT };
+           O_INTERVAL, O_SIDTRIES, O_SIDDELAY, O_SATRIES, O_SADELAY, O_HTIMEOUT, O_OUTPUT,
+           O_TIMELIMIT };
     static const struct option opts[] = {
         {"name", required_argument, 0, O_NAME},
         {"nodes", required_argument, 0, O_NODES},
@@ -99,6 +101,7 @@ static int parse_args(int argc, char **argv, struct step_config *c)
         {"sacct-delay-ms", required_argument, 0, O_SADELAY},
         {"helper-timeout-ms", required_argument, 0, O_HTIMEOUT},
         {"output", required_argument, 0, O_OUTPUT},
+        {"time-limit", required_argument, 0, O_TIMELIMIT},
         {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
@@ -175,6 +178,11 @@ static int parse_args(int argc, char **argv, struct step_config *c)
             break;
         case O_OUTPUT:
             c->output = optarg;
+            break;
+        case O_TIMELIMIT:
+            if (opt_int("--time-limit", optarg, 1, 100000000, &v) < 0)
+                return -1;
+            c->time_cap_min = v;
             break;
         case 'v':
             log_threshold = LOG_LVL_DEBUG;
@@ -315,6 +323,9 @@ static int run_slurm(const struct step_config *c, uint32_t job, struct step_resu
     r->slurm = true;
     r->job_id = job;
     r->time_limit_min = step_time_min(c, job);
+    /* An explicit cap only lowers the limit: the step must still end before its allocation. */
+    if (c->time_cap_min > 0 && (r->time_limit_min == 0 || c->time_cap_min < r->time_limit_min))
+        r->time_limit_min = c->time_cap_min;
     struct st_srun_opts o = {.job_id = job, .step_name = c->name, .nodes = c->nodes,
                              .cpus_per_task = c->cpus, .mem_mb = c->mem_mb,
                              .time_min = r->time_limit_min, .cpu_bind = c->cpu_bind,

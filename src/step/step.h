@@ -25,6 +25,7 @@ struct step_config {
     uint32_t cpus;           /* --cpus-per-task, 0 = not passed */
     int64_t mem_mb;          /* --mem in MiB, 0 = not passed */
     const char *signal;      /* --signal spec or NULL */
+    int64_t time_cap_min;    /* --time-limit: upper bound on the step's --time, 0 = none */
     bool cpu_bind;           /* keep srun's CPU binding (no --cpu-bind=none) */
     bool direct;             /* run directly even inside an allocation */
     bool limit_mem;          /* direct mode: RLIMIT_AS = mem_mb */

@@ -99,6 +99,16 @@ test_expect_success '--cpu-bind keeps binding; UNLIMITED time left passes no --t
 	test "$(j .time_limit_minutes)" = 0
 '
 
+test_expect_success '--time-limit caps --time below the time left, never above it' '
+	reset_fake &&
+	SLURM_JOB_ID=42 FAKE_TIMELEFT=9:30 "$STEP" run $FAST --time-limit 3 --name cap \
+		--output out.json -- true &&
+	grep -x -e "--time=3" "$FAKE/srun.args" &&
+	SLURM_JOB_ID=42 FAKE_TIMELEFT=9:30 "$STEP" run $FAST --time-limit 30 --name cap \
+		--output out.json -- true &&
+	grep -x -e "--time=9" "$FAKE/srun.args"
+'
+
 test_expect_success 'live sstat: first sample is only a baseline, CPU from deltas, peak RSS' '
 	reset_fake &&
 	SLURM_JOB_ID=42 "$STEP" run $FAST --name live --output out.json -- "$PROG" --sleep 1.5 &&
