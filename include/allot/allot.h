@@ -121,8 +121,8 @@ struct allot_job_desc {
 
 /* The decision of a job verb and its numbers (0 when the reply did not carry them). */
 struct allot_job_result {
-    int ok;     /* 1: admitted / held / settled / released; 0: refused */
-    int replay; /* 1: allotd had already done this (idempotent repeat) */
+    int ok;                    /* 1: admitted / held / settled / released; 0: refused */
+    int replay;                /* 1: allotd had already done this (idempotent repeat) */
     enum allot_errnum refusal; /* EFUNDS or ELIMIT when refused, else ALLOT_OK */
     int64_t alloc_id;
     char payer_account[64];

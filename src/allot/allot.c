@@ -32,14 +32,10 @@ const struct cli_command cmd_db = {
 };
 #endif
 
-/* cmd_share.c */
-extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
-
 static const struct cli_command *const commands[] = {
-    &cmd_cluster, &cmd_account, &cmd_user,  &cmd_assoc,  &cmd_qos,    &cmd_partition,
-    &cmd_alloc,   &cmd_credit,  &cmd_balance, &cmd_ledger, &cmd_job,  &cmd_failures,
-    &cmd_limits,  &cmd_db,      &cmd_whoami, &cmd_step,
-    &cmd_share,   &cmd_tree,    &cmd_usage,  &cmd_priority,
+    &cmd_cluster, &cmd_account, &cmd_user,   &cmd_assoc, &cmd_qos,      &cmd_partition, &cmd_alloc,
+    &cmd_credit,  &cmd_balance, &cmd_ledger, &cmd_job,   &cmd_failures, &cmd_limits,    &cmd_db,
+    &cmd_whoami,  &cmd_step,    &cmd_share,  &cmd_tree,  &cmd_usage,    &cmd_priority,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -110,10 +106,10 @@ static const struct cli_command *find_command(const char *noun)
     /* A few sacctmgr-style plurals and aliases. */
     static const struct {
         const char *alias, *noun;
-    } aliases[] = {{"accounts", "account"}, {"users", "user"},     {"clusters", "cluster"},
-                   {"allocation", "alloc"}, {"allocs", "alloc"},   {"association", "assoc"},
-                   {"partitions", "partition"}, {"jobs", "job"},   {"failure", "failures"},
-                   {"limit", "limits"},     {"balances", "balance"}};
+    } aliases[] = {{"accounts", "account"},     {"users", "user"},      {"clusters", "cluster"},
+                   {"allocation", "alloc"},     {"allocs", "alloc"},    {"association", "assoc"},
+                   {"partitions", "partition"}, {"jobs", "job"},        {"failure", "failures"},
+                   {"limit", "limits"},         {"balances", "balance"}};
     for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
         if (!strcmp(aliases[i].alias, noun))
             return find_command(aliases[i].noun);

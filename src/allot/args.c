@@ -20,8 +20,8 @@ static int key_char(char ch)
     return isalnum((unsigned char)ch) || ch == '_';
 }
 
-int args_split(int argc, char **argv, const char **pos, int max_pos, int *npos,
-               struct kvlist *kvs, struct allot_error *err)
+int args_split(int argc, char **argv, const char **pos, int max_pos, int *npos, struct kvlist *kvs,
+               struct allot_error *err)
 {
     int np = 0;
     struct kvlist out = {.n = 0};
@@ -46,8 +46,7 @@ int args_split(int argc, char **argv, const char **pos, int max_pos, int *npos,
         if (klen >= sizeof(out.kv[0].key))
             return allot_errorf(err, ALLOT_EINVAL, "'%.*s': key too long", (int)klen, w);
         if (out.n >= ARGS_MAX_KV)
-            return allot_errorf(err, ALLOT_EINVAL, "more than %d key=value arguments",
-                                ARGS_MAX_KV);
+            return allot_errorf(err, ALLOT_EINVAL, "more than %d key=value arguments", ARGS_MAX_KV);
         struct kv *kv = &out.kv[out.n];
         for (size_t j = 0; j < klen; j++)
             kv->key[j] = (char)tolower((unsigned char)w[j]);
@@ -230,14 +229,14 @@ int args_duration(const char *key, const char *s, int64_t *seconds, struct allot
     }
 check:
     if (total <= 0 || total > 366LL * 86400)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s': must be between 1 s and 366 days",
-                            key, s);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s': must be between 1 s and 366 days", key,
+                            s);
     *seconds = total;
     return 0;
 bad:
     return allot_errorf(err, ALLOT_EINVAL,
-                        "%s: '%s': expected minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]] or <N>s",
-                        key, s ? s : "");
+                        "%s: '%s': expected minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]] or <N>s", key,
+                        s ? s : "");
 }
 
 int args_uint(const char *key, const char *s, int64_t *out, struct allot_error *err)
@@ -247,8 +246,8 @@ int args_uint(const char *key, const char *s, int64_t *out, struct allot_error *
         return allot_errorf(err, ALLOT_EINVAL, "%s: expected a number", key);
     for (const char *p = s; *p; p++) {
         if (!isdigit((unsigned char)*p))
-            return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a non-negative integer",
-                                key, s);
+            return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a non-negative integer", key,
+                                s);
         if (v > (INT64_MAX - (*p - '0')) / 10)
             return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is too large", key, s);
         v = v * 10 + (*p - '0');

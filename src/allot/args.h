@@ -35,8 +35,8 @@ struct kvlist {
  * [A-Za-z0-9_]; keys are case-insensitive (sacctmgr's habit).  A repeated key, a pair with
  * an empty key, more than ARGS_MAX_KV pairs or more than max_pos positional words are
  * EINVAL.  Strings are borrowed from argv. */
-int args_split(int argc, char **argv, const char **pos, int max_pos, int *npos,
-               struct kvlist *kvs, struct allot_error *err);
+int args_split(int argc, char **argv, const char **pos, int max_pos, int *npos, struct kvlist *kvs,
+               struct allot_error *err);
 
 /* The value of key (lower case) or NULL; marks the pair used. */
 const char *args_get(struct kvlist *kvs, const char *key);

@@ -25,8 +25,8 @@ static int cli_client(struct cli *cli, struct allot_error *err)
     return 0;
 }
 
-int cli_request(struct cli *cli, const char *method, const char *path, json_t *body,
-                char **reply, struct allot_error *err)
+int cli_request(struct cli *cli, const char *method, const char *path, json_t *body, char **reply,
+                struct allot_error *err)
 {
     char *text = NULL, *r = NULL;
     int rc;
@@ -362,8 +362,8 @@ void cli_print_json_text(const char *text)
 int cli_bad_verb(const char *noun, const char *verb, const char *verbs, struct allot_error *err)
 {
     if (!verb)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: missing verb (%s); see 'allot %s --help'",
-                            noun, verbs, noun);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: missing verb (%s); see 'allot %s --help'", noun,
+                            verbs, noun);
     return allot_errorf(err, ALLOT_EINVAL, "%s: unknown verb '%s' (%s); see 'allot %s --help'",
                         noun, verb, verbs, noun);
 }

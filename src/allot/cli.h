@@ -38,8 +38,8 @@ struct cli {
 /* Send a request with the options of cli (creating the client on first use).  On success
  * *reply (caller frees, may be NULL if not wanted) holds the body.  On failure err holds the
  * daemon's error; *reply still holds the body if one came (a refused admit's numbers). */
-int cli_request(struct cli *cli, const char *method, const char *path, json_t *body,
-                char **reply, struct allot_error *err);
+int cli_request(struct cli *cli, const char *method, const char *path, json_t *body, char **reply,
+                struct allot_error *err);
 
 /* GET path and parse the reply; the caller json_decref()s the result.  NULL with err set. */
 json_t *cli_get_json(struct cli *cli, const char *path, struct allot_error *err);
@@ -132,17 +132,17 @@ void cli_print_json_text(const char *text);
 /* ---- the declarative engine ------------------------------------------------------------- */
 
 enum crud_flags {
-    CRUD_NO_MODIFY = 1 << 0,   /* no PATCH */
-    CRUD_NO_GET_ONE = 1 << 1,  /* show NAME filters the list on name_json */
-    CRUD_BODY_KEY = 1 << 2,    /* no positional name: PATCH/DELETE the collection, key in body */
+    CRUD_NO_MODIFY = 1 << 0,  /* no PATCH */
+    CRUD_NO_GET_ONE = 1 << 1, /* show NAME filters the list on name_json */
+    CRUD_BODY_KEY = 1 << 2,   /* no positional name: PATCH/DELETE the collection, key in body */
     CRUD_NO_ADD = 1 << 3,
     CRUD_NO_REMOVE = 1 << 4,
 };
 
 struct crud {
-    const char *noun;       /* "account": for messages */
-    const char *collection; /* "/v1/accounts" */
-    const char *name_json;  /* member the positional NAME fills on add ("name", "account") */
+    const char *noun;            /* "account": for messages */
+    const char *collection;      /* "/v1/accounts" */
+    const char *name_json;       /* member the positional NAME fills on add ("name", "account") */
     const char *item_prefix_key; /* key= whose value is a path segment before NAME
                                     ("cluster" for partitions) or NULL */
     const struct field *add;     /* accepted by add (key == NULL ends) */
@@ -167,13 +167,15 @@ struct cli_command {
     const char *summary; /* one line for `allot --help` */
     const char *help;    /* full text for `allot NOUN --help` */
     cmd_f run;
-    int needs_verb; /* 1: the first word after the noun is a verb */
+    int needs_verb;          /* 1: the first word after the noun is a verb */
     const struct crud *crud; /* for the key lists printed by --help; may be NULL */
 };
 
 extern const struct cli_command cmd_cluster, cmd_account, cmd_user, cmd_assoc, cmd_qos,
     cmd_partition, cmd_alloc, cmd_credit, cmd_balance, cmd_ledger, cmd_job, cmd_failures,
     cmd_limits, cmd_db, cmd_whoami, cmd_step;
+/* cmd_share.c (DESIGN §6) */
+extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
 
 /* Error for an unknown verb of noun. */
 int cli_bad_verb(const char *noun, const char *verb, const char *verbs, struct allot_error *err);

@@ -92,9 +92,14 @@ const struct cli_command cmd_alloc = {
 /* ---- credit ----------------------------------------------------------------------------- */
 
 static const struct column ledger_columns[] = {
-    {"ID", "id", C_INT},          {"Alloc", "alloc_id", C_INT},     {"Time", "time", C_TIME},
-    {"Kind", "kind", C_STR},      {"Amount", "amount_sumin", C_SUMIN}, {"Actor", "actor", C_STR},
-    {"Comment", "comment", C_STR}, {0},
+    {"ID", "id", C_INT},
+    {"Alloc", "alloc_id", C_INT},
+    {"Time", "time", C_TIME},
+    {"Kind", "kind", C_STR},
+    {"Amount", "amount_sumin", C_SUMIN},
+    {"Actor", "actor", C_STR},
+    {"Comment", "comment", C_STR},
+    {0},
 };
 
 static int run_credit(struct cli *cli, const char *verb, int argc, char **argv,

@@ -40,10 +40,10 @@ static const struct field filters[] = {
 };
 
 static const struct column columns[] = {
-    {"Cluster", "cluster", C_STR},     {"Account", "account", C_STR},
-    {"User", "user", C_STR},           {"Partition", "partition", C_STR},
-    {"Shares", "shares", C_INT},       {"DefaultQOS", "default_qos", C_STR},
-    {"QOS", "qos", C_STR},             {0},
+    {"Cluster", "cluster", C_STR}, {"Account", "account", C_STR},
+    {"User", "user", C_STR},       {"Partition", "partition", C_STR},
+    {"Shares", "shares", C_INT},   {"DefaultQOS", "default_qos", C_STR},
+    {"QOS", "qos", C_STR},         {0},
 };
 
 static const struct crud crud = {

@@ -46,8 +46,8 @@ static int print_version(const struct cli *cli, store_t *st, struct allot_error 
         printf("%s%s|%d|%d\n", cli->noheader ? "" : "Backend|Schema|Latest\n", store_backend(st),
                current, latest);
     else
-        printf("backend %s, schema version %d, latest %d%s\n", store_backend(st), current,
-               latest, current < latest ? " (run 'allot db upgrade')" : "");
+        printf("backend %s, schema version %d, latest %d%s\n", store_backend(st), current, latest,
+               current < latest ? " (run 'allot db upgrade')" : "");
     return 0;
 }
 
@@ -90,9 +90,10 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
                 printf("{\"problems\":%d}\n", n);
             else if (!cli->parsable)
                 printf("%d problem%s found\n", n, n == 1 ? "" : "s");
-            rc = n == 0 ? 0 : allot_errorf(err, ALLOT_EINTERNAL,
-                                           "db check: %d problem%s in the database", n,
-                                           n == 1 ? "" : "s");
+            rc = n == 0
+                     ? 0
+                     : allot_errorf(err, ALLOT_EINTERNAL, "db check: %d problem%s in the database",
+                                    n, n == 1 ? "" : "s");
         }
     }
     store_close(st);

@@ -92,29 +92,32 @@ static const struct column job_columns[] = {
 };
 
 static const struct column ledger_columns[] = {
-    {"ID", "id", C_INT},         {"Alloc", "alloc_id", C_INT},        {"Time", "time", C_TIME},
-    {"Kind", "kind", C_STR},     {"Amount", "amount_sumin", C_SUMIN}, {"Actor", "actor", C_STR},
-    {"Comment", "comment", C_STR}, {0},
+    {"ID", "id", C_INT},
+    {"Alloc", "alloc_id", C_INT},
+    {"Time", "time", C_TIME},
+    {"Kind", "kind", C_STR},
+    {"Amount", "amount_sumin", C_SUMIN},
+    {"Actor", "actor", C_STR},
+    {"Comment", "comment", C_STR},
+    {0},
 };
 
 static const struct column failure_columns[] = {
-    {"Time", "time", C_TIME},          {"Stage", "stage", C_STR},
-    {"Needed", "needed_sumin", C_SUMIN}, {"Available", "available_sumin", C_SUMIN},
-    {"Held", "held_sumin", C_SUMIN},   {"Message", "message", C_STR},
+    {"Time", "time", C_TIME},
+    {"Stage", "stage", C_STR},
+    {"Needed", "needed_sumin", C_SUMIN},
+    {"Available", "available_sumin", C_SUMIN},
+    {"Held", "held_sumin", C_SUMIN},
+    {"Message", "message", C_STR},
     {0},
 };
 
 static const struct column decision_columns[] = {
-    {"Decision", "decision", C_STR},
-    {"Alloc", "job.alloc_id", C_INT},
-    {"Payer", "job.payer_account", C_STR},
-    {"Billing", "job.billing_micro", C_MICRO},
-    {"Cost", "cost_sumin", C_SUMIN},
-    {"Hold", "job.hold_sumin", C_SUMIN},
-    {"Charge", "job.charge_sumin", C_SUMIN},
-    {"Available", "balance.available_sumin", C_SUMIN},
-    {"Held", "balance.held_sumin", C_SUMIN},
-    {0},
+    {"Decision", "decision", C_STR},         {"Alloc", "job.alloc_id", C_INT},
+    {"Payer", "job.payer_account", C_STR},   {"Billing", "job.billing_micro", C_MICRO},
+    {"Cost", "cost_sumin", C_SUMIN},         {"Hold", "job.hold_sumin", C_SUMIN},
+    {"Charge", "job.charge_sumin", C_SUMIN}, {"Available", "balance.available_sumin", C_SUMIN},
+    {"Held", "balance.held_sumin", C_SUMIN}, {0},
 };
 
 /* The only cluster, when the bank has exactly one; else EINVAL asking for cluster=. */

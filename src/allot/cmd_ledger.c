@@ -18,15 +18,9 @@ static const struct field ledger_filters[] = {
 };
 
 static const struct column ledger_columns[] = {
-    {"ID", "id", C_INT},
-    {"Alloc", "alloc_id", C_INT},
-    {"Time", "time", C_TIME},
-    {"Kind", "kind", C_STR},
-    {"Amount", "amount_sumin", C_SUMIN},
-    {"Actor", "actor", C_STR},
-    {"Job", "job_ref", C_STR},
-    {"Comment", "comment", C_STR},
-    {0},
+    {"ID", "id", C_INT},       {"Alloc", "alloc_id", C_INT},        {"Time", "time", C_TIME},
+    {"Kind", "kind", C_STR},   {"Amount", "amount_sumin", C_SUMIN}, {"Actor", "actor", C_STR},
+    {"Job", "job_ref", C_STR}, {"Comment", "comment", C_STR},       {0},
 };
 
 /* "cluster:job_id" (".run" for requeued runs) for entries about a job. */

@@ -110,8 +110,8 @@ static int set(struct cli *cli, int argc, char **argv, struct allot_error *err)
                             "limits set: scope=, owner=, name= and value= are required");
     if (args_check_used(&kvs, "limits set", err) < 0)
         return -1;
-    body = json_pack("{s:s, s:s, s:s, s:s}", "scope", scope, "owner", owner, "name", name,
-                     "value", value);
+    body = json_pack("{s:s, s:s, s:s, s:s}", "scope", scope, "owner", owner, "name", name, "value",
+                     value);
     rc = cli_request(cli, "PUT", "/v1/limits", body, &reply, err);
     json_decref(body);
     if (rc == 0) {

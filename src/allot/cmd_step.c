@@ -44,8 +44,8 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     }
     execvp("allot-step", args);
     free(args);
-    return allot_errorf(err, ALLOT_EUNAVAIL, "step: cannot run allot-step (looked %s): %s",
-                        tried, strerror(errno));
+    return allot_errorf(err, ALLOT_EUNAVAIL, "step: cannot run allot-step (looked %s): %s", tried,
+                        strerror(errno));
 }
 
 const struct cli_command cmd_step = {

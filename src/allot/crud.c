@@ -213,7 +213,10 @@ int crud_run(struct cli *cli, const struct crud *c, const char *verb_text, int a
         allot_errorf(err, ALLOT_EINVAL, "%s: nothing to change (give key=value)", what);
         goto out;
     }
-    rc = cli_request(cli, verb == VERB_ADD ? "POST" : verb == VERB_MODIFY ? "PATCH" : "DELETE",
+    rc = cli_request(cli,
+                     verb == VERB_ADD      ? "POST"
+                     : verb == VERB_MODIFY ? "PATCH"
+                                           : "DELETE",
                      p.s, (verb == VERB_REMOVE && !(c->flags & CRUD_BODY_KEY)) ? NULL : body,
                      &reply, err);
     if (rc == 0) {

@@ -161,8 +161,7 @@ const char *allot_client_url(const allot_client_t *c)
 int allot_client_set_timeout_ms(allot_client_t *c, long timeout_ms, struct allot_error *err)
 {
     if (timeout_ms < 1 || timeout_ms > ALLOT_MAX_TIMEOUT_MS)
-        return allot_errorf(err, ALLOT_EINVAL, "timeout: must be 1..%d ms",
-                            ALLOT_MAX_TIMEOUT_MS);
+        return allot_errorf(err, ALLOT_EINVAL, "timeout: must be 1..%d ms", ALLOT_MAX_TIMEOUT_MS);
     c->timeout_ms = timeout_ms;
     return 0;
 }
@@ -170,8 +169,7 @@ int allot_client_set_timeout_ms(allot_client_t *c, long timeout_ms, struct allot
 int allot_client_set_munge_socket(allot_client_t *c, const char *path, struct allot_error *err)
 {
     if (path && *path && path[0] != '/')
-        return allot_errorf(err, ALLOT_EINVAL, "munge socket: '%s' is not an absolute path",
-                            path);
+        return allot_errorf(err, ALLOT_EINVAL, "munge socket: '%s' is not an absolute path", path);
     return set_string(&c->munge_socket, path, err);
 }
 
@@ -287,8 +285,8 @@ static int check_method(const char *method)
 
 /* The transfer itself, under c->lock.  Fills *status and b; returns 0 or -1 with err. */
 static int perform(allot_client_t *c, const char *method, const char *url,
-                   struct curl_slist *headers, const char *json_body, long *status,
-                   struct buf *b, struct allot_error *err)
+                   struct curl_slist *headers, const char *json_body, long *status, struct buf *b,
+                   struct allot_error *err)
 {
     CURL *h = c->curl;
     CURLcode rc;

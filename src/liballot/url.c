@@ -77,8 +77,7 @@ int client_url_parse(const char *url, char **base, char **socket_path, struct al
         size_t plen = strlen(path);
         if (path[0] != '/')
             return allot_errorf(err, ALLOT_EINVAL,
-                                "url: '%s': a unix socket path must be absolute (unix:/path)",
-                                url);
+                                "url: '%s': a unix socket path must be absolute (unix:/path)", url);
         /* sun_path holds 108 bytes on Linux including the NUL. */
         if (plen >= 108)
             return allot_errorf(err, ALLOT_EINVAL, "url: unix socket path longer than 107 bytes");

@@ -41,10 +41,12 @@ static const struct {
      ALLOT_EINVAL, "su: must be positive"},
     {404, "{\"error\":{\"code\":\"ENOENT\",\"message\":\"account 'x' not found\"}}", ALLOT_ENOENT,
      "account 'x' not found"},
-    {402, "{\"admitted\":false,\"error\":{\"code\":\"EFUNDS\",\"message\":\"m\"},\"message\":\"x\"}",
+    {402,
+     "{\"admitted\":false,\"error\":{\"code\":\"EFUNDS\",\"message\":\"m\"},\"message\":\"x\"}",
      ALLOT_EFUNDS, "m"},
     /* No usable body: the code follows the status, the message quotes the body. */
-    {404, "<html>\nnot here</html>", ALLOT_ENOENT, "allotd answered HTTP 404: <html> not here</html>"},
+    {404, "<html>\nnot here</html>", ALLOT_ENOENT,
+     "allotd answered HTTP 404: <html> not here</html>"},
     {503, "", ALLOT_EUNAVAIL, "allotd answered HTTP 503 with no body"},
     {418, NULL, ALLOT_EPROTO, "allotd answered HTTP 418 with no body"},
     {500, "{\"error\":{\"code\":\"EINTERNAL\"}}", ALLOT_EINTERNAL,
@@ -53,7 +55,8 @@ static const struct {
     {409, "{\"error\":{\"code\":\"ENEWTHING\",\"message\":\"later\"}}", ALLOT_ECONFLICT, "later"},
     /* "OK" is not an error code: a protocol error. */
     {400, "{\"error\":{\"code\":\"OK\",\"message\":\"odd\"}}", ALLOT_EPROTO, "odd"},
-    {401, "{\"error\":\"flat string\"}", ALLOT_EAUTH, "allotd answered HTTP 401: {\"error\":\"flat string\"}"},
+    {401, "{\"error\":\"flat string\"}", ALLOT_EAUTH,
+     "allotd answered HTTP 401: {\"error\":\"flat string\"}"},
 };
 
 static void test_cases(void **state)

@@ -146,7 +146,7 @@ static void test_client_create(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_urls),    cmocka_unit_test(test_bad_urls),
+        cmocka_unit_test(test_good_urls),        cmocka_unit_test(test_bad_urls),
         cmocka_unit_test(test_long_socket_path), cmocka_unit_test(test_urlencode),
         cmocka_unit_test(test_client_create),
     };

@@ -39,8 +39,13 @@ int main(int argc, char **argv)
     }
     allot_client_set_timeout_ms(c, 2000, NULL);
     struct allot_job_desc job = {
-        .cluster = argv[2], .account = argv[3], .user = argv[4], .partition = argv[5],
-        .time_limit_s = 3600, .tres = "cpu=2,node=1", .elapsed_s = -1,
+        .cluster = argv[2],
+        .account = argv[3],
+        .user = argv[4],
+        .partition = argv[5],
+        .time_limit_s = 3600,
+        .tres = "cpu=2,node=1",
+        .elapsed_s = -1,
     };
 
     /* 2 CPUs for 1 h cost 2 SU-hours = 120 SU-minutes. */
