@@ -57,5 +57,21 @@ int api_share_tree(struct req *r, struct allot_error *err);
 int api_usage_list(struct req *r, struct allot_error *err);
 int api_usage_clear(struct req *r, struct allot_error *err);
 int api_priority_get(struct req *r, struct allot_error *err);
+/* api_policy.c */
+int api_policy_list(struct req *r, struct allot_error *err);
+int api_policy_add(struct req *r, struct allot_error *err);
+int api_policy_tick(struct req *r, struct allot_error *err);
+int api_policy_get(struct req *r, struct allot_error *err);
+int api_policy_evaluate(struct req *r, struct allot_error *err);
+int api_policy_dry_run(struct req *r, struct allot_error *err);
+int api_policy_force_reset(struct req *r, struct allot_error *err);
+int api_eval_list(struct req *r, struct allot_error *err);
+/* api_command.c */
+int api_command_list(struct req *r, struct allot_error *err);
+int api_command_get(struct req *r, struct allot_error *err);
+int api_command_result(struct req *r, struct allot_error *err);
+int api_agent_status(struct req *r, struct allot_error *err);
+int api_agent_poll(struct req *r, struct allot_error *err);
+json_t *api_json_command(const struct command *c);
 
 #endif

@@ -23,6 +23,7 @@
 #include "allotd/crash.h"
 #include "allotd/http.h"
 #include "allotd/metrics.h"
+#include "allotd/tick.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
 
@@ -237,6 +238,7 @@ int main(int argc, char **argv)
     struct allot_error err = {0};
     sigset_t sigs;
     int status = 1;
+    struct tick *tick = NULL; /* the policy clock, once started */
 
     if (parse_cmdline(argc, argv, &opt) < 0)
         return 2;
@@ -288,6 +290,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "allotd: writer: %s\n", err.msg);
         goto out_metrics;
     }
+    /* The period/policy clock (tick.c); started before HTTP so TZ is set single-threaded. */
+    tick = tick_start(&d, d.conf->time_zone, 60, &err);
+    if (!tick) {
+        fprintf(stderr, "allotd: %s\n", err.msg);
+        goto out_writer;
+    }
     d.http = http_start(&d, d.conf, &err);
     if (!d.http) {
         fprintf(stderr, "allotd: %s\n", err.msg);
@@ -309,11 +317,14 @@ out_http:
     /* Drain the writer after HTTP stopped accepting: its last commit resumes the suspended
      * requests; requests arriving later on open connections get EUNAVAIL.  Then stop the
      * workers (closing their read stores) and free the writer. */
+    tick_stop(tick);
+    tick = NULL;
     writer_stop(d.writer);
     http_stop(d.http);
     if (d.conf->pid_file[0])
         unlink(d.conf->pid_file);
 out_writer:
+    tick_stop(tick);
     writer_destroy(d.writer);
 out_metrics:
     metrics_destroy(d.metrics);

@@ -61,6 +61,19 @@ static const struct route routes[] = {
     {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0},
     {"POST", "/v1/usage/clear", ACCESS_SUPER, api_usage_clear, 0},
     {"GET", "/v1/priority/{}/{}", ACCESS_ANY, api_priority_get, 0},
+    {"GET", "/v1/policies", ACCESS_ANY, api_policy_list, 0},
+    {"POST", "/v1/policies", ACCESS_SUPER, api_policy_add, 0},
+    {"POST", "/v1/policies/tick", ACCESS_SUPER, api_policy_tick, 0},
+    {"GET", "/v1/policies/{}", ACCESS_ANY, api_policy_get, 0},
+    {"POST", "/v1/policies/{}/evaluate", ACCESS_SUPER, api_policy_evaluate, 0},
+    {"POST", "/v1/policies/{}/dry-run", ACCESS_READALL, api_policy_dry_run, 0},
+    {"POST", "/v1/policies/{}/force-reset", ACCESS_SUPER, api_policy_force_reset, 0},
+    {"GET", "/v1/evaluations", ACCESS_READALL, api_eval_list, 0},
+    {"GET", "/v1/commands", ACCESS_READALL, api_command_list, 0},
+    {"GET", "/v1/commands/{}", ACCESS_READALL, api_command_get, 0},
+    {"POST", "/v1/commands/{}/result", ACCESS_OPERATOR, api_command_result, 0},
+    {"GET", "/v1/agents/{}", ACCESS_READALL, api_agent_status, 0},
+    {"POST", "/v1/agents/{}/poll", ACCESS_OPERATOR, api_agent_poll, 0},
 };
 
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))

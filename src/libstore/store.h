@@ -417,7 +417,7 @@ struct policy_roll {
  * and undo active downscale/pause, then advance the marker by compare-and-set.  Periods
  * skipped while allotd was down get no credit of their own: the marker period's use is
  * counted as the previous period's.  A now_s before the marker's period (clock stepped
- * back) changes nothing.  Errors: ENOENT (policy), EINVAL (period computation), storage. */
+ * back) changes nothing, and so does a now_s outside the allocation's [start, end).  Errors: ENOENT (policy), EINVAL (period computation), storage. */
 struct period_tz;
 int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struct period_tz *tz,
                       const char *actor, struct policy_roll *out, struct allot_error *err);
