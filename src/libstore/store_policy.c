@@ -10,6 +10,7 @@
  * the marker were ever lost, the keys would still refuse a second credit or reset.
  * Clock: the caller passes now_s; a now_s whose period is before the marker (a clock stepped
  * back) changes nothing, a jump forward over several periods processes the current one once.
+ * Periods run only while the allocation is active (start_s <= now_s < end_s).
  * Statement ids: the block STMT_POLICY_FIRST..STMT_POLICY_LAST of store_int.h, numbered by
  * enum pstmt below.
  */
@@ -487,6 +488,17 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
     if (period_kind_parse(p.period_kind, &kind) < 0)
         return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: bad period kind '%s'",
                             (long long)p.id, p.period_kind);
+    /* Periods run only while the allocation is active: no credit before it starts or
+     * after it ends. */
+    struct allocation al;
+    if (store_alloc_read(st, p.alloc_id, &al, NULL, err) < 0)
+        return -1;
+    if (now_s < al.start_s || now_s >= al.end_s) {
+        snprintf(r.old_period, sizeof r.old_period, "%s", p.current_period);
+        if (out)
+            *out = r;
+        return 0;
+    }
     if (kind == PERIOD_TOTAL) {
         cur = (struct period){.kind = PERIOD_TOTAL};
     } else if (period_of(kind, now_s, tz, &cur, err) < 0) {
@@ -549,11 +561,8 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
 
     int64_t start_s, end_s;
     if (kind == PERIOD_TOTAL) {
-        struct allocation a;
-        if (store_alloc_read(st, p.alloc_id, &a, NULL, err) < 0)
-            return -1;
-        start_s = a.start_s;
-        end_s = a.end_s;
+        start_s = al.start_s;
+        end_s = al.end_s;
     } else if (period_start_utc(&cur, tz, &start_s, err) < 0 ||
                period_end_utc(&cur, tz, &end_s, err) < 0) {
         return -1;
