@@ -240,10 +240,12 @@ db_t *db_sqlite_open(const char *path, int busy_timeout_ms, int durable, struct 
     }
     sqlite3_extended_result_codes(d->conn, 1);
     sqlite3_busy_timeout(d->conn, busy_timeout_ms > 0 ? busy_timeout_ms : 5000);
+    /* temp_store=MEMORY: the recursive payer query and ORDER BY use ephemeral tables, which
+     * otherwise cost a temporary file (open/unlink) per execution: ~3x on the hot path. */
     const char *pragmas = durable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
-                                    "PRAGMA foreign_keys=ON;"
+                                    "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;"
                                   : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                                    "PRAGMA foreign_keys=ON;";
+                                    "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;";
     if (drv_exec(&d->base, pragmas, err) < 0) {
         allot_error_prefix(err, "%s", path);
         drv_close(&d->base);

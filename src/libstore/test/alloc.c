@@ -326,18 +326,30 @@ static void test_check_finds_corruption(void **state)
     int64_t id = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
     fx_check_clean(f);
     /* Corrupt the cached balance directly, bypassing the store. */
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    char sql[128];
-    snprintf(sql, sizeof sql,
-             "UPDATE alloc_balance SET granted_sumin = granted_sumin + 7 WHERE alloc_id = %lld",
-             (long long)id);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    /* The ledger itself refuses to be edited. */
-    assert_int_not_equal(sqlite3_exec(db, "UPDATE ledger SET amount_sumin = 1", NULL, NULL, NULL),
-                         SQLITE_OK);
-    assert_int_not_equal(sqlite3_exec(db, "DELETE FROM ledger", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    if (f->pg_schema[0]) {
+        char sql[256];
+        snprintf(sql, sizeof sql,
+                 "UPDATE %s.alloc_balance SET granted_sumin = granted_sumin + 7 "
+                 "WHERE alloc_id = %lld",
+                 f->pg_schema, (long long)id);
+        fx_pg_admin(sql);
+    } else {
+        sqlite3 *db;
+        assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+        char sql[128];
+        snprintf(sql, sizeof sql,
+                 "UPDATE alloc_balance SET granted_sumin = granted_sumin + 7 "
+                 "WHERE alloc_id = %lld",
+                 (long long)id);
+        int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+        /* The ledger itself refuses to be edited (schema triggers). */
+        int upd = sqlite3_exec(db, "UPDATE ledger SET amount_sumin = 1", NULL, NULL, NULL);
+        int del = sqlite3_exec(db, "DELETE FROM ledger", NULL, NULL, NULL);
+        sqlite3_close(db);
+        assert_int_equal(rc, SQLITE_OK);
+        assert_int_not_equal(upd, SQLITE_OK);
+        assert_int_not_equal(del, SQLITE_OK);
+    }
     int n = store_check(f->st, fx_problem_print, NULL, &f->err);
     assert_int_equal(n, 1);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* multiproc.c - no overdraft across processes: 4 forked processes, each with its own
- * store_t on the same SQLite file, each taking 500 holds of 1 SU-minute in its own
+ * store_t on the same bank (the fixture's SQLite file or PostgreSQL schema), each taking 500 holds of 1 SU-minute in its own
  * transactions against one allocation credited 1000.  Exactly 1000 holds succeed, the
  * other 1000 are refused, and the cached balance equals the ledger (store_check). */
 #include <sys/wait.h>
@@ -12,10 +12,10 @@
 #define CREDIT 1000
 #define T0 1767225600
 
-static int child(const char *path, int k)
+static int child(struct store_config cfg, int k)
 {
     struct allot_error err;
-    struct store_config cfg = {.target = path, .busy_timeout_ms = 60000, .durable = 0};
+    cfg.busy_timeout_ms = 60000;
     store_t *st = store_open(&cfg, &err);
     if (!st) {
         fprintf(stderr, "child %d: open: %s\n", k, err.msg);
@@ -60,7 +60,7 @@ static void test_no_overdraft_across_processes(void **state)
         pids[k] = fork();
         assert_true(pids[k] >= 0);
         if (pids[k] == 0)
-            _exit(child(f->path, k));
+            _exit(child(fx_config(f), k));
     }
     for (int k = 0; k < NPROC; k++) {
         int status = 0;

@@ -138,7 +138,8 @@ static void test_transaction_rules(void **state)
 static void test_busy(void **state)
 {
     struct fx *f = *state;
-    struct store_config cfg = {.target = f->path, .busy_timeout_ms = 50};
+    struct store_config cfg = fx_config(f);
+    cfg.busy_timeout_ms = 50;
     store_t *st2 = store_open(&cfg, &f->err);
     assert_non_null(st2);
     BEGIN(f);
