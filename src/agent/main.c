@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* main.c - allot-agent: one per cluster (DESIGN §1, §5).
+ *
+ * Loop: long-poll allotd for this cluster's commands (POST /v1/agents/<cluster>/poll), apply
+ * each in id order with sacctmgr (apply.c: diff, write, verify), post the result by command
+ * id (POST /v1/commands/<id>/result).  Only a verified read-back is posted as "confirmed".
+ * allotd unreachable: back off 1, 2, 4 ... 60 s and retry; a result that cannot be posted is
+ * retried the same way (the command stays 'sent' and comes back after its lease if the agent
+ * dies, so a crash never loses a command; applying twice is harmless: the diff skips it).
+ * Usage: allot-agent --url URL --cluster NAME [--once] [--wait S] [--timeout S]
+ * Environment: ALLOT_SACCTMGR, ALLOT_SSHARE (tool paths), ALLOT_TEST_USER, ALLOT_MUNGE_SOCKET.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/apply.h"
+#include "allot/allot.h"
+
+/* Signal flag: set by the handler only. */
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void sleep_s(int s)
+{
+    for (int i = 0; i < s * 10 && !stop_flag; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+__attribute__((format(printf, 1, 2))) static void logf_(const char *fmt, ...)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char ts[32];
+    va_list ap;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(stderr, "%s allot-agent: ", ts);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Post one result, retrying with backoff until it is accepted or we are stopping. */
+static int post_result(allot_client_t *c, long long id, int ok, const char *text)
+{
+    json_t *b = json_pack("{s:s, s:s}", "state", ok ? "confirmed" : "failed", "result", text);
+    char *body = b ? json_dumps(b, JSON_COMPACT) : NULL;
+    json_decref(b);
+    if (!body)
+        return -1;
+    char path[64];
+    snprintf(path, sizeof path, "/v1/commands/%lld/result", id);
+    int backoff = 1, rc = -1;
+    while (!stop_flag) {
+        struct allot_error err = {0};
+        int status = 0;
+        if (allot_request(c, "POST", path, body, &status, NULL, &err) == 0) {
+            rc = 0;
+            break;
+        }
+        logf_("result %s for command %lld not posted: %s", ok ? "confirmed" : "failed", id,
+              err.msg);
+        if (status >= 400 && status < 500)
+            break; /* refused: retrying cannot help */
+        sleep_s(backoff);
+        backoff = backoff < 60 ? backoff * 2 : 60;
+    }
+    free(body);
+    return rc;
+}
+
+static int str_field(json_t *o, const char *k, const char **out)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_string(v))
+        return -1;
+    *out = json_string_value(v);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *url = NULL, *cluster = NULL;
+    int once = 0, wait_s = 20;
+    struct agent_tools tools = {.sacctmgr = getenv("ALLOT_SACCTMGR"),
+                                .sshare = getenv("ALLOT_SSHARE"),
+                                .timeout_s = 60};
+    if (!tools.sacctmgr || !tools.sacctmgr[0])
+        tools.sacctmgr = "sacctmgr";
+    if (!tools.sshare || !tools.sshare[0])
+        tools.sshare = "sshare";
+    static const struct option opts[] = {
+        {"url", required_argument, NULL, 'u'},     {"cluster", required_argument, NULL, 'c'},
+        {"once", no_argument, NULL, '1'},          {"wait", required_argument, NULL, 'w'},
+        {"timeout", required_argument, NULL, 't'}, {NULL, 0, NULL, 0},
+    };
+    int ch;
+    while ((ch = getopt_long(argc, argv, "u:c:1w:t:", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'u': url = optarg; break;
+        case 'c': cluster = optarg; break;
+        case '1': once = 1; break;
+        case 'w': wait_s = atoi(optarg); break;
+        case 't': tools.timeout_s = atoi(optarg); break;
+        default:
+            fprintf(stderr, "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
+                            "[--timeout S]\n");
+            return 2;
+        }
+    }
+    if (!url || !cluster || wait_s < 0 || wait_s > 25 || tools.timeout_s < 1) {
+        fprintf(stderr, "allot-agent: error: --url and --cluster are required; --wait 0..25; "
+                        "--timeout >= 1\n");
+        return 2;
+    }
+    struct allot_error err = {0};
+    allot_client_t *c = allot_client_create(url, &err);
+    if (!c || allot_client_set_timeout_ms(c, (wait_s + 10) * 1000L, &err) < 0) {
+        fprintf(stderr, "allot-agent: error: %s\n", err.msg);
+        allot_client_destroy(c);
+        return 1;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    char path[160], body[96], result[1024];
+    snprintf(path, sizeof path, "/v1/agents/%s/poll", cluster);
+    int backoff = 1, status = 0;
+    while (!stop_flag) {
+        char *reply = NULL;
+        snprintf(body, sizeof body, "{\"wait_s\":%d,\"lease_s\":300,\"max\":20}", once ? 0 : wait_s);
+        allot_error_clear(&err);
+        if (allot_request(c, "POST", path, body, NULL, &reply, &err) < 0) {
+            free(reply);
+            logf_("poll failed: %s (retry in %d s)", err.msg, backoff);
+            if (once) {
+                status = 1;
+                break;
+            }
+            sleep_s(backoff);
+            backoff = backoff < 60 ? backoff * 2 : 60;
+            continue;
+        }
+        backoff = 1;
+        json_error_t jerr;
+        json_t *doc = json_loads(reply, 0, &jerr);
+        free(reply);
+        json_t *cmds = json_object_get(doc, "commands");
+        size_t i;
+        json_t *cmd;
+        json_array_foreach(cmds, i, cmd)
+        {
+            const char *kind, *target, *payload, *ccl;
+            json_t *idv = json_object_get(cmd, "id");
+            if (!json_is_integer(idv) || str_field(cmd, "kind", &kind) < 0 ||
+                str_field(cmd, "target", &target) < 0 ||
+                str_field(cmd, "payload", &payload) < 0 || str_field(cmd, "cluster", &ccl) < 0)
+                continue;
+            long long id = (long long)json_integer_value(idv);
+            int ok = agent_apply(&tools, ccl, kind, target, payload, result, sizeof result);
+            logf_("command %s: %lld %s", kind, id, result);
+            if (post_result(c, id, ok, result) < 0)
+                status = 1;
+        }
+        json_decref(doc);
+        if (once)
+            break;
+    }
+    allot_client_destroy(c);
+    return status;
+}
