@@ -39,6 +39,10 @@ int st_duration_parse(const char *text, size_t n, const char *field, struct st_d
         out->ms = 0;
         return 0;
     }
+    /* Words first only when the text does not start with a digit: the common case pays
+     * nothing for them. */
+    if ((unsigned char)text[0] - '0' <= 9)
+        goto numeric;
     if (st_eq_nocase(s, "UNLIMITED") || st_eq_nocase(s, "INFINITE")) {
         d.kind = ST_DUR_UNLIMITED;
         goto done;
@@ -51,6 +55,8 @@ int st_duration_parse(const char *text, size_t n, const char *field, struct st_d
         d.kind = ST_DUR_INVALID;
         goto done;
     }
+    goto bad;
+numeric:;
 
     const char *p = text, *end = text + n;
     uint64_t days = 0;

@@ -3,6 +3,10 @@
  * The splitter uses memchr so the inner loop is the C library's vectorised scan. */
 #include "libslurmtext/field.h"
 
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "st_split assumes a little-endian machine"
+#endif
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -23,32 +27,56 @@ bool st_next_line(const char *buf, size_t len, size_t *pos, struct st_span *line
     return true;
 }
 
+/* Bit mask with the top bit set in the lowest byte of w equal to the byte in pat (every byte
+ * of pat the same).  Bits above the first match may be false positives (borrows), so
+ * callers only trust the lowest set bit and rescan from just after it. */
+static inline uint64_t match_bytes(uint64_t w, uint64_t pat)
+{
+    uint64_t x = w ^ pat;
+    return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+}
+
 int st_split(struct st_span line, char sep, struct st_span *fields, size_t max,
              size_t *nfields, struct allot_error *err)
 {
-    /* First pass counts, so a too-long line leaves fields[] untouched. */
-    size_t count = 1;
-    const char *p = line.p, *end = line.p + line.n;
-    while (p < end && (p = memchr(p, sep, (size_t)(end - p))) != NULL) {
+    /* Eight bytes per step (SWAR): fields are short, so a memchr call per field would cost
+     * more than the scan.  Little-endian: the lowest set bit is the first byte. */
+    size_t count = 0;
+    const char *p = line.p, *start = line.p, *end = line.p + line.n;
+    const uint64_t pat = 0x0101010101010101ULL * (unsigned char)sep;
+    while (p < end) {
+        const char *hit;
+        if (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t m = match_bytes(w, pat);
+            if (m == 0) {
+                p += 8;
+                continue;
+            }
+            hit = p + (__builtin_ctzll(m) >> 3);
+        } else if (*p == sep) {
+            hit = p;
+        } else {
+            p++;
+            continue;
+        }
+        if (count + 1 >= max)
+            goto too_many;
+        fields[count].p = start;
+        fields[count].n = (size_t)(hit - start);
         count++;
-        p++;
+        start = hit + 1;
+        p = hit + 1;
     }
-    if (count > max)
-        return allot_errorf(err, ALLOT_ETOOBIG, "line has %zu fields, at most %zu expected",
-                            count, max);
-    size_t i = 0;
-    p = line.p;
-    while (i + 1 < count) {
-        const char *s = memchr(p, sep, (size_t)(end - p));
-        fields[i].p = p;
-        fields[i].n = (size_t)(s - p);
-        p = s + 1;
-        i++;
-    }
-    fields[i].p = p;
-    fields[i].n = (size_t)(end - p);
-    *nfields = count;
+    if (count >= max)
+        goto too_many;
+    fields[count].p = start;
+    fields[count].n = (size_t)(end - start);
+    *nfields = count + 1;
     return 0;
+too_many:
+    return allot_errorf(err, ALLOT_ETOOBIG, "line has more than %zu fields", max);
 }
 
 bool st_eq(struct st_span s, const char *lit)
@@ -65,17 +93,27 @@ bool st_eq_nocase(struct st_span s, const char *lit)
 
 int st_uint(const char *p, size_t n, uint64_t max, uint64_t *out)
 {
-    if (n == 0)
+    if (n == 0 || n > 20)
         return -1;
     uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned d = (unsigned char)p[i] - '0';
-        if (d > 9)
-            return -1;
-        if (v > (max - d) / 10)
-            return -1;
-        v = v * 10 + d;
+    if (n <= 19) {
+        /* 19 digits cannot overflow 64 bits: check the digits, then the bound once. */
+        for (size_t i = 0; i < n; i++) {
+            unsigned d = (unsigned char)p[i] - '0';
+            if (d > 9)
+                return -1;
+            v = v * 10 + d;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            unsigned d = (unsigned char)p[i] - '0';
+            if (d > 9 || v > (UINT64_MAX - d) / 10)
+                return -1;
+            v = v * 10 + d;
+        }
     }
+    if (v > max)
+        return -1;
     *out = v;
     return 0;
 }

@@ -36,7 +36,8 @@ bool st_next_line(const char *buf, size_t len, size_t *pos, struct st_span *line
 
 /* Split line at every sep into fields[0..max).  *nfields gets the count (an empty line is
  * one empty field, "a|" two fields, as Slurm prints trailing separators with -p).  Returns 0,
- * or -1 with ALLOT_ETOOBIG when the line has more than max fields (outputs untouched). */
+ * or -1 with ALLOT_ETOOBIG when the line has more than max fields (*nfields untouched;
+ * fields[] is scratch space then and may have been written). */
 int st_split(struct st_span line, char sep, struct st_span *fields, size_t max,
              size_t *nfields, struct allot_error *err);
 

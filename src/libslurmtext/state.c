@@ -68,7 +68,7 @@ int st_state_parse(const char *text, size_t n, const char *field, struct st_stat
         return 0;
     }
     for (int i = 1; i < ST_STATE_MAX; i++) {
-        if (st_eq(s, names[i])) {
+        if (names[i][0] == text[0] && st_eq(s, names[i])) {
             r.state = (enum st_job_state)i;
             *out = r;
             return 0;
