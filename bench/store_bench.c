@@ -127,8 +127,8 @@ static void run(const char *path, int durable, int batch, int pairs, int64_t *ne
             die("commit", &err);
     }
     double dt = now_s() - t0;
-    printf("durable=%d batch=%-3d pairs=%-6d %9.0f pairs/s  %8.1f us/pair\n", durable, batch,
-           pairs, pairs / dt, dt * 1e6 / pairs);
+    printf("durable=%d batch=%-3d pairs=%-6d %9.0f pairs/s  %8.1f us/pair\n", durable, batch, pairs,
+           pairs / dt, dt * 1e6 / pairs);
     store_close(st);
 }
 

@@ -37,7 +37,7 @@ struct db_ops {
     const char *name; /* "sqlite", "pg" */
     void (*close)(db_t *db);
     int (*exec)(db_t *db, const char *sql, struct allot_error *err); /* no params, many stmts */
-    int (*begin)(db_t *db, struct allot_error *err);                   /* take the write lock */
+    int (*begin)(db_t *db, struct allot_error *err);                 /* take the write lock */
     int (*table_exists)(db_t *db, const char *table, int *exists, struct allot_error *err);
     db_stmt_t *(*prepare)(db_t *db, const char *sql, struct allot_error *err);
     void (*finalize)(db_stmt_t *s);

@@ -228,9 +228,8 @@ db_t *db_sqlite_open(const char *path, int busy_timeout_ms, int durable, struct 
         return NULL;
     }
     d->base.ops = &sqlite_ops;
-    int rc = sqlite3_open_v2(path, &d->conn,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             NULL);
+    int rc = sqlite3_open_v2(
+        path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         allot_errorf(err, ALLOT_EUNAVAIL, "sqlite: cannot open %s: %s", path,
                      d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc));

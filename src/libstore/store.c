@@ -78,8 +78,7 @@ store_t *store_open(const struct store_config *cfg, struct allot_error *err)
         st->backend = "pg";
         st->db = db_pg_open(cfg->target, cfg->busy_timeout_ms, cfg->durable, err);
     } else {
-        allot_errorf(err, ALLOT_EINVAL, "backend: '%s' is not supported (sqlite, pg)",
-                     backend);
+        allot_errorf(err, ALLOT_EINVAL, "backend: '%s' is not supported (sqlite, pg)", backend);
     }
     if (!st->db) {
         free(st);
@@ -139,8 +138,7 @@ int store_ready_write(store_t *st, const char *verb, struct allot_error *err)
     return 0;
 }
 
-int store_check_amount(const char *field, int64_t v, int allow_negative,
-                       struct allot_error *err)
+int store_check_amount(const char *field, int64_t v, int allow_negative, struct allot_error *err)
 {
     if (v == 0 || (v < 0 && !allow_negative))
         return allot_errorf(err, ALLOT_EINVAL, "%s: must be %s", field,
@@ -271,8 +269,8 @@ int store_upgrade(store_t *st, struct allot_error *err)
             continue;
         }
         if (m->version != cur + 1) {
-            allot_errorf(err, ALLOT_EINTERNAL, "schema: migration %s follows version %d",
-                         m->name, cur);
+            allot_errorf(err, ALLOT_EINTERNAL, "schema: migration %s follows version %d", m->name,
+                         cur);
             goto fail;
         }
         if (db_exec(st->db, m->sql, err) < 0) {

@@ -69,7 +69,7 @@ static const char SQL_LEDGER_INSERT[] =
     "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "
     "run, idem_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id";
 #define LEDGER_COLS                                                                                \
-    "l.id, l.alloc_id, l.kind, l.amount_sumin, l.actor, l.time_s, l.comment, l.cluster, "         \
+    "l.id, l.alloc_id, l.kind, l.amount_sumin, l.actor, l.time_s, l.comment, l.cluster, "          \
     "l.job_id, l.run, l.idem_key"
 static const char SQL_LEDGER_BY_KEY[] =
     "SELECT " LEDGER_COLS " FROM ledger l WHERE l.idem_key = $1";
@@ -152,8 +152,7 @@ int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_e
     if (rc < 0)
         return -1;
     if (rc == 0)
-        return allot_errorf(err, ALLOT_ENOENT, "allocation %lld has no balance",
-                            (long long)id);
+        return allot_errorf(err, ALLOT_ENOENT, "allocation %lld has no balance", (long long)id);
     store_read_balance(s, 0, id, b);
     db_reset(s);
     return 0;
@@ -437,8 +436,7 @@ int store_alloc_list(store_t *st, const struct alloc_filter *f, store_alloc_f cb
 }
 
 int store_payer(store_t *st, const char *account, const char *resource, const char *cluster,
-                int64_t at_s, struct allocation *out, struct balance *bal,
-                struct allot_error *err)
+                int64_t at_s, struct allocation *out, struct balance *bal, struct allot_error *err)
 {
     db_stmt_t *s = store_stmt(st, STMT_PAYER, SQL_PAYER, err);
     if (!s)
@@ -530,8 +528,8 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
                                     "idempotency_key: '%s' was used for entry %lld (%s of %lld "
                                     "on allocation %lld)",
                                     e->idem_key, (long long)old.id,
-                                    model_ledger_kind_name(old.kind),
-                                    (long long)old.amount_sumin, (long long)old.alloc_id);
+                                    model_ledger_kind_name(old.kind), (long long)old.amount_sumin,
+                                    (long long)old.alloc_id);
             *e = old;
             if (replay)
                 *replay = 1;
@@ -546,10 +544,9 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
         return -1;
     }
     if (e->kind == LEDGER_REFUND && e->amount_sumin > b.used_sumin)
-        return allot_errorf(err, ALLOT_EINVAL,
-                            "amount: refund of %lld exceeds the %lld used on allocation %lld",
-                            (long long)e->amount_sumin, (long long)b.used_sumin,
-                            (long long)e->alloc_id);
+        return allot_errorf(
+            err, ALLOT_EINVAL, "amount: refund of %lld exceeds the %lld used on allocation %lld",
+            (long long)e->amount_sumin, (long long)b.used_sumin, (long long)e->alloc_id);
     if (e->time_s <= 0)
         e->time_s = (int64_t)time(NULL);
     /* Only entries that lower the balance are checked (an overdrawn post-paid allocation

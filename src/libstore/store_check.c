@@ -90,8 +90,7 @@ static void replay_entry(struct report *r, struct sums *s, int64_t id, int64_t a
     case LEDGER_HOLD:
         s->held += amount;
         if (s->granted - s->used - s->held < 0)
-            problem(r,
-                    "allocation %lld: hold entry %lld of %lld took available below zero (%lld)",
+            problem(r, "allocation %lld: hold entry %lld of %lld took available below zero (%lld)",
                     (long long)alloc_id, (long long)id, (long long)amount,
                     (long long)(s->granted - s->used - s->held));
         break;
@@ -139,8 +138,8 @@ static int check_balances(store_t *st, struct report *r, struct allot_error *err
             problem(r,
                     "allocation %lld: cached balance granted=%lld used=%lld held=%lld, ledger "
                     "says granted=%lld used=%lld held=%lld",
-                    (long long)id, (long long)g, (long long)u, (long long)h,
-                    (long long)s.granted, (long long)s.used, (long long)s.held);
+                    (long long)id, (long long)g, (long long)u, (long long)h, (long long)s.granted,
+                    (long long)s.used, (long long)s.held);
         if (h < 0)
             problem(r, "allocation %lld: held is negative (%lld)", (long long)id, (long long)h);
     }
@@ -180,8 +179,9 @@ static int check_jobs(store_t *st, struct report *r, struct allot_error *err)
             continue;
         }
         if (elsewhere)
-            problem(r, "job %s/%lld run %d has %lld entries on another allocation than its "
-                       "payer",
+            problem(r,
+                    "job %s/%lld run %d has %lld entries on another allocation than its "
+                    "payer",
                     cluster, job, run, (long long)elsewhere);
         switch (status) {
         case JOB_HELD:
@@ -209,8 +209,8 @@ static int check_jobs(store_t *st, struct report *r, struct allot_error *err)
             break;
         case JOB_REFUSED:
             if (nhold || nrel || ndeb)
-                problem(r, "job %s/%lld run %d was refused but has ledger entries", cluster,
-                        job, run);
+                problem(r, "job %s/%lld run %d was refused but has ledger entries", cluster, job,
+                        run);
             break;
         default:
             break;

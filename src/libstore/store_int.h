@@ -148,8 +148,7 @@ int store_account_id(store_t *st, const char *field, const char *name, int64_t *
 int store_cluster_exists(store_t *st, const char *name, struct allot_error *err);
 
 /* Amount validation: 0 < v <= STORE_AMOUNT_MAX (or v != 0 and |v| <= max when signed). */
-int store_check_amount(const char *field, int64_t v, int allow_negative,
-                       struct allot_error *err);
+int store_check_amount(const char *field, int64_t v, int allow_negative, struct allot_error *err);
 
 /* Allocation row readers: the column lists are STORE_ALLOC_COLS / STORE_BALANCE_COLS in
  * that order, starting at column `col`. */
@@ -172,8 +171,7 @@ int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_e
 /* The payer query of store_find_payer without its guards: 0 found, 1 none (err holds the
  * ENOENT message naming account, resource, cluster and date), -1 error. */
 int store_payer(store_t *st, const char *account, const char *resource, const char *cluster,
-                int64_t at_s, struct allocation *out, struct balance *bal,
-                struct allot_error *err);
+                int64_t at_s, struct allocation *out, struct balance *bal, struct allot_error *err);
 
 /* Append e (alloc_id, kind, amount, actor, time_s, comment, cluster, job_id, run, idem_key
  * as given; e->id set) and apply it to the allocation's cached balance in the same

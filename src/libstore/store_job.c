@@ -108,8 +108,8 @@ static void read_failure(db_stmt_t *s, struct failure *f)
 }
 
 /* 1 found (into *j), 0 none, -1 error. */
-static int job_lookup(store_t *st, const char *cluster, int64_t job_id, int32_t run,
-                      struct job *j, struct allot_error *err)
+static int job_lookup(store_t *st, const char *cluster, int64_t job_id, int32_t run, struct job *j,
+                      struct allot_error *err)
 {
     db_stmt_t *s = store_stmt(st, STMT_JOB_GET, SQL_JOB_GET, err);
     if (!s)
@@ -199,8 +199,7 @@ static int64_t now_or(int64_t t)
     return t > 0 ? t : (int64_t)time(NULL);
 }
 
-static int check_job_key(const char *cluster, int64_t job_id, int32_t run,
-                         struct allot_error *err)
+static int check_job_key(const char *cluster, int64_t job_id, int32_t run, struct allot_error *err)
 {
     if (model_check_name("cluster", cluster, 0, err) < 0)
         return -1;
@@ -215,8 +214,7 @@ static int check_job_key(const char *cluster, int64_t job_id, int32_t run,
 static int check_field(const char *field, const char *v, size_t size, struct allot_error *err)
 {
     if (memchr(v, '\0', size) == NULL)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %zu characters", field,
-                            size - 1);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %zu characters", field, size - 1);
     for (const unsigned char *p = (const unsigned char *)v; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
             return allot_errorf(err, ALLOT_EINVAL, "%s: contains a control character", field);
@@ -503,12 +501,11 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         } else {
             if (settle_charge(req, billing, elapsed, &charge, err) < 0)
                 return -1;
-            if (job_ledger(st, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id,
-                           j.run, req->actor, "settle", now, err) < 0)
+            if (job_ledger(st, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id, j.run,
+                           req->actor, "settle", now, err) < 0)
                 return -1;
-            if (charge > 0 && job_ledger(st, LEDGER_DEBIT, j.alloc_id, charge, j.cluster,
-                                         j.job_id, j.run, req->actor, req->slurm_state, now,
-                                         err) < 0)
+            if (charge > 0 && job_ledger(st, LEDGER_DEBIT, j.alloc_id, charge, j.cluster, j.job_id,
+                                         j.run, req->actor, req->slurm_state, now, err) < 0)
                 return -1;
         }
         if (start > 0)
@@ -542,9 +539,8 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
                          &payer, NULL, err);
         if (rc != 0)
             return -1; /* rc 1: err holds the ENOENT naming account, resource, cluster, date */
-        if (charge > 0 && job_ledger(st, LEDGER_DEBIT, payer.id, charge, req->cluster,
-                                     req->job_id, req->run, req->actor, req->slurm_state, now,
-                                     err) < 0)
+        if (charge > 0 && job_ledger(st, LEDGER_DEBIT, payer.id, charge, req->cluster, req->job_id,
+                                     req->run, req->actor, req->slurm_state, now, err) < 0)
             return -1;
         memset(&j, 0, sizeof j);
         memcpy(j.cluster, req->cluster, sizeof j.cluster);
@@ -574,14 +570,13 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
     return fill_payer(st, &j, &res->alloc, &res->bal, err);
 }
 
-int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
-                  const char *actor, const char *comment, int64_t now_s,
-                  struct settle_result *res, struct allot_error *err)
+int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run, const char *actor,
+                  const char *comment, int64_t now_s, struct settle_result *res,
+                  struct allot_error *err)
 {
     struct job j;
     char text[ALLOT_TEXT_MAX];
-    if (store_ready_write(st, "release", err) < 0 ||
-        check_job_key(cluster, job_id, run, err) < 0 ||
+    if (store_ready_write(st, "release", err) < 0 || check_job_key(cluster, job_id, run, err) < 0 ||
         model_check_name("actor", actor ? actor : "", 1, err) < 0 ||
         model_copy_text(text, sizeof text, "comment", comment ? comment : "", err) < 0)
         return -1;
@@ -621,8 +616,8 @@ int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
 
 /* ---- reads ---- */
 
-int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
-                  struct job *out, struct allot_error *err)
+int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run, struct job *out,
+                  struct allot_error *err)
 {
     if (store_ready(st, "job get", err) < 0 || check_job_key(cluster, job_id, run, err) < 0)
         return -1;

@@ -19,10 +19,9 @@
 
 static const char SQL_CLUSTER_ADD[] = "INSERT INTO clusters (name, created_s) VALUES ($1, $2)";
 static const char SQL_CLUSTER_GET[] = "SELECT 1 FROM clusters WHERE name = $1";
-static const char SQL_CLUSTER_USED[] =
-    "SELECT (SELECT COUNT(*) FROM assocs WHERE cluster = $1) + "
-    "(SELECT COUNT(*) FROM partitions WHERE cluster = $1) + "
-    "(SELECT COUNT(*) FROM allocations WHERE cluster = $1)";
+static const char SQL_CLUSTER_USED[] = "SELECT (SELECT COUNT(*) FROM assocs WHERE cluster = $1) + "
+                                       "(SELECT COUNT(*) FROM partitions WHERE cluster = $1) + "
+                                       "(SELECT COUNT(*) FROM allocations WHERE cluster = $1)";
 static const char SQL_CLUSTER_REMOVE[] = "DELETE FROM clusters WHERE name = $1";
 static const char SQL_CLUSTER_LIST[] = "SELECT name FROM clusters ORDER BY name";
 
@@ -94,8 +93,7 @@ static const char SQL_ASSOC_DEFAULT_USED[] =
     "(SELECT 1 FROM assocs s WHERE s.user_name = u.name)";
 
 #define QOS_COLS "name, priority, flags, usage_factor_ppm, limit_factor_ppm, description"
-static const char SQL_QOS_ADD[] =
-    "INSERT INTO qos (" QOS_COLS ") VALUES ($1, $2, $3, $4, $5, $6)";
+static const char SQL_QOS_ADD[] = "INSERT INTO qos (" QOS_COLS ") VALUES ($1, $2, $3, $4, $5, $6)";
 static const char SQL_QOS_GET[] = "SELECT " QOS_COLS " FROM qos WHERE name = $1";
 static const char SQL_QOS_MODIFY[] =
     "UPDATE qos SET priority = $1, flags = $2, usage_factor_ppm = $3, limit_factor_ppm = $4, "
@@ -206,8 +204,7 @@ static int drop_limits(store_t *st, enum limit_scope scope, const char *owner,
 
 int store_cluster_add(store_t *st, const char *name, struct allot_error *err)
 {
-    if (store_ready_write(st, "cluster add", err) < 0 ||
-        model_check_name("name", name, 0, err) < 0)
+    if (store_ready_write(st, "cluster add", err) < 0 || model_check_name("name", name, 0, err) < 0)
         return -1;
     db_stmt_t *s = store_stmt(st, STMT_CLUSTER_ADD, SQL_CLUSTER_ADD, err);
     if (!s)
@@ -279,8 +276,7 @@ static void read_account(db_stmt_t *s, struct account *a)
 }
 
 /* Validate the fields add and modify share; "" parent means root. */
-static int account_validate(const struct account *a, const char **parent,
-                            struct allot_error *err)
+static int account_validate(const struct account *a, const char **parent, struct allot_error *err)
 {
     char tmp[ALLOT_TEXT_MAX];
     if (model_check_name("name", a->name, 0, err) < 0 ||
@@ -350,8 +346,7 @@ int store_account_get(store_t *st, const char *name, struct account *out, struct
 int store_account_ancestors(store_t *st, const char *name, struct account *out, int max, int *n,
                             struct allot_error *err)
 {
-    if (store_ready(st, "account ancestors", err) < 0 ||
-        model_check_name("name", name, 0, err) < 0)
+    if (store_ready(st, "account ancestors", err) < 0 || model_check_name("name", name, 0, err) < 0)
         return -1;
     db_stmt_t *s = store_stmt(st, STMT_ACCOUNT_ANCESTORS, SQL_ACCOUNT_ANCESTORS, err);
     if (!s)
@@ -361,8 +356,8 @@ int store_account_ancestors(store_t *st, const char *name, struct account *out, 
     while ((rc = db_step(s, err)) == 1) {
         if (k >= max) {
             db_reset(s);
-            return allot_errorf(err, ALLOT_ETOOBIG, "account '%s': more than %d ancestors",
-                                name, max);
+            return allot_errorf(err, ALLOT_ETOOBIG, "account '%s': more than %d ancestors", name,
+                                max);
         }
         read_account(s, &out[k++]);
     }
@@ -379,8 +374,8 @@ int store_account_modify(store_t *st, const struct account *a, struct allot_erro
 {
     const char *parent;
     struct account cur;
-    if (store_ready_write(st, "account modify", err) < 0 ||
-        account_validate(a, &parent, err) < 0 || store_account_get(st, a->name, &cur, err) < 0)
+    if (store_ready_write(st, "account modify", err) < 0 || account_validate(a, &parent, err) < 0 ||
+        store_account_get(st, a->name, &cur, err) < 0)
         return -1;
     int is_root = strcmp(a->name, "root") == 0;
     int64_t parent_id = 0;
@@ -407,8 +402,8 @@ int store_account_modify(store_t *st, const struct account *a, struct allot_erro
         if (rc < 0)
             return -1;
         if (cycle)
-            return allot_errorf(err, ALLOT_ECONFLICT,
-                                "parent: '%s' is '%s' or below it (cycle)", parent, a->name);
+            return allot_errorf(err, ALLOT_ECONFLICT, "parent: '%s' is '%s' or below it (cycle)",
+                                parent, a->name);
     }
     db_stmt_t *s = store_stmt(st, STMT_ACCOUNT_MODIFY, SQL_ACCOUNT_MODIFY, err);
     if (!s)
@@ -1048,8 +1043,7 @@ static int part_validate(store_t *st, const struct partition *p, struct allot_er
     if (p->default_time_s < -1 || p->default_time_s == 0)
         return allot_errorf(err, ALLOT_EINVAL, "default_time_s: must be positive or -1 (unset)");
     if (p->max_time_s < -1 || p->max_time_s == 0)
-        return allot_errorf(err, ALLOT_EINVAL,
-                            "max_time_s: must be positive or -1 (UNLIMITED)");
+        return allot_errorf(err, ALLOT_EINVAL, "max_time_s: must be positive or -1 (UNLIMITED)");
     if (p->qos[0]) {
         struct qos q;
         if (qos_lookup(st, p->qos, &q, err) < 0)
@@ -1058,8 +1052,8 @@ static int part_validate(store_t *st, const struct partition *p, struct allot_er
     return need_cluster(st, p->cluster, err);
 }
 
-static int part_lookup(store_t *st, const char *cluster, const char *name,
-                       struct partition *out, struct allot_error *err)
+static int part_lookup(store_t *st, const char *cluster, const char *name, struct partition *out,
+                       struct allot_error *err)
 {
     db_stmt_t *s = store_stmt(st, STMT_PART_GET, SQL_PART_GET, err);
     if (!s)
@@ -1097,8 +1091,8 @@ int store_partition_add(store_t *st, const struct partition *p, struct allot_err
     return 0;
 }
 
-int store_partition_get(store_t *st, const char *cluster, const char *name,
-                        struct partition *out, struct allot_error *err)
+int store_partition_get(store_t *st, const char *cluster, const char *name, struct partition *out,
+                        struct allot_error *err)
 {
     if (store_ready(st, "partition get", err) < 0 ||
         model_check_name("cluster", cluster, 0, err) < 0 ||
@@ -1133,8 +1127,7 @@ int store_partition_remove(store_t *st, const char *cluster, const char *name,
     struct partition cur;
     if (store_ready_write(st, "partition remove", err) < 0 ||
         model_check_name("cluster", cluster, 0, err) < 0 ||
-        model_check_name("name", name, 0, err) < 0 ||
-        part_lookup(st, cluster, name, &cur, err) < 0)
+        model_check_name("name", name, 0, err) < 0 || part_lookup(st, cluster, name, &cur, err) < 0)
         return -1;
     char owner[2 * ALLOT_NAME_MAX];
     snprintf(owner, sizeof owner, "%s:%s", cluster, name);
@@ -1182,8 +1175,7 @@ static int split_owner(const char *owner, int want, char parts[][ALLOT_NAME_MAX]
     for (int i = 0; i < want; i++) {
         const char *end = strchr(p, ':');
         if ((i < want - 1) != (end != NULL))
-            return allot_errorf(err, ALLOT_EINVAL, "owner: expected %d ':'-separated fields",
-                                want);
+            return allot_errorf(err, ALLOT_EINVAL, "owner: expected %d ':'-separated fields", want);
         size_t n = end ? (size_t)(end - p) : strlen(p);
         if (n >= ALLOT_NAME_MAX)
             return allot_errorf(err, ALLOT_EINVAL, "owner: field %d too long", i + 1);
@@ -1240,8 +1232,7 @@ int store_limit_set(store_t *st, enum limit_scope scope, const char *owner, cons
         return -1;
     if (!owner)
         return allot_errorf(err, ALLOT_EINVAL, "owner: missing");
-    if (model_check_name("name", name, 0, err) < 0 ||
-        limit_owner_exists(st, scope, owner, err) < 0)
+    if (model_check_name("name", name, 0, err) < 0 || limit_owner_exists(st, scope, owner, err) < 0)
         return -1;
     db_stmt_t *s;
     if (!value || !value[0]) {

@@ -94,9 +94,15 @@ static void test_alloc_modify_remove(void **state)
     struct ledger_entry e = entry(a2, LEDGER_CREDIT, 1000, "");
     int replay;
     TX(f, store_credit(f->st, &e, &replay, &f->err));
-    struct hold_req hr = {.cluster = "c1", .job_id = 5, .user = "alice", .account = "chem",
-                          .resource = "cpu", .start_s = T0 + 50 * DAY, .amount_sumin = 10,
-                          .billing_micro = 1000000, .time_limit_s = 600};
+    struct hold_req hr = {.cluster = "c1",
+                          .job_id = 5,
+                          .user = "alice",
+                          .account = "chem",
+                          .resource = "cpu",
+                          .start_s = T0 + 50 * DAY,
+                          .amount_sumin = 10,
+                          .billing_micro = 1000000,
+                          .time_limit_s = 600};
     struct hold_result res;
     TX(f, store_hold(f->st, &hr, &res, &f->err));
     assert_false(res.refused);
@@ -239,9 +245,16 @@ static void test_credit_kinds(void **state)
     /* A refund cannot exceed what was used. */
     e = entry(id, LEDGER_REFUND, 1, "");
     TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
-    struct settle_req sr = {.cluster = "c1", .job_id = 9, .start_s = T0 + 10, .end_s = T0 + 70,
-                            .elapsed_s = 60, .billing_micro = 2000000, .charge_sumin = -1,
-                            .user = "alice", .account = "chem", .resource = "cpu",
+    struct settle_req sr = {.cluster = "c1",
+                            .job_id = 9,
+                            .start_s = T0 + 10,
+                            .end_s = T0 + 70,
+                            .elapsed_s = 60,
+                            .billing_micro = 2000000,
+                            .charge_sumin = -1,
+                            .user = "alice",
+                            .account = "chem",
+                            .resource = "cpu",
                             .settle_source = "sacct"};
     struct settle_result sres;
     TX(f, store_settle(f->st, &sr, &sres, &f->err));

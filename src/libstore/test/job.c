@@ -445,8 +445,12 @@ static void test_job_list_and_failures(void **state)
     FAILS(f, ALLOT_EINVAL, store_job_list(f->st, &bad, collect_jobs, out, &f->err));
 
     /* Admission failures are recorded by the caller. */
-    struct failure fl = {.cluster = "c1", .user = "bob", .account = "chem", .stage = "admit",
-                         .needed_sumin = 500, .available_sumin = 50,
+    struct failure fl = {.cluster = "c1",
+                         .user = "bob",
+                         .account = "chem",
+                         .stage = "admit",
+                         .needed_sumin = 500,
+                         .available_sumin = 50,
                          .message = "needs 500 SU-minutes"};
     TX(f, store_failure_add(f->st, &fl, &f->err));
     assert_true(fl.id > 0);

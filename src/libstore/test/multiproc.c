@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* multiproc.c - no overdraft across processes: 4 forked processes, each with its own
- * store_t on the same bank (the fixture's SQLite file or PostgreSQL schema), each taking 500 holds of 1 SU-minute in its own
- * transactions against one allocation credited 1000.  Exactly 1000 holds succeed, the
- * other 1000 are refused, and the cached balance equals the ledger (store_check). */
+ * store_t on the same bank (the fixture's SQLite file or PostgreSQL schema), each taking 500 holds
+ * of 1 SU-minute in its own transactions against one allocation credited 1000.  Exactly 1000 holds
+ * succeed, the other 1000 are refused, and the cached balance equals the ledger (store_check). */
 #include <sys/wait.h>
 
 #include "store_test.h"
@@ -84,8 +84,7 @@ static void test_no_overdraft_across_processes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_no_overdraft_across_processes, fx_setup,
-                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_no_overdraft_across_processes, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

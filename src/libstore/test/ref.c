@@ -244,8 +244,12 @@ static void test_assocs(void **state)
     struct user u2 = {.name = "bob", .uid = 1001};
     TX(f, store_user_add(f->st, &u2, &f->err));
 
-    struct assoc a = {.cluster = "c1", .account = "chem", .user = "alice", .shares = 3,
-                      .default_qos = "normal", .qos = "normal,long"};
+    struct assoc a = {.cluster = "c1",
+                      .account = "chem",
+                      .user = "alice",
+                      .shares = 3,
+                      .default_qos = "normal",
+                      .qos = "normal,long"};
     TX(f, store_assoc_add(f->st, &a, &f->err));
     assert_true(a.id > 0);
     TX_FAILS(f, ALLOT_EEXIST, store_assoc_add(f->st, &a, &f->err));
@@ -292,13 +296,13 @@ static void test_assocs(void **state)
     OK(f, store_assoc_list(f->st, &byacct, collect_assocs, out, &f->err));
     assert_string_equal(out, "bio/bob/ ");
 
-    TX(f, store_limit_set(f->st, LIMIT_SCOPE_ASSOC, "c1:chem:alice:gpu", "MaxJobs", "4",
-                          &f->err));
+    TX(f, store_limit_set(f->st, LIMIT_SCOPE_ASSOC, "c1:chem:alice:gpu", "MaxJobs", "4", &f->err));
     TX(f, store_assoc_remove(f->st, "c1", "chem", "alice", "gpu", &f->err));
     TX_FAILS(f, ALLOT_ENOENT, store_assoc_remove(f->st, "c1", "chem", "alice", "gpu", &f->err));
     /* Its limits went with it. */
-    TX_FAILS(f, ALLOT_ENOENT, store_limit_set(f->st, LIMIT_SCOPE_ASSOC, "c1:chem:alice:gpu",
-                                              "MaxJobs", "4", &f->err));
+    TX_FAILS(
+        f, ALLOT_ENOENT,
+        store_limit_set(f->st, LIMIT_SCOPE_ASSOC, "c1:chem:alice:gpu", "MaxJobs", "4", &f->err));
 }
 
 static int collect_qos(const struct qos *q, void *arg)
@@ -311,8 +315,11 @@ static int collect_qos(const struct qos *q, void *arg)
 static void test_qos(void **state)
 {
     struct fx *f = *state;
-    struct qos q = {.name = "normal", .priority = 10, .flags = "DenyOnLimit",
-                    .usage_factor_ppm = 1000000, .limit_factor_ppm = -1};
+    struct qos q = {.name = "normal",
+                    .priority = 10,
+                    .flags = "DenyOnLimit",
+                    .usage_factor_ppm = 1000000,
+                    .limit_factor_ppm = -1};
     TX(f, store_qos_add(f->st, &q, &f->err));
     TX_FAILS(f, ALLOT_EEXIST, store_qos_add(f->st, &q, &f->err));
     struct qos bad = q;
@@ -356,9 +363,13 @@ static void test_partitions(void **state)
     TX(f, store_cluster_add(f->st, "c2", &f->err));
     struct qos q = {.name = "gpuq", .usage_factor_ppm = 1000000, .limit_factor_ppm = -1};
     TX(f, store_qos_add(f->st, &q, &f->err));
-    struct partition p = {.cluster = "c1", .name = "gpu", .resource = "gpu",
+    struct partition p = {.cluster = "c1",
+                          .name = "gpu",
+                          .resource = "gpu",
                           .billing_weights = "CPU=0.0625,Mem=0.03125G,GRES/gpu=1.0",
-                          .max_tres = 1, .qos = "gpuq", .default_time_s = 3600,
+                          .max_tres = 1,
+                          .qos = "gpuq",
+                          .default_time_s = 3600,
                           .max_time_s = -1};
     TX(f, store_partition_add(f->st, &p, &f->err));
     TX_FAILS(f, ALLOT_EEXIST, store_partition_add(f->st, &p, &f->err));
@@ -374,8 +385,11 @@ static void test_partitions(void **state)
     bad = p;
     bad.resource[0] = '\0';
     TX_FAILS(f, ALLOT_EINVAL, store_partition_add(f->st, &bad, &f->err));
-    struct partition cpu = {.cluster = "c2", .name = "cpu", .resource = "cpu",
-                            .default_time_s = -1, .max_time_s = 86400};
+    struct partition cpu = {.cluster = "c2",
+                            .name = "cpu",
+                            .resource = "cpu",
+                            .default_time_s = -1,
+                            .max_time_s = 86400};
     TX(f, store_partition_add(f->st, &cpu, &f->err));
 
     struct partition got;
@@ -418,8 +432,8 @@ static void test_limits(void **state)
     TX(f, store_cluster_add(f->st, "c1", &f->err));
     struct qos q = {.name = "normal", .usage_factor_ppm = 1000000, .limit_factor_ppm = -1};
     TX(f, store_qos_add(f->st, &q, &f->err));
-    struct partition p = {.cluster = "c1", .name = "cpu", .resource = "cpu",
-                          .default_time_s = -1, .max_time_s = -1};
+    struct partition p = {
+        .cluster = "c1", .name = "cpu", .resource = "cpu", .default_time_s = -1, .max_time_s = -1};
     TX(f, store_partition_add(f->st, &p, &f->err));
 
     TX(f, store_limit_set(f->st, LIMIT_SCOPE_ACCOUNT, "chem", "GrpTRES", "cpu=100", &f->err));
@@ -439,15 +453,14 @@ static void test_limits(void **state)
              store_limit_set(f->st, LIMIT_SCOPE_ASSOC, "c1:chem", "MaxJobs", "1", &f->err));
     TX_FAILS(f, ALLOT_EINVAL,
              store_limit_set(f->st, LIMIT_SCOPE_ACCOUNT, "chem", "bad name", "1", &f->err));
-    TX_FAILS(f, ALLOT_EINVAL, store_limit_set(f->st, (enum limit_scope)9, "chem", "x", "1",
-                                              &f->err));
+    TX_FAILS(f, ALLOT_EINVAL,
+             store_limit_set(f->st, (enum limit_scope)9, "chem", "x", "1", &f->err));
 
     char out[256] = "";
     OK(f, store_limit_list(f->st, LIMIT_SCOPE_ACCOUNT, NULL, collect_limits, out, &f->err));
     assert_string_equal(out, "chem:GrpJobs=20 chem:GrpTRES=cpu=100 ");
     out[0] = '\0';
-    OK(f, store_limit_list(f->st, LIMIT_SCOPE_PARTITION, "c1:cpu", collect_limits, out,
-                           &f->err));
+    OK(f, store_limit_list(f->st, LIMIT_SCOPE_PARTITION, "c1:cpu", collect_limits, out, &f->err));
     assert_string_equal(out, "c1:cpu:MaxNodes=4 ");
     /* "" removes. */
     TX(f, store_limit_set(f->st, LIMIT_SCOPE_ACCOUNT, "chem", "GrpJobs", "", &f->err));
