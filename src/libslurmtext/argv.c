@@ -32,7 +32,9 @@ int st_argv_add_borrowed(struct st_argv *a, char *s, struct allot_error *err)
     return 0;
 }
 
-static int vaddf(struct st_argv *a, struct allot_error *err, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static int vaddf(struct st_argv *a,
+                                                       struct allot_error *err,
+                                                       const char *fmt, va_list ap)
 {
     if (a->argc >= ST_ARGV_MAX)
         return full(err);

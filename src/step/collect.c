@@ -51,8 +51,15 @@ int collect_fold(const char *text, size_t len, const char *name, uint32_t job,
     }
     if (!have)
         return 0;
-    if (!best.max_rss.has && best.ave_cpu.kind != ST_DUR_VALUE)
-        return 0;
+    if (!best.max_rss.has && best.ave_cpu.kind != ST_DUR_VALUE) {
+        /* Torc retries a row without data (not flushed yet).  A step too short for any
+         * accounting sample keeps such a row forever, though: accept a finished row the
+         * second time it is seen without data rather than spend every retry on it. */
+        if (!st_state_is_final(best.state.state) || !acct->seen_final_empty) {
+            acct->seen_final_empty = st_state_is_final(best.state.state);
+            return 0;
+        }
+    }
     struct step_acct a = *acct;
     a.found = true;
     a.has_max_rss = best.max_rss.has;

@@ -2,7 +2,8 @@
 /* collect.h - the step's sacct record after it ended, with Torc's retries for slurmdbd lag:
  * up to cfg->sacct_tries runs, cfg->sacct_delay_ms apart, until a row whose JobName is the
  * step's name (matched in code: --name matches the allocation on some versions) carries
- * MaxRSS or AveCPU.  Gives up with acct->found = false (the record then has null fields).
+ * MaxRSS or AveCPU — or, for a step too short to be sampled, a finished row seen without data
+ * on two consecutive attempts.  Gives up with acct->found = false (null stats).
  * Thread rule: main thread only.
  */
 #ifndef ALLOT_STEP_COLLECT_H

@@ -59,6 +59,7 @@ struct step_live {
 struct step_acct {
     bool found;              /* a row with the step's name and data was read */
     int attempts;
+    bool seen_final_empty;   /* a finished row without data was seen once already */
     bool has_max_rss, has_max_vm, has_disk_read, has_disk_write, has_ave_cpu, has_total_cpu;
     int64_t max_rss_bytes, max_vm_size_bytes, max_disk_read_bytes, max_disk_write_bytes;
     int64_t ave_cpu_ms, total_cpu_ms;

@@ -138,10 +138,19 @@ test_expect_success 'sacct returns no data: bounded tries, null stats, command s
 
 test_expect_success 'sacct row without MaxRSS and AveCPU counts as not there yet' '
 	reset_fake &&
-	SLURM_JOB_ID=42 FAKE_RSS= FAKE_AVECPU= "$STEP" run $FAST --sacct-tries 3 --name nodata \
-		--output out.json -- true &&
+	SLURM_JOB_ID=42 FAKE_STATE=RUNNING FAKE_RSS= FAKE_AVECPU= "$STEP" run $FAST \
+		--sacct-tries 3 --name nodata --output out.json -- true &&
 	test "$(wc -l <"$FAKE/sacct.calls")" = 3 &&
 	test "$(j .slurm_stats)" = null
+'
+
+test_expect_success 'a finished row without data (too short to sample) is taken on its second read' '
+	reset_fake &&
+	SLURM_JOB_ID=42 FAKE_RSS= FAKE_AVECPU= "$STEP" run $FAST --sacct-tries 6 --name short \
+		--output out.json -- true &&
+	test "$(wc -l <"$FAKE/sacct.calls")" = 2 &&
+	test "$(j .slurm_stats.state)" = COMPLETED &&
+	test "$(j .slurm_stats.max_rss_bytes)" = null
 '
 
 test_expect_success 'sstat unavailable: no live metrics, sacct still fills the result' '
