@@ -90,3 +90,72 @@ allot_storage_conf() {
         ;;
     esac
 }
+
+# pg_allotd_start NAME [CONF LINE...]: one of several allotd on the test's PostgreSQL
+# (started by pg_start).  Own directory $PWD/NAME, free port, AuthType=none (test build,
+# loopback), group commit as configured.  Sets PGA_URL_<NAME>, PGA_PID_<NAME>.  Unlike
+# allotd_start (10-allotd.sh, one instance per test) it keeps no global state, so several run
+# at once.  pg_allotd_kill9 NAME / pg_allotd_stop NAME end one.
+pg_allotd_start() {
+    local name=$1; shift
+    local dir=$PWD/$name port
+    mkdir -p "$dir" || return 1
+    port=$(find_free_port) || return 1
+    {
+        echo "StorageType=pg"
+        echo "StorageLoc=$ALLOT_TEST_PG"
+        echo "ListenAddr=127.0.0.1:$port"
+        echo "ListenSocket=$dir/allotd.sock"
+        echo "LogFile=$dir/allotd.log"
+        echo "PidFile=$dir/allotd.pid"
+        echo "SuperUsers=root"
+        echo "AuthType=none"
+        echo "TestMode=local"
+        local line
+        for line in "$@"; do echo "$line"; done
+    } >"$dir/allot.conf"
+    "$ALLOT_BUILD_DIR/src/allotd/allotd" --config "$dir/allot.conf" --foreground \
+        </dev/null >>"$dir/stderr" 2>&1 &
+    local pid=$!
+    echo "$pid" >"$dir/mypid"
+    echo "http://127.0.0.1:$port" >"$dir/url"
+    eval "PGA_URL_$name=http://127.0.0.1:$port PGA_PID_$name=$pid"
+    if ! wait_for 20 curl -sf --max-time 2 "http://127.0.0.1:$port/healthz"; then
+        echo "pg_allotd_start: $name did not answer /healthz" >&2
+        cat "$dir/stderr" >&2
+        tail -n 30 "$dir/allotd.log" >&2
+        return 1
+    fi
+}
+
+pg_allotd_kill9() {
+    local dir=$PWD/$1
+    [ -f "$dir/mypid" ] || return 0
+    kill -9 "$(cat "$dir/mypid")" 2>/dev/null
+    wait "$(cat "$dir/mypid")" 2>/dev/null
+    rm -f "$dir/mypid"
+    return 0
+}
+
+pg_allotd_stop() {
+    local dir=$PWD/$1 pid
+    [ -f "$dir/mypid" ] || return 0
+    pid=$(cat "$dir/mypid")
+    kill -TERM "$pid" 2>/dev/null
+    wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    rm -f "$dir/mypid"
+    return 0
+}
+
+# pga NAME METHOD PATH [BODY]: call instance NAME as root; prints the body, returns 0 on 2xx.
+pga() {
+    local url code
+    url=$(cat "$PWD/$1/url")
+    local -a args=(-s --max-time 30 -o "$PWD/$1/reply" -w '%{http_code}' -X "$2"
+        -H 'X-Allot-User: root')
+    [ $# -lt 4 ] || args+=(-H 'Content-Type: application/json' --data-binary "$4")
+    code=$(curl "${args[@]}" "$url$3")
+    cat "$PWD/$1/reply"
+    case "$code" in 2*) return 0 ;; *) return 1 ;; esac
+}
