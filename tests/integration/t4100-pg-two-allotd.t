@@ -55,14 +55,19 @@ test_expect_success 'bank set up through A is visible through B' '
 	test "$(json_get granted_sumin <alloc.json)" = $GRANT
 '
 
+# Two load generators, 32 clients each, one per allotd, run at once; waits for both.
+two_loadgens() {
+	"$LOADGEN" --tcp "${PGA_URL_A#http://}" --clients 32 --pairs 2000 --accounts 1 \
+		--cluster c1 --partition batch --job-base 1 >lg.A 2>&1 &
+	local pa=$!
+	"$LOADGEN" --tcp "${PGA_URL_B#http://}" --clients 32 --pairs 2000 --accounts 1 \
+		--cluster c1 --partition batch --job-base 50000 >lg.B 2>&1 &
+	local pb=$!
+	wait "$pa" && wait "$pb"
+}
+
 test_expect_success '64 clients on two allotd drain one allocation: no overdraft, exact ledger' '
-	"$LOADGEN" --tcp "${PGA_URL_A#http://}" --clients 32 --pairs 2000 --accounts 1 --cluster c1 \
-		--partition batch --job-base 1 >lg.A 2>&1 &
-	pa=$! &&
-	"$LOADGEN" --tcp "${PGA_URL_B#http://}" --clients 32 --pairs 2000 --accounts 1 --cluster c1 \
-		--partition batch --job-base 50000 >lg.B 2>&1 &
-	pb=$! &&
-	wait $pa; wait $pb;
+	two_loadgens &&
 	cat lg.A lg.B &&
 	pga A GET /v1/allocations/1 >alloc.json &&
 	used=$(json_get used_sumin <alloc.json) && held=$(json_get held_sumin <alloc.json) &&

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# pg_bench.sh [BUILD_DIR] - allot on PostgreSQL with 1 and 2 allotd versus the HADM
+# baseline, same load, same server, same run (issue 3 "Measure").  Prints ops/s and latency
+# percentiles of each and the ratio.  Starts a private PostgreSQL (fsync on,
+# synchronous_commit on) and the allotd in a temporary directory, stops them at the end.
+#   CLIENTS=64 PAIRS=4000 bash bench/pg_bench.sh build
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
+CLIENTS=${CLIENTS:-64}
+PAIRS=${PAIRS:-4000}
+. "$src/tests/sharness.d/00-common.sh"
+. "$src/tests/sharness.d/20-postgres.sh"
+tmp=$(mktemp -d /tmp/allot-pgbench-XXXXXX) && cd "$tmp" || exit 1
+cleanup() { pg_allotd_stop A; pg_allotd_stop B; pg_stop -m immediate; rm -rf "$tmp"; }
+trap cleanup EXIT
+pg_start "$tmp/pg" || exit 1
+LG=$ALLOT_BUILD_DIR/bench/bank_loadgen
+
+setup_bank() { # $1 = allotd instance
+    pga "$1" POST /v1/clusters '{"name":"c1"}' >/dev/null &&
+    pga "$1" POST /v1/accounts '{"name":"acct0","parent":"root"}' >/dev/null &&
+    pga "$1" POST /v1/partitions '{"cluster":"c1","name":"batch","resource":"cpu"}' >/dev/null &&
+    pga "$1" POST /v1/allocations '{"account":"acct0","resource":"cpu","start":"2020-01-01","end":"2099-01-01","amount_sumin":100000000000}' >/dev/null
+}
+
+echo "# host: $(nproc) cores; PostgreSQL $("$PG_BINDIR/postgres" --version | awk '{print $3}'), fsync=on synchronous_commit=on"
+echo "# load: $CLIENTS clients, $PAIRS hold+settle pairs, one allocation"
+
+echo "== HADM baseline (PL/pgSQL pre-debit under pg_advisory_xact_lock, one transaction per request)"
+psql -X -q "$ALLOT_TEST_PG" -v ON_ERROR_STOP=1 -f "$src/bench/hadm_baseline.sql" 2>/dev/null &&
+pg_psql "INSERT INTO hadm.allocations (workgroup, resource, start_date, end_date) VALUES ('acct0', 'cpu', now() - interval '1 day', now() + interval '1 year'); INSERT INTO hadm.credits (allocation_id, amount) VALUES (1, 100000000000)" >/dev/null || exit 1
+"$ALLOT_BUILD_DIR/bench/hadm_baseline" --conninfo "$ALLOT_TEST_PG" --clients "$CLIENTS" --pairs "$PAIRS" | tee hadm.out
+
+echo "== allot, 1 allotd on PostgreSQL"
+pg_allotd_start A "Threads=$CLIENTS" || exit 1
+setup_bank A || exit 1
+"$LG" --tcp "${PGA_URL_A#http://}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
+    --cluster c1 --partition batch --job-base 1 | tee one.out
+
+echo "== allot, 2 allotd on PostgreSQL ($((CLIENTS / 2)) clients each)"
+pg_allotd_start B "Threads=$CLIENTS" || exit 1
+"$LG" --tcp "${PGA_URL_A#http://}" --clients $((CLIENTS / 2)) --pairs $((PAIRS / 2)) \
+    --accounts 1 --cluster c1 --partition batch --job-base 500000000 >twoA.out &
+a=$!
+"$LG" --tcp "${PGA_URL_B#http://}" --clients $((CLIENTS / 2)) --pairs $((PAIRS / 2)) \
+    --accounts 1 --cluster c1 --partition batch --job-base 900000000 >twoB.out &
+b=$!
+wait $a $b
+cat twoA.out twoB.out
+
+rate() { sed -n 's/.*requests_per_s=\([0-9]*\).*/\1/p' "$1"; }
+h=$(rate hadm.out); o=$(rate one.out); t=$(( $(rate twoA.out) + $(rate twoB.out) ))
+echo "== requests/s: hadm=$h allot_1=$o allot_2=$t"
+awk -v h="$h" -v o="$o" -v t="$t" 'BEGIN { printf "ratio allot_1/hadm=%.2f allot_2/hadm=%.2f\n", o / h, t / h }'
