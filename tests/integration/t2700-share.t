@@ -1,0 +1,125 @@
+#!/bin/bash
+# t2700-share.t - fair-share, usage and priority through a real allotd and the allot CLI:
+# the flux-accounting reference tree (`flux account view-bank -t` with no usage), its
+# 2-node x 2000 s usage example (RawUsage 16000 under UsageSource=billing, no decay),
+# hand-computed classic and Fair Tree values, usage reports, usage clear, priority.
+test_description='allot share, tree, usage, priority'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
+
+allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
+
+test_expect_success 'start munged and allotd (flux tree, billing usage, no decay)' '
+	munged_start "$PWD/munge" &&
+	allotd_start FairShareAlgorithm=flux UsageSource=billing PriorityDecayHalfLife=0 \
+		PriorityWeightFairshare=10000 PriorityWeightAge=0
+'
+test_expect_success 'the reference bank tree' '
+	allot cluster add c1 &&
+	for a in bank_A bank_B bank_C; do allot account add $a || return 1; done &&
+	allot account add bank_C_a parent=bank_C &&
+	allot account add bank_C_b parent=bank_C &&
+	for u in 1 2 3 4 5 6; do allot user add user_$u || return 1; done &&
+	allot assoc add cluster=c1 account=bank_A user=user_1 &&
+	allot assoc add cluster=c1 account=bank_B user=user_2 &&
+	allot assoc add cluster=c1 account=bank_B user=user_3 &&
+	allot assoc add cluster=c1 account=bank_C_a user=user_4 &&
+	allot assoc add cluster=c1 account=bank_C_b user=user_5 &&
+	allot assoc add cluster=c1 account=bank_C_b user=user_6 &&
+	allot partition add batch cluster=c1 resource=cpu &&
+	allot alloc add root resource=cpu su=1000000h start=2020-01-01 end=2030-01-01 >/dev/null
+'
+test_expect_success 'allot tree with no usage is view-bank -t of the reference' '
+	allot tree >tree &&
+	cat >expect <<-\EOT &&
+	Account                         Username           RawShares            RawUsage           Fairshare
+	root                                                       1                 0.0
+	 bank_A                                                    1                 0.0
+	  bank_A                          user_1                   1                 0.0                 0.5
+	 bank_B                                                    1                 0.0
+	  bank_B                          user_2                   1                 0.0                 0.5
+	  bank_B                          user_3                   1                 0.0                 0.5
+	 bank_C                                                    1                 0.0
+	  bank_C_a                                                 1                 0.0
+	   bank_C_a                       user_4                   1                 0.0                 0.5
+	  bank_C_b                                                 1                 0.0
+	   bank_C_b                       user_5                   1                 0.0                 0.5
+	   bank_C_b                       user_6                   1                 0.0                 0.5
+	EOT
+	# Layout and every column up to RawUsage as in the guide.  The guide prints Fairshare
+	# 0.5 everywhere (flux'"'"'s database default before update-fshare, doc/fairshare.md);
+	# the computed weighted tree gives 1.0 to user_1..3 and 0.5 to user_4..6.
+	w=$(( $(head -1 expect | grep -bo RawUsage | cut -d: -f1) + 8 )) &&
+	cut -c1-$w expect >expect.cols && cut -c1-$w tree >tree.cols &&
+	test_cmp expect.cols tree.cols &&
+	grep -E "user_[123] +1 +0.0 +1.0$" tree | wc -l | grep -qx 3 &&
+	grep -E "user_[456] +1 +0.0 +0.5$" tree | wc -l | grep -qx 3
+'
+settle() { # JOB USER ACCOUNT BILLING ELAPSED END
+	api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":$1,\"user\":\"$2\",\"account\":\"$3\",\"partition\":\"batch\",\"billing\":$4,\"elapsed_s\":$5,\"start\":$(($6 - $5)),\"end\":$6,\"state\":\"COMPLETED\"}" >/dev/null
+}
+test_expect_success 'the reference usage example: 2,2,2,1,1 nodes x 2000 s = 16000' '
+	end=1605637403 &&
+	settle 102 user_2 bank_B 2 2000 $end &&
+	settle 103 user_2 bank_B 2 2000 $end &&
+	settle 104 user_2 bank_B 2 2000 $end &&
+	settle 105 user_2 bank_B 1 2000 $end &&
+	settle 106 user_2 bank_B 1 2000 $end &&
+	allot --json tree >tree.json &&
+	jq -e ".items[] | select(.user == \"user_2\") | .raw_usage == 16000" tree.json &&
+	jq -e ".items[] | select(.account == \"bank_B\" and .user == null) | .raw_usage == 16000" tree.json &&
+	jq -e ".items[] | select(.account == \"root\") | .raw_usage == 16000" tree.json &&
+	allot tree | grep -E "^  bank_B +user_2 +1 +16000.0 +" &&
+	allot tree | grep -E "^  bank_B +user_3 +1 +0.0 +"
+'
+test_expect_success 'flux ranks: user_2 (the only user with usage) is last' '
+	jq -r ".items[] | select(.user != null) | \"\(.user) \(.fairshare)\"" tree.json >fs &&
+	grep "^user_2 " fs >u2 &&
+	test "$(cut -d" " -f2 u2)" = "$(sort -k2 -g fs | head -1 | cut -d" " -f2)"
+'
+test_expect_success 'classic: FairShare = 2^(-EffectvUsage/NormShares), by hand' '
+	allot --json share algo=classic >cl.json &&
+	# user_2: NormShares 1/3 * 1/2 = 1/6; EffectvUsage = 16000/16000 = 1 -> 2^-6
+	jq -e ".items[] | select(.user == \"user_2\") | (.fairshare - 0.015625 | fabs) < 1e-12" cl.json &&
+	# user_3 has no usage but Slurm'"'"'s EffectvUsage = 0 + (1 - 0) * 1/2 = 0.5 -> 2^-3
+	jq -e ".items[] | select(.user == \"user_3\") | .fairshare == 0.125" cl.json &&
+	allot -P share algo=classic >cl.txt &&
+	head -1 cl.txt | grep -q "^Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|" &&
+	grep -q "^  bank_B|user_2|1|0.166667|16000|1.000000|1.000000|0.015625|" cl.txt
+'
+test_expect_success 'Fair Tree: bank_B LevelFS is (1/3)/1; users of other banks rank above user_2' '
+	allot --json share algo=fair_tree >ft.json &&
+	jq -e ".items[] | select(.account == \"bank_B\" and .user == null) | (.level_fs - 1/3 | fabs) < 1e-12" ft.json &&
+	jq -e "([.items[] | select(.user == \"user_2\" or .user == \"user_3\") | .fairshare] | max) < ([.items[] | select(.user == \"user_1\") | .fairshare] | max)" ft.json &&
+	jq -e ".items[] | select(.user == \"user_2\") | .fairshare == (2/12)" ft.json
+'
+test_expect_success 'usage report sums per association' '
+	allot -P -n usage account=bank_B >usage &&
+	test "$(cut -d"|" -f1-4,7 usage)" = "c1|bank_B|user_2|5|16000" &&
+	allot -P -n usage since=2021-01-01 >none &&
+	test ! -s none
+'
+test_expect_success 'usage clear: bank_B usage stops counting; others keep theirs' '
+	settle 200 user_5 bank_C_b 1 100 1605637403 &&
+	allot usage clear cluster=c1 account=bank_B &&
+	allot --json tree >t2.json &&
+	jq -e ".items[] | select(.user == \"user_2\") | .raw_usage == 0" t2.json &&
+	jq -e ".items[] | select(.user == \"user_5\") | .raw_usage == 100" t2.json &&
+	test_must_fail allot usage clear cluster=c1 account=nosuch
+'
+test_expect_success 'priority of a job: sprio-like breakdown from the fair-share factor' '
+	allot --json priority c1/200 >pr.json &&
+	jq -e ".formula == \"slurm\" and .user == \"user_5\"" pr.json &&
+	fs=$(jq ".fairshare_factor" pr.json) &&
+	jq -e "(.fairshare - 10000 * $fs | fabs) < 1e-6" pr.json &&
+	allot priority c1/200 >pr.txt && test $(wc -l <pr.txt) = 2 &&
+	test_must_fail allot priority c1/999
+'
+test_expect_success 'stop allotd and munged' '
+	allotd_stop &&
+	munged_stop
+'
+test_done
