@@ -45,6 +45,8 @@ enum pstmt {
     A_GET,
     E_ADD,
     E_LIST,
+    R_GET,
+    R_SET,
     P_NSTMT
 };
 _Static_assert(STMT_POLICY_FIRST + P_NSTMT - 1 <= STMT_POLICY_LAST, "grow the policy id block");
@@ -121,6 +123,17 @@ static const char SQL_E_ADD[] =
 static const char SQL_E_LIST[] =
     "SELECT " EVAL_COLS " FROM evaluations WHERE ($1 = 0 OR policy_id = $1) "
     "AND ($2 = '' OR period = $2) ORDER BY id DESC LIMIT $3";
+
+static const char SQL_R_GET[] = "SELECT until_s, updated_s, settled, unknown, report "
+                                "FROM reconcile_marks WHERE cluster = $1";
+/* The marker only moves forward (a late or replayed report cannot move it back). */
+static const char SQL_R_SET[] =
+    "INSERT INTO reconcile_marks (cluster, until_s, updated_s, settled, unknown, report) "
+    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (cluster) DO UPDATE SET until_s = CASE WHEN "
+    "excluded.until_s > reconcile_marks.until_s THEN excluded.until_s ELSE "
+    "reconcile_marks.until_s END, updated_s = excluded.updated_s, settled = "
+    "reconcile_marks.settled + excluded.settled, unknown = reconcile_marks.unknown + "
+    "excluded.unknown, report = excluded.report";
 
 static db_stmt_t *pstmt(store_t *st, enum pstmt id, const char *sql, struct allot_error *err)
 {
@@ -1011,4 +1024,59 @@ int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
     *oldest_waiting_s = rc == 1 ? db_column_int64(s, 1) : 0;
     db_reset(s);
     return 0;
+}
+
+int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark *out,
+                        struct allot_error *err)
+{
+    if (store_ready(st, "reconcile marker", err) < 0)
+        return -1;
+    db_stmt_t *s = pstmt(st, R_GET, SQL_R_GET, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    memset(out, 0, sizeof *out);
+    snprintf(out->cluster, sizeof out->cluster, "%s", cluster);
+    if (rc == 1) {
+        out->until_s = db_column_int64(s, 0);
+        out->updated_s = db_column_int64(s, 1);
+        out->settled = db_column_int64(s, 2);
+        out->unknown = db_column_int64(s, 3);
+        db_column_copy(s, 4, out->report, sizeof out->report);
+    }
+    db_reset(s);
+    return 0;
+}
+
+int store_reconcile_set(store_t *st, const char *cluster, int64_t until_s, int64_t settled,
+                        int64_t unknown, const char *report, int64_t now_s,
+                        struct allot_error *err)
+{
+    char tmp[ALLOT_TEXT_MAX];
+    if (store_ready_write(st, "reconcile marker", err) < 0)
+        return -1;
+    if (until_s <= 0)
+        return allot_errorf(err, ALLOT_EINVAL, "until: must be a time after 1970");
+    if (settled < 0 || unknown < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "settled, unknown: must not be negative");
+    int ex = store_cluster_exists(st, cluster, err);
+    if (ex < 0)
+        return -1;
+    if (!ex)
+        return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist", cluster);
+    /* A long list of unknown jobs is cut to fit rather than refused: it is a report. */
+    snprintf(tmp, sizeof tmp, "%s", report ? report : "");
+    db_stmt_t *s = pstmt(st, R_SET, SQL_R_SET, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    db_bind_int64(s, 2, until_s);
+    db_bind_int64(s, 3, now_s);
+    db_bind_int64(s, 4, settled);
+    db_bind_int64(s, 5, unknown);
+    db_bind_text(s, 6, tmp);
+    return db_run(s, err);
 }

@@ -396,6 +396,32 @@ static void test_add_errors(void **state)
     FAILS(f, ALLOT_ENOENT, store_policy_get(f->st, 4242, &p, &f->err));
 }
 
+/* The reconcile marker moves forward only; counts add up; unknown cluster refused. */
+static void test_reconcile_mark(void **state)
+{
+    struct fx *f = *state;
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    struct reconcile_mark m;
+    OK(f, store_reconcile_get(f->st, "c1", &m, &f->err));
+    assert_int_equal(m.until_s, 0);
+    TX(f, store_reconcile_set(f->st, "c1", T_JUL15, 3, 1, "job 7: no allocation", T_JUL15 + 9,
+                              &f->err));
+    TX(f, store_reconcile_set(f->st, "c1", T_JUL15 - 60, 0, 0, "", T_JUL15 + 10, &f->err));
+    OK(f, store_reconcile_get(f->st, "c1", &m, &f->err));
+    assert_int_equal(m.until_s, T_JUL15);
+    assert_int_equal(m.updated_s, T_JUL15 + 10);
+    assert_int_equal(m.settled, 3);
+    assert_int_equal(m.unknown, 1);
+    assert_string_equal(m.report, "");
+    TX(f, store_reconcile_set(f->st, "c1", T_AUG1, 2, 0, "x", T_AUG1, &f->err));
+    OK(f, store_reconcile_get(f->st, "c1", &m, &f->err));
+    assert_int_equal(m.until_s, T_AUG1);
+    assert_int_equal(m.settled, 5);
+    assert_string_equal(m.report, "x");
+    TX_FAILS(f, ALLOT_ENOENT, store_reconcile_set(f->st, "nope", T_AUG1, 0, 0, "", T_AUG1, &f->err));
+    TX_FAILS(f, ALLOT_EINVAL, store_reconcile_set(f->st, "c1", 0, 0, 0, "", T_AUG1, &f->err));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +432,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_thresholds, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_outbox, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_add_errors, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_reconcile_mark, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
