@@ -509,4 +509,20 @@ int store_command_result(store_t *st, int64_t id, enum command_state state, cons
 int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
                        int64_t *oldest_waiting_s, int64_t *waiting, struct allot_error *err);
 
+/* The agent's sacct reconciliation marker of a cluster (store_policy.c): every job that
+ * ended before until_s has been settled or reported.  get: a cluster never reconciled
+ * reads until_s = 0.  set (write verb): moves until_s forward only (a smaller value keeps
+ * the stored one), adds the counts, replaces the report; ENOENT for an unknown cluster. */
+struct reconcile_mark {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t until_s, updated_s; /* UTC; 0 = never */
+    int64_t settled, unknown;   /* running totals reported by the agent */
+    char report[ALLOT_TEXT_MAX]; /* the last window's unknown jobs, "" = none */
+};
+int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark *out,
+                        struct allot_error *err);
+int store_reconcile_set(store_t *st, const char *cluster, int64_t until_s, int64_t settled,
+                        int64_t unknown, const char *report, int64_t now_s,
+                        struct allot_error *err);
+
 #endif
