@@ -81,6 +81,21 @@ static const struct conf_row conf_rows[] = {
     {{"FailMode", CONF_ENUM, "closed|open", 0, 0, "closed", 1,
       "what the Slurm plugins do when allotd cannot be reached"},
      S(fail_mode)},
+    {{"AllotdUrl", CONF_STRING, NULL, 0, 0, "", 1,
+      "URL the Slurm plugins use for allotd; empty = unix:ListenSocket, else ListenAddr"},
+     S(allotd_url)},
+    {{"PluginTimeoutMs", CONF_INT, NULL, 10, 60000, "1000", 1,
+      "bound of one Slurm plugin request to allotd (ms), then FailMode applies"},
+     I(plugin_timeout_ms)},
+    {{"PrEpMinThreads", CONF_INT, NULL, 1, 64, "1", 1,
+      "prep/allot worker threads kept even when idle"},
+     I(prep_min_threads)},
+    {{"PrEpMaxThreads", CONF_INT, NULL, 1, 256, "8", 1,
+      "prep/allot worker threads at most (grown while requests wait in the queue)"},
+     I(prep_max_threads)},
+    {{"PrEpSpoolDir", CONF_STRING, NULL, 0, 0, "/var/spool/allot", 1,
+      "directory where prep/allot keeps pending settles across slurmctld restarts"},
+     S(prep_spool_dir)},
     {{"FairShareAlgorithm", CONF_ENUM, "classic|fair_tree|flux", 0, 0, "fair_tree", 1,
       "fair-share: Slurm classic (NO_FAIR_TREE), Slurm Fair Tree, flux weighted tree"},
      S(fairshare_algo)},
@@ -414,6 +429,10 @@ static int conf_check(const struct allot_conf *c, const char *name, struct allot
         return allot_errorf(err, ALLOT_EINVAL,
                             "%s: ListenAddr, ListenSocket: at least one listener is required",
                             name);
+    if (c->prep_min_threads > c->prep_max_threads)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "%s: PrEpMinThreads: must not exceed PrEpMaxThreads (%lld)", name,
+                            (long long)c->prep_max_threads);
 #ifdef ALLOT_TEST
     if (!strcmp(c->auth_type, "none") && strcmp(c->test_mode, "local") != 0)
         return allot_errorf(err, ALLOT_EINVAL,

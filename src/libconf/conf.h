@@ -55,6 +55,12 @@ struct allot_conf {
     char cluster_names[CONF_STR_MAX];  /* clusters this allotd serves; "" = any */
     char hold_mode[16];                /* "start" | "submit" */
     char fail_mode[16];                /* "closed" | "open" (read by the plugins) */
+    /* Slurm plugins (doc/slurm.md) */
+    char allotd_url[CONF_STR_MAX];     /* plugins' allotd URL; "" = ListenSocket, else ListenAddr */
+    int64_t plugin_timeout_ms;         /* bound of one plugin request to allotd */
+    int64_t prep_min_threads;          /* prep/allot worker pool, at least */
+    int64_t prep_max_threads;          /* and at most */
+    char prep_spool_dir[CONF_STR_MAX]; /* prep/allot's pending settles survive restarts here */
     /* Usage, fair-share, priority (DESIGN §6; doc/fairshare.md) */
     char fairshare_algo[16];        /* "classic" | "fair_tree" | "flux" */
     int64_t decay_halflife_s;       /* PriorityDecayHalfLife; 0 = no decay */
