@@ -9,6 +9,8 @@
  * back to the next poll when no result arrives within lease_s (the agent died).  A result is
  * idempotent: 'confirmed' and 'failed' are final, a repeated post is reported as a replay.
  * 'confirmed' is only ever written here, from an agent's verified result.
+ * Reconcile marker (/v1/agents/{cluster}/reconcile): the agent reports each finished sacct
+ * window; the stored marker only moves forward, so a restarted agent resumes from it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -267,5 +269,62 @@ int api_agent_status(struct req *r, struct allot_error *err)
     json_object_set_new(r->out, "last_seen", last ? json_time(last) : json_null());
     json_object_set_new(r->out, "waiting", json_integer(n));
     json_object_set_new(r->out, "waiting_since", oldest ? json_time(oldest) : json_null());
+    struct reconcile_mark m;
+    if (store_reconcile_get(st, r->param[0], &m, err) < 0)
+        return -1;
+    json_t *rec = json_object();
+    json_object_set_new(rec, "until", m.until_s ? json_time(m.until_s) : json_null());
+    json_object_set_new(rec, "until_s", json_integer(m.until_s));
+    json_object_set_new(rec, "updated", m.updated_s ? json_time(m.updated_s) : json_null());
+    json_object_set_new(rec, "settled", json_integer(m.settled));
+    json_object_set_new(rec, "unknown", json_integer(m.unknown));
+    json_object_set_new(rec, "report", json_string(m.report));
+    json_object_set_new(r->out, "reconcile", rec);
     return 0;
+}
+
+/* ---- reconcile marker: the agent reports one finished sacct window ---- */
+
+struct reconcile_op {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t until_s, settled, unknown, now_s;
+    char report[ALLOT_TEXT_MAX];
+    struct reconcile_mark m;
+};
+
+static int run_reconcile(store_t *st, void *arg, struct allot_error *err)
+{
+    struct reconcile_op *o = arg;
+    if (store_reconcile_set(st, o->cluster, o->until_s, o->settled, o->unknown, o->report,
+                            o->now_s, err) < 0)
+        return -1;
+    return store_reconcile_get(st, o->cluster, &o->m, err);
+}
+
+static int finish_reconcile(struct req *r, struct allot_error *err)
+{
+    (void)err;
+    struct reconcile_op *o = r->scratch;
+    r->out = json_pack("{s:s, s:I, s:I, s:I}", "cluster", o->m.cluster, "until_s",
+                       (json_int_t)o->m.until_s, "settled", (json_int_t)o->m.settled, "unknown",
+                       (json_int_t)o->m.unknown);
+    return 0;
+}
+
+int api_agent_reconcile(struct req *r, struct allot_error *err)
+{
+    struct reconcile_op *o = xcalloc(1, sizeof *o);
+    r->scratch = o;
+    struct jfield f[] = {
+        {.name = "until", .type = JF_TIME, .required = 1, .dst = &o->until_s},
+        {.name = "settled", .type = JF_INT, .dst = &o->settled},
+        {.name = "unknown", .type = JF_INT, .dst = &o->unknown},
+        {.name = "report", .type = JF_TEXT, .dst = o->report, .size = sizeof o->report},
+    };
+    if (model_check_name("cluster", r->param[0], 0, err) < 0 ||
+        model_copy_text(o->cluster, sizeof o->cluster, "cluster", r->param[0], err) < 0 ||
+        json_body(r, err) < 0 || json_read(r->in, f, sizeof f / sizeof f[0], err) < 0)
+        return -1;
+    o->now_s = (int64_t)time(NULL);
+    return req_defer_write(r, run_reconcile, o, finish_reconcile);
 }
