@@ -72,6 +72,7 @@ int api_command_get(struct req *r, struct allot_error *err);
 int api_command_result(struct req *r, struct allot_error *err);
 int api_agent_status(struct req *r, struct allot_error *err);
 int api_agent_poll(struct req *r, struct allot_error *err);
+int api_agent_reconcile(struct req *r, struct allot_error *err);
 json_t *api_json_command(const struct command *c);
 
 #endif

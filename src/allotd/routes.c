@@ -74,6 +74,7 @@ static const struct route routes[] = {
     {"POST", "/v1/commands/{}/result", ACCESS_OPERATOR, api_command_result, 0},
     {"GET", "/v1/agents/{}", ACCESS_READALL, api_agent_status, 0},
     {"POST", "/v1/agents/{}/poll", ACCESS_OPERATOR, api_agent_poll, 0},
+    {"POST", "/v1/agents/{}/reconcile", ACCESS_OPERATOR, api_agent_reconcile, 0},
 };
 
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
