@@ -525,4 +525,39 @@ int store_reconcile_set(store_t *st, const char *cluster, int64_t until_s, int64
                         int64_t unknown, const char *report, int64_t now_s,
                         struct allot_error *err);
 
+/* ---- Monitored step records (store_step.c, DESIGN §7) ----------------------------------- */
+
+#define STORE_STEP_RECORD_MAX (48 * 1024) /* bytes of record text (API bodies are <= 64 KiB) */
+/* One step of a job, keyed (cluster, job_id, step_name, attempt).  record is the step's
+ * JSON text as allotd canonicalised it; store_step_add borrows it for the call, callbacks
+ * of store_step_list receive it borrowed for the duration of the call. */
+struct step_record {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t job_id;
+    char step_name[ALLOT_NAME_MAX];
+    int64_t attempt;                /* 1.. */
+    char user[ALLOT_NAME_MAX];      /* the job's user, "" = unknown to the bank */
+    char status[16];                /* completed | failed | oom | timeout */
+    int64_t return_code;
+    int64_t exec_ms;
+    const char *record;
+    char actor[ALLOT_NAME_MAX];     /* who recorded it */
+    int64_t created_s;
+};
+/* Record a step (write verb).  Idempotent on the key: the same record text again sets
+ * *replay = 1 and fills r with the stored row (actor, created_s of the first write); a
+ * different text is ECONFLICT and changes nothing.  EINVAL for a bad field (named),
+ * ETOOBIG for a record over STORE_STEP_RECORD_MAX. */
+int store_step_add(store_t *st, struct step_record *r, int *replay, struct allot_error *err);
+struct step_filter {
+    const char *cluster; /* NULL = any */
+    int64_t job_id;      /* 0 = any */
+    const char *user;    /* NULL = any */
+    int limit;           /* 0 = no limit */
+};
+typedef int (*store_step_f)(const struct step_record *r, void *arg);
+/* Steps matching f by cluster, job, time recorded, name, attempt. */
+int store_step_list(store_t *st, const struct step_filter *f, store_step_f cb, void *arg,
+                    struct allot_error *err);
+
 #endif
