@@ -75,6 +75,8 @@ static const struct route routes[] = {
     {"GET", "/v1/agents/{}", ACCESS_READALL, api_agent_status, 0},
     {"POST", "/v1/agents/{}/poll", ACCESS_OPERATOR, api_agent_poll, 0},
     {"POST", "/v1/agents/{}/reconcile", ACCESS_OPERATOR, api_agent_reconcile, 0},
+    {"GET", "/v1/steps", ACCESS_ANY, api_step_list, 0},
+    {"POST", "/v1/steps", ACCESS_ANY, api_step_add, 0},
 };
 
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
