@@ -169,6 +169,12 @@ static int ensure_conn(struct db_pg *d, struct allot_error *err)
     return session_setup(d, err);
 }
 
+/* The connection broke while no transaction was open (a one-shot retry is safe). */
+static int stale_conn(struct db_pg *d)
+{
+    return PQstatus(d->conn) != CONNECTION_OK && !d->tx_open;
+}
+
 static void drv_close(db_t *db)
 {
     struct db_pg *d = pg_of(db);
@@ -196,9 +202,17 @@ static int drv_begin(db_t *db, struct allot_error *err)
     d->tx_open = 0; /* the store begins only outside a transaction */
     if (ensure_conn(d, err) < 0)
         return -1;
-    PGresult *res = PQexec(d->conn, "BEGIN ISOLATION LEVEL READ COMMITTED; "
-                                    "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")");
+    static const char sql[] = "BEGIN ISOLATION LEVEL READ COMMITTED; "
+                              "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")";
+    PGresult *res = PQexec(d->conn, sql);
     int ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+    if (!ok && stale_conn(d)) {
+        PQclear(res); /* server restarted since the last use: reconnect, begin again */
+        if (ensure_conn(d, err) < 0)
+            return -1;
+        res = PQexec(d->conn, sql);
+        ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+    }
     if (!ok) {
         fail_res(d, res, "begin (write lock)", err);
         PQclear(res);
@@ -266,6 +280,13 @@ static int server_prepare(struct db_pg_stmt *q, struct allot_error *err)
     struct db_pg *d = pg_of(q->base.db);
     PGresult *res = PQprepare(d->conn, q->name, q->sql, q->nparams, NULL);
     int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    if (!ok && stale_conn(d)) {
+        PQclear(res); /* dead connection found on first use: reconnect, prepare again */
+        if (ensure_conn(d, err) < 0)
+            return -1;
+        res = PQprepare(d->conn, q->name, q->sql, q->nparams, NULL);
+        ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    }
     if (!ok) {
         fail_res(d, res, "prepare", err);
         allot_error_prefix(err, "%.60s", q->sql);
@@ -378,6 +399,15 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
         return -1;
     PGresult *res = PQexecPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0);
     ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && stale_conn(d)) {
+        /* libpq learns of a server restart only on use: outside a transaction nothing
+         * was applied, so reconnect and run the statement once more. */
+        PQclear(res);
+        if (ensure_conn(d, err) < 0 || server_prepare(q, err) < 0)
+            return -1;
+        res = PQexecPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0);
+        st = PQresultStatus(res);
+    }
     if (PQstatus(d->conn) == CONNECTION_OK)
         d->tx_open = PQtransactionStatus(d->conn) != PQTRANS_IDLE;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {

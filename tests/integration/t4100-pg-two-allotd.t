@@ -123,11 +123,11 @@ test_expect_success 'kill -9 one allotd and restart PostgreSQL mid-load: nothing
 	wait $pids &&
 	cat acks.* | sort -u >acked && wc -l <acked &&
 	test "$(grep -c " hold$" acked)" -eq 320 && test "$(grep -c " settle$" acked)" -eq 320 &&
-	pg_psql "SELECT job_id || '\'' settle'\'' FROM jobs WHERE cluster = '\''c1'\'' AND job_id >= 1000000 AND status = '\''settled'\'' ORDER BY 1" | sort >settled &&
+	pg_psql "SELECT job_id || '\'' settle'\'' FROM jobs WHERE cluster = '\''c1'\'' AND job_id BETWEEN 1000000 AND 9999999 AND status = '\''settled'\'' ORDER BY 1" | sort >settled &&
 	grep " settle$" acked | sort >acked.settle &&
 	test_cmp acked.settle settled &&
-	test "$(pg_psql "SELECT COUNT(*) FROM ledger WHERE job_id >= 1000000 AND kind = '\''hold'\''")" -eq 320 &&
-	test "$(pg_psql "SELECT COUNT(*) FROM ledger WHERE job_id >= 1000000 AND kind = '\''debit'\''")" -eq 320 &&
+	test "$(pg_psql "SELECT COUNT(*) FROM ledger WHERE job_id BETWEEN 1000000 AND 9999999 AND kind = '\''hold'\''")" -eq 320 &&
+	test "$(pg_psql "SELECT COUNT(*) FROM ledger WHERE job_id BETWEEN 1000000 AND 9999999 AND kind = '\''debit'\''")" -eq 320 &&
 	ledger_ok &&
 	test "$(pg_psql "SELECT used_sumin FROM alloc_balance WHERE alloc_id = 2")" -eq 320 &&
 	test "$(pg_psql "SELECT held_sumin FROM alloc_balance WHERE alloc_id = 2")" -eq 0
