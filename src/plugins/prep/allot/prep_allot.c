@@ -1,45 +1,321 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * prep_allot.c - slurmctld's prep/allot plugin: hold at job start, settle at job end
- * (DESIGN §1, §3 "hold" and "settle").
+ * (DESIGN §1, §3 "hold" and "settle"), both asynchronous.
  *
  * Design: PrEp plugins see job_record_t, which only Slurm's internal headers define, so
  * this file is the one that includes src/slurmctld/slurmctld.h (from the source tree of
- * exactly the installed Slurm, see cmake/FindSlurmSource.cmake).  plugin_version is the
- * SLURM_VERSION_NUMBER of those headers: slurmctld loads it into that release only, and
- * job_record_t's layout is only valid there.  slurmd loads PrEp plugins too (PrEpPlugins
- * is read by both): the slurmd-side calls do nothing and report themselves not required.
- * A failing slurmctld prolog requeues a batch job forever, so the prolog never fails: a
- * job the bank refuses is held or cancelled by allotd, and the prolog reports success.
+ * exactly the installed Slurm).  It only copies job fields into a prep_job_t and queues it
+ * on the worker pool (prep_pool.c); workers talk to allotd (prep_job.c):
+ * - prolog: *async = true; a worker takes the hold, then calls slurmctld's prolog callback.
+ *   A hold the bank refuses (or, with FailMode=closed, one allotd cannot answer within the
+ *   budget) stops the job: the worker cancels it under slurmctld's job write lock with the
+ *   bank's message as the job's reason, then reports the prolog as successful.  A failing
+ *   prolog would requeue a batch job and run the prolog again forever (SLURM-NOTES).
+ * - epilog: the settle is written to the spool directory and queued; the epilog returns at
+ *   once (slurmctld never waits on allotd; the job's nodes are not kept COMPLETING).  The
+ *   spool file is removed when allotd acknowledged the settle; a later start re-queues
+ *   whatever is left (slurmctld does not call fini() on shutdown, so the spool is the only
+ *   record that survives one).  NODE_FAIL is sent as the state: allotd charges it 0.
+ * - FailMode=open: a job whose hold allotd could not answer starts anyway, logged; its
+ *   settle carries account, partition and time limit so allotd bills the run it never held
+ *   (the reconciliation), and the agent's sacct pass covers a settle that never arrives.
+ * The configuration (allot.conf) is read at init, or at the first job when it was not
+ * there yet; without it the plugin only logs (nothing to talk to).
+ * slurmd loads PrEp plugins too: the slurmd-side calls do nothing and are not required.
+ * State: file-static (plugins get no context), guarded by allot_mu; see STYLE §2.
  */
 #include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
 #include "src/common/log.h"
 #include "src/common/prep.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/srun_comm.h"
 
+#include "plugins/common/plugin_conf.h"
 #include "plugins/plugin_export.h"
+#include "plugins/prep/allot/prep_job.h"
+#include "plugins/prep/allot/prep_pool.h"
 
 ALLOT_PLUGIN_EXPORT const char plugin_name[] = "allot allocation bank PrEp plugin";
 ALLOT_PLUGIN_EXPORT const char plugin_type[] = "prep/allot";
 ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* Slurm plugin state, as plugins get no context (STYLE §2 "Global state"): the callbacks
- * slurmctld registered, written once by prep_p_register_callbacks before any job runs. */
-static prep_callbacks_t allot_callbacks;
+#define GROW_AFTER_MS 20     /* queue wait that adds a worker */
+#define IDLE_EXIT_MS 10000   /* idle time after which a worker above the minimum exits */
+#define CONF_RETRY_S 5       /* how often a missing allot.conf is looked for again */
+#define REFUSED_MAX 1024     /* recently refused runs remembered (their epilog settles nothing) */
+
+/* Slurm plugin state, as plugins get no context (STYLE §2 "Global state"). */
+static prep_callbacks_t allot_callbacks; /* written once by prep_p_register_callbacks */
+static pthread_mutex_t allot_mu = PTHREAD_MUTEX_INITIALIZER;
+static plugin_conf_t allot_conf;  /* valid when allot_pool != NULL */
+static prep_pool_t *allot_pool;   /* NULL until allot.conf was read */
+static time_t allot_conf_tried;   /* last attempt to read allot.conf */
+static uint64_t allot_refused[REFUSED_MAX];
+static unsigned allot_refused_next;
+
+static uint64_t run_key(uint32_t job_id, int32_t run)
+{
+    return ((uint64_t)job_id << 32) | (uint32_t)run;
+}
+
+static void refused_add(uint32_t job_id, int32_t run)
+{
+    pthread_mutex_lock(&allot_mu);
+    allot_refused[allot_refused_next++ % REFUSED_MAX] = run_key(job_id, run);
+    pthread_mutex_unlock(&allot_mu);
+}
+
+/* Caller holds allot_mu. */
+static int refused_has_locked(uint32_t job_id, int32_t run)
+{
+    uint64_t k = run_key(job_id, run);
+
+    for (unsigned i = 0; i < REFUSED_MAX; i++)
+        if (allot_refused[i] == k)
+            return 1;
+    return 0;
+}
+
+/* ---- workers ----------------------------------------------------------------------- */
+
+static void *worker_ctx_create(void *arg)
+{
+    struct allot_error err;
+    allot_client_t *c = plugin_client_create(arg, &err);
+
+    if (!c)
+        error("prep/allot: no allotd client for this worker: %s", err.msg);
+    return c;
+}
+
+static void worker_ctx_destroy(void *ctx, void *arg)
+{
+    (void)arg;
+    allot_client_destroy(ctx);
+}
+
+static void item_free(void *item, void *arg)
+{
+    (void)arg;
+    free(item);
+}
+
+/*
+ * stop_job - cancel the job run whose hold could not be taken, with WHY as its reason.
+ * Takes slurmctld's job write lock, as its own prolog callback does; never called with
+ * allot_mu held.
+ */
+static void stop_job(const prep_job_t *j, const char *why)
+{
+    slurmctld_lock_t lk = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+                           .fed = READ_LOCK};
+    job_record_t *job_ptr;
+    int rc = SLURM_SUCCESS;
+
+    refused_add(j->job_id, j->run); /* before the cancel: it runs our epilog */
+    lock_slurmctld(lk);
+    job_ptr = find_job_record(j->job_id);
+    if (job_ptr && job_ptr->restart_cnt == j->run && !IS_JOB_FINISHED(job_ptr)) {
+        job_ptr->state_reason = FAIL_ACCOUNT;
+        xfree(job_ptr->state_desc);
+        job_ptr->state_desc = xstrdup_printf("allot: %s", why);
+        srun_user_message(job_ptr, job_ptr->state_desc);
+        rc = job_signal(job_ptr, SIGKILL, 0, 0, false);
+    }
+    unlock_slurmctld(lk);
+    if (rc != SLURM_SUCCESS)
+        error("prep/allot: JobId=%u could not be cancelled: %s", j->job_id,
+              slurm_strerror(rc));
+}
+
+static void prolog_done(uint32_t job_id)
+{
+    if (allot_callbacks.prolog_slurmctld)
+        allot_callbacks.prolog_slurmctld(SLURM_SUCCESS, job_id, false);
+}
+
+static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attempt,
+                                     int64_t *due_ms, const plugin_conf_t *pc)
+{
+    struct allot_job_result res;
+    struct allot_error err = {0};
+    char why[PREP_MSG_MAX + 256];
+    int64_t budget = 2 * pc->timeout_ms + 1000;
+    enum prep_job_verdict v;
+
+    if (!c) {
+        v = PREP_JOB_UNREACHABLE;
+        snprintf(err.msg, sizeof(err.msg), "no allotd client (see earlier error)");
+    } else {
+        v = prep_job_call(c, j, attempt, prep_pool_now_ms(), budget, due_ms, &res, &err);
+    }
+    switch (v) {
+    case PREP_JOB_RETRY:
+        return PREP_RETRY;
+    case PREP_JOB_OK:
+        info("prep/allot: JobId=%u run=%d held %lld SU-min on allocation %lld (%s)", j->job_id,
+             j->run, (long long)res.hold_sumin, (long long)res.alloc_id, res.payer_account);
+        break;
+    case PREP_JOB_REFUSED:
+        info("prep/allot: JobId=%u run=%d hold refused, cancelling: %s", j->job_id, j->run,
+             res.message);
+        stop_job(j, res.message);
+        break;
+    case PREP_JOB_UNREACHABLE:
+    case PREP_JOB_FAILED:
+        if (pc->fail_open) {
+            info("prep/allot: fail-open: JobId=%u run=%d starts without a hold (allotd: %s); "
+                 "its settle or the agent's sacct pass reconciles it",
+                 j->job_id, j->run, err.msg);
+        } else {
+            error("prep/allot: fail-closed: JobId=%u run=%d cancelled, no hold (allotd: %s)",
+                  j->job_id, j->run, err.msg);
+            snprintf(why, sizeof(why),
+                     "the allocation bank could not hold credit for this job (%s); "
+                     "FailMode=closed, try again later",
+                     err.msg);
+            stop_job(j, why);
+        }
+        break;
+    }
+    prolog_done(j->job_id);
+    return PREP_DONE;
+}
+
+static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int attempt,
+                                       int64_t *due_ms, const plugin_conf_t *pc)
+{
+    struct allot_job_result res;
+    struct allot_error err = {0};
+    enum prep_job_verdict v;
+
+    if (!c) {
+        *due_ms = prep_pool_now_ms() + 5000;
+        return PREP_RETRY;
+    }
+    v = prep_job_call(c, j, attempt, prep_pool_now_ms(), 0, due_ms, &res, &err);
+    if (v == PREP_JOB_RETRY) {
+        if (attempt == 0 || attempt % 20 == 0)
+            info("prep/allot: JobId=%u run=%d settle waits for allotd (attempt %d): %s",
+                 j->job_id, j->run, attempt + 1, err.msg);
+        return PREP_RETRY;
+    }
+    if (v == PREP_JOB_OK)
+        info("prep/allot: JobId=%u run=%d settled %s: charge %lld SU-min%s", j->job_id, j->run,
+             j->state, (long long)res.charge_sumin, res.replay ? " (replay)" : "");
+    else
+        error("prep/allot: JobId=%u run=%d settle rejected by allotd, left to the agent's "
+              "sacct reconciliation: %s",
+              j->job_id, j->run, v == PREP_JOB_REFUSED ? res.message : err.msg);
+    if (prep_job_spool_remove(pc->spool_dir, j, &err) < 0)
+        error("prep/allot: %s", err.msg);
+    return PREP_DONE;
+}
+
+static enum prep_outcome worker_handle(void *item, void *ctx, int attempt, int64_t *due_ms,
+                                       void *arg)
+{
+    prep_job_t *j = item;
+
+    if (j->kind == PREP_JOB_HOLD)
+        return handle_hold(j, ctx, attempt, due_ms, arg);
+    return handle_settle(j, ctx, attempt, due_ms, arg);
+}
+
+/* ---- start-up ---------------------------------------------------------------------- */
+
+static void requeue_spooled(const prep_job_t *job, void *arg)
+{
+    prep_job_t *j = malloc(sizeof(*j));
+
+    (void)arg;
+    if (!j || prep_pool_push(allot_pool, j) < 0) {
+        free(j);
+        error("prep/allot: JobId=%u: spooled settle not queued (out of memory); it stays "
+              "in the spool for the next start",
+              job->job_id);
+        return;
+    }
+    *j = *job;
+    j->enqueued_ms = prep_pool_now_ms();
+}
+
+static void spool_bad(const char *path, const struct allot_error *why, void *arg)
+{
+    (void)arg;
+    error("prep/allot: unreadable spool file %s set aside as .bad: %s", path, why->msg);
+}
+
+/* Read allot.conf and start the pool, once; caller holds allot_mu.  0 when running. */
+static int start_locked(void)
+{
+    struct allot_error err;
+    prep_pool_ops_t ops = {worker_ctx_create, worker_ctx_destroy, worker_handle, item_free,
+                           &allot_conf};
+    time_t now = time(NULL);
+
+    if (allot_pool)
+        return 0;
+    if (allot_conf_tried && now - allot_conf_tried < CONF_RETRY_S)
+        return -1;
+    allot_conf_tried = now;
+    if (plugin_conf_load(NULL, &allot_conf, &err) < 0) {
+        error("prep/allot: inactive until allot.conf can be read: %s", err.msg);
+        return -1;
+    }
+    allot_pool = prep_pool_create(allot_conf.min_threads, allot_conf.max_threads,
+                                  GROW_AFTER_MS, IDLE_EXIT_MS, &ops);
+    if (!allot_pool) {
+        error("prep/allot: cannot start the worker pool");
+        return -1;
+    }
+    info("prep/allot: allotd %s, FailMode=%s, workers %d..%d, spool %s", allot_conf.url,
+         allot_conf.fail_open ? "open" : "closed", allot_conf.min_threads,
+         allot_conf.max_threads, allot_conf.spool_dir);
+    int n = prep_job_spool_scan(allot_conf.spool_dir, requeue_spooled, spool_bad, NULL, &err);
+    if (n < 0)
+        error("prep/allot: spool: %s", err.msg);
+    else if (n > 0)
+        info("prep/allot: re-queued %d pending settle(s) from %s", n, allot_conf.spool_dir);
+    return 0;
+}
 
 ALLOT_PLUGIN_EXPORT int init(void)
 {
     info("prep/allot: loaded in %s, built for Slurm %s",
          running_in_slurmctld() ? "slurmctld" : "slurmd", SLURM_VERSION_STRING);
+    if (running_in_slurmctld()) {
+        pthread_mutex_lock(&allot_mu);
+        (void)start_locked();
+        pthread_mutex_unlock(&allot_mu);
+    }
     return SLURM_SUCCESS;
 }
 
 ALLOT_PLUGIN_EXPORT void fini(void)
 {
+    pthread_mutex_lock(&allot_mu);
+    prep_pool_t *p = allot_pool;
+    allot_pool = NULL;
+    pthread_mutex_unlock(&allot_mu);
+    /* Settles still queued stay in the spool; holds in hand are bounded by their budget. */
+    int left = prep_pool_destroy(p, (int)(2 * allot_conf.timeout_ms + 2000));
+    if (left)
+        error("prep/allot: %d worker(s) still busy at unload", left);
     info("prep/allot: unloaded");
 }
 
@@ -61,19 +337,100 @@ ALLOT_PLUGIN_EXPORT int prep_p_epilog(job_env_t *job_env, slurm_cred_t *cred)
     return SLURM_SUCCESS;
 }
 
+static void copy_str(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+/* Fill J from JOB_PTR (caller holds slurmctld's job lock). */
+static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_job_t *j)
+{
+    memset(j, 0, sizeof(*j));
+    j->kind = kind;
+    copy_str(j->cluster, sizeof(j->cluster), slurm_conf.cluster_name);
+    j->job_id = job_ptr->job_id;
+    j->run = job_ptr->restart_cnt;
+    copy_str(j->user, sizeof(j->user), job_ptr->user_name);
+    if (!j->user[0])
+        snprintf(j->user, sizeof(j->user), "%u", job_ptr->user_id);
+    copy_str(j->account, sizeof(j->account), job_ptr->account);
+    copy_str(j->partition, sizeof(j->partition),
+             job_ptr->part_ptr ? job_ptr->part_ptr->name : job_ptr->partition);
+    copy_str(j->qos, sizeof(j->qos), job_ptr->qos_ptr ? job_ptr->qos_ptr->name : NULL);
+    j->submit_s = job_ptr->details ? job_ptr->details->submit_time : 0;
+    j->start_s = job_ptr->start_time;
+    j->end_s = job_ptr->end_time;
+    /* An unlimited job is priced at its partition's MaxTime by job_submit; here INFINITE
+     * can only come from an operator's change: price a year, allotd refuses what it must. */
+    j->time_limit_s = (job_ptr->time_limit == INFINITE || job_ptr->time_limit == NO_VAL)
+                          ? 365 * 24 * 3600
+                          : (int64_t)job_ptr->time_limit * 60;
+    copy_str(j->alloc_tres, sizeof(j->alloc_tres), job_ptr->tres_fmt_alloc_str);
+    if (kind == PREP_JOB_SETTLE) {
+        int64_t el = (int64_t)job_ptr->end_time - (int64_t)job_ptr->start_time -
+                     (int64_t)job_ptr->tot_sus_time;
+        j->elapsed_s = job_ptr->start_time && el > 0 ? el : 0;
+        copy_str(j->state, sizeof(j->state), job_state_string(job_ptr->job_state & JOB_STATE_BASE));
+    }
+    j->enqueued_ms = prep_pool_now_ms();
+}
+
 ALLOT_PLUGIN_EXPORT int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *async)
 {
+    prep_job_t *j;
+
     *async = false;
     info("prep/allot: prolog JobId=%u account=%s", job_ptr->job_id,
          job_ptr->account ? job_ptr->account : "");
+    pthread_mutex_lock(&allot_mu);
+    int running = start_locked() == 0;
+    pthread_mutex_unlock(&allot_mu);
+    if (!running)
+        return SLURM_SUCCESS;
+    j = malloc(sizeof(*j));
+    if (!j) {
+        error("prep/allot: JobId=%u: out of memory, starts without a hold", job_ptr->job_id);
+        return SLURM_SUCCESS;
+    }
+    job_copy(job_ptr, PREP_JOB_HOLD, j);
+    /* The worker's callback needs the job lock we hold: it cannot overtake our return. */
+    if (prep_pool_push(allot_pool, j) < 0) {
+        free(j);
+        error("prep/allot: JobId=%u: queue refused, starts without a hold", job_ptr->job_id);
+        return SLURM_SUCCESS;
+    }
+    *async = true;
     return SLURM_SUCCESS;
 }
 
 ALLOT_PLUGIN_EXPORT int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 {
-    *async = false;
+    struct allot_error err;
+    prep_job_t *j;
+
+    *async = false; /* the settle is ours to finish: the job's nodes need not wait */
     info("prep/allot: epilog JobId=%u account=%s", job_ptr->job_id,
          job_ptr->account ? job_ptr->account : "");
+    pthread_mutex_lock(&allot_mu);
+    int running = start_locked() == 0;
+    int refused = refused_has_locked(job_ptr->job_id, job_ptr->restart_cnt);
+    pthread_mutex_unlock(&allot_mu);
+    if (!running || refused)
+        return SLURM_SUCCESS;
+    j = malloc(sizeof(*j));
+    if (!j) {
+        error("prep/allot: JobId=%u: out of memory, settle left to the agent", job_ptr->job_id);
+        return SLURM_SUCCESS;
+    }
+    job_copy(job_ptr, PREP_JOB_SETTLE, j);
+    if (prep_job_spool_write(allot_conf.spool_dir, j, &err) < 0)
+        error("prep/allot: JobId=%u: settle not spooled (lost if slurmctld stops first): %s",
+              j->job_id, err.msg);
+    if (prep_pool_push(allot_pool, j) < 0) {
+        free(j);
+        error("prep/allot: JobId=%u: queue refused the settle; it waits in the spool",
+              job_ptr->job_id);
+    }
     return SLURM_SUCCESS;
 }
 

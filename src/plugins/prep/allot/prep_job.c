@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * prep_job.c - prep/allot's requests: the allotd call with its retry rules, and the spool
+ * file format (prep_job.h).
+ *
+ * Spool format: "key=value" lines, one field each, values without newlines (names and TRES
+ * strings never hold one).  Unknown keys are errors, so a file from a newer release is set
+ * aside (renamed .bad) rather than half-understood.
+ */
+#include "plugins/prep/allot/prep_job.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BACKOFF_FIRST_MS 100
+#define BACKOFF_MAX_MS 5000
+
+void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->cluster = job->cluster;
+    d->job_id = job->job_id;
+    d->run = job->run;
+    d->user = job->user;
+    d->account = job->account;
+    d->partition = job->partition;
+    d->qos = job->qos;
+    d->time_limit_s = job->time_limit_s;
+    d->alloc_tres = job->alloc_tres;
+    if (job->kind == PREP_JOB_HOLD) {
+        d->submit_s = job->submit_s;
+        d->start_s = job->start_s;
+        d->elapsed_s = -1;
+    } else {
+        d->start_s = job->start_s;
+        d->end_s = job->end_s;
+        d->elapsed_s = job->elapsed_s;
+        d->state = job->state;
+        d->source = "epilog";
+    }
+}
+
+/* Errors worth another try: allotd or its storage away, or an answer cut short. */
+static int transient(enum allot_errnum e)
+{
+    return e == ALLOT_EUNAVAIL || e == ALLOT_EIO || e == ALLOT_ENOMEM || e == ALLOT_EPROTO ||
+           e == ALLOT_EAUTH;
+}
+
+static int64_t backoff_ms(int attempt)
+{
+    int64_t ms = BACKOFF_FIRST_MS;
+
+    for (int i = 0; i < attempt && ms < BACKOFF_MAX_MS; i++)
+        ms *= 2;
+    return ms < BACKOFF_MAX_MS ? ms : BACKOFF_MAX_MS;
+}
+
+enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, int attempt,
+                                    int64_t now_ms, int64_t budget_ms, int64_t *due_ms,
+                                    struct allot_job_result *res, struct allot_error *err)
+{
+    struct allot_job_desc d;
+    int rc;
+
+    prep_job_desc(job, &d);
+    if (job->kind == PREP_JOB_HOLD)
+        rc = allot_job_hold(c, &d, res, err);
+    else
+        rc = allot_job_settle(c, &d, res, err);
+    if (rc == 0)
+        return res->ok ? PREP_JOB_OK : PREP_JOB_REFUSED;
+    if (!transient(err->code))
+        return PREP_JOB_FAILED;
+    int64_t due = now_ms + backoff_ms(attempt);
+    if (job->kind == PREP_JOB_HOLD && due - job->enqueued_ms > budget_ms)
+        return PREP_JOB_UNREACHABLE;
+    *due_ms = due;
+    return PREP_JOB_RETRY;
+}
+
+int prep_job_spool_name(const prep_job_t *job, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "settle.%" PRIu32 ".%" PRId32, job->job_id, job->run);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+static int spool_path(const char *dir, const char *name, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s/%s", dir, name);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+int prep_job_spool_write(const char *dir, const prep_job_t *job, struct allot_error *err)
+{
+    char name[128], path[4096], tmp[4096 + 8];
+    FILE *f;
+    int bad;
+
+    if (prep_job_spool_name(job, name, sizeof(name)) < 0 ||
+        spool_path(dir, name, path, sizeof(path)) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "spool path under %s too long", dir);
+    snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return allot_errorf(err, ALLOT_EIO, "%s: cannot create: %s", dir, strerror(errno));
+    f = fopen(tmp, "w");
+    if (!f)
+        return allot_errorf(err, ALLOT_EIO, "%s: %s", tmp, strerror(errno));
+    bad = fprintf(f,
+                  "cluster=%s\njob_id=%" PRIu32 "\nrun=%" PRId32 "\nuser=%s\naccount=%s\n"
+                  "partition=%s\nqos=%s\nsubmit=%" PRId64 "\nstart=%" PRId64 "\nend=%" PRId64
+                  "\ntime_limit_s=%" PRId64 "\nelapsed_s=%" PRId64 "\nalloc_tres=%s\nstate=%s\n",
+                  job->cluster, job->job_id, job->run, job->user, job->account, job->partition,
+                  job->qos, job->submit_s, job->start_s, job->end_s, job->time_limit_s,
+                  job->elapsed_s, job->alloc_tres, job->state) < 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return allot_errorf(err, ALLOT_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int prep_job_spool_remove(const char *dir, const prep_job_t *job, struct allot_error *err)
+{
+    char name[128], path[4096];
+
+    if (prep_job_spool_name(job, name, sizeof(name)) < 0 ||
+        spool_path(dir, name, path, sizeof(path)) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "spool path under %s too long", dir);
+    if (unlink(path) < 0 && errno != ENOENT)
+        return allot_errorf(err, ALLOT_EIO, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+static int set_str(char *dst, size_t size, const char *v)
+{
+    size_t n = strlen(v);
+
+    if (n >= size)
+        return -1;
+    memcpy(dst, v, n + 1);
+    return 0;
+}
+
+static int set_int(int64_t *dst, const char *v, int64_t min, int64_t max)
+{
+    char *end;
+    long long x;
+
+    errno = 0;
+    x = strtoll(v, &end, 10);
+    if (errno || end == v || *end || x < min || x > max)
+        return -1;
+    *dst = x;
+    return 0;
+}
+
+int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *err)
+{
+    prep_job_t j;
+    char line[1024];
+    int lineno = 0, seen = 0;
+    FILE *f = fopen(path, "r");
+
+    if (!f)
+        return allot_errorf(err, ALLOT_EIO, "%s: %s", path, strerror(errno));
+    memset(&j, 0, sizeof(j));
+    j.kind = PREP_JOB_SETTLE;
+    while (fgets(line, sizeof(line), f)) {
+        size_t n = strlen(line);
+        int64_t v = 0;
+        int bad = 0;
+
+        lineno++;
+        if (n == 0 || line[n - 1] != '\n') {
+            fclose(f);
+            return allot_errorf(err, ALLOT_EINVAL, "%s:%d: line too long or unterminated", path,
+                                lineno);
+        }
+        line[n - 1] = '\0';
+        char *eq = strchr(line, '=');
+        if (!eq) {
+            fclose(f);
+            return allot_errorf(err, ALLOT_EINVAL, "%s:%d: not key=value", path, lineno);
+        }
+        *eq = '\0';
+        const char *k = line, *val = eq + 1;
+        if (!strcmp(k, "cluster"))
+            bad = set_str(j.cluster, sizeof(j.cluster), val);
+        else if (!strcmp(k, "user"))
+            bad = set_str(j.user, sizeof(j.user), val);
+        else if (!strcmp(k, "account"))
+            bad = set_str(j.account, sizeof(j.account), val);
+        else if (!strcmp(k, "partition"))
+            bad = set_str(j.partition, sizeof(j.partition), val);
+        else if (!strcmp(k, "qos"))
+            bad = set_str(j.qos, sizeof(j.qos), val);
+        else if (!strcmp(k, "alloc_tres"))
+            bad = set_str(j.alloc_tres, sizeof(j.alloc_tres), val);
+        else if (!strcmp(k, "state"))
+            bad = set_str(j.state, sizeof(j.state), val);
+        else if (!strcmp(k, "job_id")) {
+            bad = set_int(&v, val, 1, UINT32_MAX);
+            j.job_id = (uint32_t)v;
+            seen |= 1;
+        } else if (!strcmp(k, "run")) {
+            bad = set_int(&v, val, 0, INT32_MAX);
+            j.run = (int32_t)v;
+        } else if (!strcmp(k, "submit"))
+            bad = set_int(&j.submit_s, val, 0, INT64_MAX);
+        else if (!strcmp(k, "start"))
+            bad = set_int(&j.start_s, val, 0, INT64_MAX);
+        else if (!strcmp(k, "end"))
+            bad = set_int(&j.end_s, val, 0, INT64_MAX);
+        else if (!strcmp(k, "time_limit_s"))
+            bad = set_int(&j.time_limit_s, val, 0, INT64_MAX);
+        else if (!strcmp(k, "elapsed_s")) {
+            bad = set_int(&j.elapsed_s, val, 0, INT64_MAX);
+            seen |= 2;
+        } else {
+            fclose(f);
+            return allot_errorf(err, ALLOT_EINVAL, "%s:%d: unknown key %s", path, lineno, k);
+        }
+        if (bad) {
+            fclose(f);
+            return allot_errorf(err, ALLOT_EINVAL, "%s:%d: %s: bad value", path, lineno, k);
+        }
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr)
+        return allot_errorf(err, ALLOT_EIO, "%s: read error", path);
+    if (seen != 3 || !j.cluster[0])
+        return allot_errorf(err, ALLOT_EINVAL, "%s: cluster, job_id or elapsed_s missing", path);
+    *out = j;
+    return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int prep_job_spool_scan(const char *dir, prep_job_scan_f cb, prep_job_bad_f bad_cb, void *arg,
+                        struct allot_error *err)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int count = 0;
+
+    if (!d) {
+        if (errno == ENOENT)
+            return 0;
+        return allot_errorf(err, ALLOT_EIO, "%s: %s", dir, strerror(errno));
+    }
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "settle.", 7) != 0 ||
+            (len > 4 && !strcmp(e->d_name + len - 4, ".bad")))
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            char **nn = realloc(names, ncap * sizeof(*nn));
+            if (!nn)
+                break;
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[n] = strdup(e->d_name)))
+            break;
+        n++;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(names, n, sizeof(*names), name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096], bad[4096 + 8];
+        prep_job_t j;
+        struct allot_error why;
+
+        if (spool_path(dir, names[i], path, sizeof(path)) == 0) {
+            if (prep_job_spool_read(path, &j, &why) == 0) {
+                cb(&j, arg);
+                count++;
+            } else {
+                snprintf(bad, sizeof(bad), "%s.bad", path);
+                (void)rename(path, bad);
+                if (bad_cb)
+                    bad_cb(path, &why, arg);
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+    return count;
+}

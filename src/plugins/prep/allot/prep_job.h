@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * prep_job.h - one job's hold or settle request as prep/allot queues it, its spool file,
+ * and the call to allotd that carries it out.
+ *
+ * Design: the Slurm shim (prep_allot.c) copies what it needs out of job_record_t into a
+ * prep_job_t (fixed buffers, no pointers into slurmctld), so workers never touch Slurm's
+ * data without its locks.  A settle is written to the spool directory before the epilog
+ * returns (one small file per job run, written to a temporary name and renamed, so a
+ * reader never sees half a file) and removed once allotd acknowledged it: settles pending
+ * when slurmctld stops or dies are read back by the next start.  allotd's settle is
+ * idempotent per (cluster, job, run), so sending one twice is harmless.
+ * prep_job_call decides what an outcome means: a refusal is final, an unreachable allotd
+ * is retried with backoff (settles forever, holds within a budget), other errors are final.
+ * No Slurm headers: unit-tested without slurmctld.
+ * Threads: functions are reentrant; a prep_job_t belongs to one thread at a time.
+ */
+#ifndef ALLOT_PLUGINS_PREP_JOB_H
+#define ALLOT_PLUGINS_PREP_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allot/allot.h"
+
+enum prep_job_kind { PREP_JOB_HOLD = 0, PREP_JOB_SETTLE };
+
+#define PREP_NAME_MAX 64
+#define PREP_TRES_MAX 512
+#define PREP_MSG_MAX 1024
+
+typedef struct prep_job {
+    enum prep_job_kind kind;
+    char cluster[PREP_NAME_MAX];
+    uint32_t job_id;
+    int32_t run;              /* Slurm's restart_cnt: a requeue is a new run */
+    char user[PREP_NAME_MAX];
+    char account[PREP_NAME_MAX];
+    char partition[PREP_NAME_MAX];
+    char qos[PREP_NAME_MAX];
+    int64_t submit_s, start_s, end_s; /* UTC epoch seconds; 0 = unknown */
+    int64_t time_limit_s;     /* > 0 */
+    int64_t elapsed_s;        /* settle: run time without suspensions */
+    char alloc_tres[PREP_TRES_MAX]; /* "cpu=2,mem=200M,node=1,billing=2" */
+    char state[PREP_NAME_MAX];      /* settle: "COMPLETED", "NODE_FAIL", ... */
+    int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
+} prep_job_t;
+
+/* Result of prep_job_call. */
+enum prep_job_verdict {
+    PREP_JOB_OK = 0,      /* held / settled */
+    PREP_JOB_REFUSED,     /* hold refused by the bank: message in res->message */
+    PREP_JOB_RETRY,       /* allotd unreachable or transient: try again at *due_ms */
+    PREP_JOB_UNREACHABLE, /* hold: allotd did not answer within the budget: fail mode */
+    PREP_JOB_FAILED,      /* allotd rejected the request for good (err says why) */
+};
+
+/*
+ * prep_job_call - send JOB's hold or settle to allotd through C (attempt ATTEMPT, 0-based).
+ * NOW_MS and BUDGET_MS bound a hold: after BUDGET_MS since job->enqueued_ms an unreachable
+ * allotd gives PREP_JOB_UNREACHABLE instead of RETRY.  RES and ERR receive allotd's answer.
+ * On RETRY, *due_ms is when to try again (backoff 100 ms doubling to 5 s).
+ */
+enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, int attempt,
+                                    int64_t now_ms, int64_t budget_ms, int64_t *due_ms,
+                                    struct allot_job_result *res, struct allot_error *err);
+
+/* Spool file name of JOB ("settle.<job>.<run>") into BUF; -1 if it does not fit. */
+int prep_job_spool_name(const prep_job_t *job, char *buf, size_t size);
+
+/*
+ * prep_job_spool_write - write JOB into DIR (created if missing, mode 0700) as its spool
+ * file, atomically (temporary name, then rename).  0, or -1 with ERR (EIO).
+ */
+int prep_job_spool_write(const char *dir, const prep_job_t *job, struct allot_error *err);
+
+/* Remove JOB's spool file; a missing file is not an error.  0 or -1 with ERR. */
+int prep_job_spool_remove(const char *dir, const prep_job_t *job, struct allot_error *err);
+
+/*
+ * prep_job_spool_read - parse spool file PATH into *OUT.  0, or -1 with ERR (EIO, EINVAL
+ * naming the line) and *OUT untouched.
+ */
+int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *err);
+
+/*
+ * prep_job_spool_scan - call CB for each spool file in DIR (in name order) with the job
+ * read from it; unreadable files are renamed "<name>.bad" and reported through BAD_CB
+ * (may be NULL).  Returns the number of jobs passed to CB, or -1 with ERR when DIR cannot
+ * be read (a missing DIR is 0 jobs).
+ */
+typedef void (*prep_job_scan_f)(const prep_job_t *job, void *arg);
+typedef void (*prep_job_bad_f)(const char *path, const struct allot_error *why, void *arg);
+int prep_job_spool_scan(const char *dir, prep_job_scan_f cb, prep_job_bad_f bad_cb, void *arg,
+                        struct allot_error *err);
+
+/* Fill DESC (borrowing JOB's strings) for the liballot job verbs. */
+void prep_job_desc(const prep_job_t *job, struct allot_job_desc *desc);
+
+#endif
