@@ -176,6 +176,10 @@ extern const struct cli_command cmd_cluster, cmd_account, cmd_user, cmd_assoc, c
     cmd_limits, cmd_db, cmd_whoami, cmd_step;
 /* cmd_share.c (DESIGN §6) */
 extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
+/* cmd_efficiency.c: `allot job efficiency` (cmd_job.c dispatches the verb to it), and the
+ * byte formatter it shares with `allot step list` ("1.5G", "200.0M", "512K", "10B"). */
+int cmd_job_efficiency(struct cli *cli, int argc, char **argv, struct allot_error *err);
+void cli_format_bytes(int64_t bytes, char *buf, size_t len);
 
 /* Error for an unknown verb of noun. */
 int cli_bad_verb(const char *noun, const char *verb, const char *verbs, struct allot_error *err);

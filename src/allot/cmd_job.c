@@ -293,7 +293,9 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     if (verb && (!strcmp(verb, "admit") || !strcmp(verb, "hold") || !strcmp(verb, "settle") ||
                  !strcmp(verb, "release")))
         return job_verb(cli, verb, argc, argv, err);
-    return cli_bad_verb("job", verb, "show, admit, hold, settle, release", err);
+    if (verb && !strcmp(verb, "efficiency"))
+        return cmd_job_efficiency(cli, argc, argv, err);
+    return cli_bad_verb("job", verb, "show, efficiency, admit, hold, settle, release", err);
 }
 
 const struct cli_command cmd_job = {
@@ -308,12 +310,16 @@ const struct cli_command cmd_job = {
         "                      tres=TRES [alloctres=TRES] [billing=N] [start=TIME] [cluster=C]\n"
         "       allot job settle jobid=N [run=N] elapsed=T [state=STATE] [end=TIME] [cluster=C]\n"
         "       allot job release jobid=N [run=N] [comment=TEXT] cluster=C\n"
+        "       allot job efficiency [CLUSTER:]JOBID... [cluster=C]\n"
+        "       allot job efficiency account=A [since=DATE] [until=DATE] [user=U] [cluster=C]\n"
         "\n"
         "The Slurm plugins call admit (job_submit), hold (job start) and settle (job end)\n"
         "themselves; these verbs are for operators and tests.  A refused admit or hold\n"
         "prints its numbers and exits 1 with the reason on stderr.  cluster= may be left\n"
         "out when the bank has one cluster.  Time limits use Slurm's syntax: 60 (minutes),\n"
         "1:30:00, 2-00:00:00; elapsed also accepts seconds as 90s.\n"
+        "efficiency runs sacct (seff's rules: CPU = TotalCPU / (Elapsed x CPUs), memory =\n"
+        "MaxRSS / requested) and shows each job's charge from the bank beside it.\n"
         "\n"
         "examples:\n"
         "  allot job admit user=alice account=chem partition=standard timelimit=60 tres=cpu=4\n"
