@@ -13,6 +13,8 @@
  * Every wait is bounded: helper commands by --helper-timeout, retries by their counts; the
  * only unbounded wait is the user's command itself, which Slurm bounds with --time.
  * Slurm binaries come from ALLOT_SRUN, ALLOT_SSTAT, ALLOT_SACCT, ALLOT_SQUEUE (tests).
+ * With --record, or by default when ALLOT_URL is set, a Slurm step's record is also filed
+ * in allotd under (cluster, job, step, attempt) (post.h); a failure to record only warns.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,9 +36,19 @@
 #include "libutil/xalloc.h"
 #include "step/collect.h"
 #include "step/monitor.h"
+#include "step/post.h"
 #include "step/proc.h"
 #include "step/record.h"
 #include "step/step.h"
+
+/* Whether to file the record in allotd: auto = when ALLOT_URL is set. */
+enum record_mode { RECORD_AUTO = 0, RECORD_ON, RECORD_OFF };
+struct record_opts {
+    enum record_mode mode;
+    const char *url, *cluster;
+    long attempt;
+    long timeout_ms;
+};
 
 /* Set by the signal handler only; forwarded to the child by the main loop. */
 static volatile sig_atomic_t pending_signal;
@@ -65,6 +77,14 @@ static void usage(FILE *f)
           "  --sacct-delay-ms MS   between attempts (default 5000)\n"
           "  --helper-timeout-ms MS  bound on each squeue/sstat/sacct run (default 30000)\n"
           "  --output FILE         write the JSON record to FILE instead of stdout\n"
+          "  --record              also file the record in allotd (default when ALLOT_URL\n"
+          "                        is set); failing to record only warns\n"
+          "  --no-record           do not file the record in allotd\n"
+          "  --url URL             allotd URL (default $ALLOT_URL)\n"
+          "  --cluster NAME        cluster of the record (default $ALLOT_CLUSTER, else\n"
+          "                        $SLURM_CLUSTER_NAME)\n"
+          "  --attempt N           attempt number of this step name in the job (default 1)\n"
+          "  --record-timeout-ms MS  bound on the request to allotd (default 10000)\n"
           "  -v, --verbose         debug log on stderr\n",
           f);
 }
@@ -82,11 +102,11 @@ static int opt_int(const char *name, const char *v, long min, long max, long *ou
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct step_config *c)
+static int parse_args(int argc, char **argv, struct step_config *c, struct record_opts *ro)
 {
     enum { O_NAME = 256, O_NODES, O_CPUS, O_MEM, O_SIGNAL, O_CPUBIND, O_DIRECT, O_LIMITMEM,
            O_INTERVAL, O_SIDTRIES, O_SIDDELAY, O_SATRIES, O_SADELAY, O_HTIMEOUT, O_OUTPUT,
-           O_TIMELIMIT };
+           O_TIMELIMIT, O_RECORD, O_NORECORD, O_URL, O_CLUSTER, O_ATTEMPT, O_RTIMEOUT };
     static const struct option opts[] = {
         {"name", required_argument, 0, O_NAME},
         {"nodes", required_argument, 0, O_NODES},
@@ -104,6 +124,12 @@ static int parse_args(int argc, char **argv, struct step_config *c)
         {"helper-timeout-ms", required_argument, 0, O_HTIMEOUT},
         {"output", required_argument, 0, O_OUTPUT},
         {"time-limit", required_argument, 0, O_TIMELIMIT},
+        {"record", no_argument, 0, O_RECORD},
+        {"no-record", no_argument, 0, O_NORECORD},
+        {"url", required_argument, 0, O_URL},
+        {"cluster", required_argument, 0, O_CLUSTER},
+        {"attempt", required_argument, 0, O_ATTEMPT},
+        {"record-timeout-ms", required_argument, 0, O_RTIMEOUT},
         {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
@@ -185,6 +211,28 @@ static int parse_args(int argc, char **argv, struct step_config *c)
             if (opt_int("--time-limit", optarg, 1, 100000000, &v) < 0)
                 return -1;
             c->time_cap_min = v;
+            break;
+        case O_RECORD:
+            ro->mode = RECORD_ON;
+            break;
+        case O_NORECORD:
+            ro->mode = RECORD_OFF;
+            break;
+        case O_URL:
+            ro->url = optarg;
+            break;
+        case O_CLUSTER:
+            ro->cluster = optarg;
+            break;
+        case O_ATTEMPT:
+            if (opt_int("--attempt", optarg, 1, 1000000, &v) < 0)
+                return -1;
+            ro->attempt = v;
+            break;
+        case O_RTIMEOUT:
+            if (opt_int("--record-timeout-ms", optarg, 1, 600000, &v) < 0)
+                return -1;
+            ro->timeout_ms = v;
             break;
         case 'v':
             log_threshold = LOG_LVL_DEBUG;
@@ -400,7 +448,29 @@ static int run_direct(const struct step_config *c, struct step_result *r)
     return 0;
 }
 
-static int write_record(const struct step_config *c, const struct step_result *r)
+/* File the record in allotd when asked (or by default with ALLOT_URL); only warns. */
+static void post_record(const struct step_config *c, const struct record_opts *o,
+                        const struct step_result *r, json_t *rec)
+{
+    const char *url = o->url ? o->url : getenv("ALLOT_URL");
+    if (o->mode == RECORD_OFF || (o->mode == RECORD_AUTO && !(url && url[0])))
+        return;
+    if (!r->slurm) {
+        if (o->mode == RECORD_ON)
+            log_warn("step %s: not recorded in allotd: it did not run in a Slurm job", c->name);
+        return;
+    }
+    const char *cluster = o->cluster ? o->cluster : env_or("ALLOT_CLUSTER", NULL);
+    if (!cluster)
+        cluster = env_or("SLURM_CLUSTER_NAME", NULL);
+    struct step_post p = {.url = o->url, .cluster = cluster, .job_id = r->job_id,
+                          .step_name = c->name, .attempt = o->attempt,
+                          .timeout_ms = o->timeout_ms};
+    step_post_record(&p, rec);
+}
+
+static int write_record(const struct step_config *c, const struct record_opts *ro,
+                        const struct step_result *r)
 {
     json_t *rec = step_record_json(c, r);
     if (!rec) {
@@ -417,6 +487,8 @@ static int write_record(const struct step_config *c, const struct step_result *r
         if (rc == 0 && (fputc('\n', stdout) == EOF || fflush(stdout) == EOF))
             rc = -1;
     }
+    if (rc == 0)
+        post_record(c, ro, r, rec);
     json_decref(rec);
     return rc;
 }
@@ -434,7 +506,8 @@ int main(int argc, char **argv)
         .srun = env_or("ALLOT_SRUN", "srun"), .sstat = env_or("ALLOT_SSTAT", "sstat"),
         .sacct = env_or("ALLOT_SACCT", "sacct"), .squeue = env_or("ALLOT_SQUEUE", "squeue"),
     };
-    if (parse_args(argc - 1, argv + 1, &c) < 0)
+    struct record_opts ro = {.attempt = 1, .timeout_ms = 10000};
+    if (parse_args(argc - 1, argv + 1, &c, &ro) < 0)
         return 2;
 
     const char *jobenv = getenv("SLURM_JOB_ID");
@@ -471,7 +544,7 @@ int main(int argc, char **argv)
     else if (r.timeout)
         log_warn("step %s hit its time limit (%lld min): exit %d", c.name,
                  (long long)r.time_limit_min, r.return_code);
-    if (write_record(&c, &r) < 0) {
+    if (write_record(&c, &ro, &r) < 0) {
         free(name);
         return 125;
     }
