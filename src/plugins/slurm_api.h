@@ -13,6 +13,8 @@
 #ifndef ALLOT_PLUGINS_SLURM_API_H
 #define ALLOT_PLUGINS_SLURM_API_H
 
+#include <slurm/slurm.h>
+
 /* Log at Slurm's info / error / debug level into slurmctld's log. */
 extern void slurm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int slurm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -20,5 +22,8 @@ extern void slurm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2
 
 /* Copy STR with Slurm's allocator; Slurm frees it (job_submit's err_msg). NULL -> NULL. */
 extern char *slurm_xstrdup(const char *str);
+
+/* slurmctld's configuration (ClusterName); read-only for plugins. */
+extern slurm_conf_t slurm_conf;
 
 #endif

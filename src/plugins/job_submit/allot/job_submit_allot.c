@@ -3,18 +3,38 @@
  * job_submit_allot.c - slurmctld's job_submit/allot plugin: admission of jobs by the
  * allot bank at submit time (DESIGN §1, §3 "admit").
  *
- * Design: built against Slurm's public headers only (slurm/slurm.h), so it needs no
- * Slurm source tree; the few libslurmfull functions it calls are declared in
- * plugins/slurm_api.h.  plugin_version is SLURM_VERSION_NUMBER of the headers it was
- * compiled with: slurmctld refuses to load it into any other Slurm release (micro
- * included), which is what we want, since job_desc_msg_t changes between releases.
- * Slurm calls job_submit serially under slurmctld's read locks: nothing here may block
- * for long.  The plugin keeps no state yet; admission calls to allotd come with liballot.
+ * Design: built against Slurm's public headers only (slurm/slurm.h); the few libslurmfull
+ * names it uses are declared in plugins/slurm_api.h.  plugin_version is the
+ * SLURM_VERSION_NUMBER it was compiled with, so slurmctld loads it into that release only.
+ * Slurm calls job_submit serially under its locks, so the call does at most one bounded
+ * request to allotd (PluginTimeoutMs), plus one for a user's default account on a cache
+ * miss; then FailMode decides when allotd did not answer (closed, the default: refuse
+ * with a message saying so; open: admit and log, the hold at start reconciles).
+ * The submit rules (default account, one partition, time limit, time_min, memory) are
+ * submit_req.c's.  Partition facts (default partition, DefaultTime, MaxTime, DefMemPerCPU)
+ * come from slurmctld itself through the public API (slurm_load_partitions), fetched by a
+ * thread of this plugin every PART_REFRESH_S: job_submit itself must not call slurmctld
+ * while slurmctld holds its locks for us.  Default accounts come from allotd (the user's
+ * default_account, cached for USER_CACHE_S).
+ * Without allot.conf the plugin is inactive and says so in slurmctld's log.
+ * State: file-static, one mutex (STYLE §2 "Global state"); the partition thread is the
+ * only other thread.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #include <slurm/slurm_version.h>
 
+#include "allot/allot.h"
+#include "plugins/common/plugin_conf.h"
+#include "plugins/job_submit/allot/submit_req.h"
 #include "plugins/plugin_export.h"
 #include "plugins/slurm_api.h"
 
@@ -22,25 +42,350 @@ ALLOT_PLUGIN_EXPORT const char plugin_name[] = "allot allocation bank job_submit
 ALLOT_PLUGIN_EXPORT const char plugin_type[] = "job_submit/allot";
 ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
+#define PART_MAX 64         /* partitions remembered */
+#define PART_REFRESH_S 30   /* partition facts refresh; 1 s until the first success */
+#define USER_CACHE_MAX 256  /* users' default accounts remembered */
+#define USER_CACHE_S 60
+#define CONF_RETRY_S 5
+#define MSG_MAX 1536
+
+struct part_fact {
+    char name[SUBMIT_NAME_MAX];
+    int is_default;
+    submit_partition_info_t info;
+};
+
+struct user_fact {
+    uint32_t uid;
+    time_t fetched;
+    char account[SUBMIT_NAME_MAX];
+};
+
+/* Slurm plugin state (STYLE §2): guarded by js_mu. */
+static pthread_mutex_t js_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t js_cv = PTHREAD_COND_INITIALIZER;
+static struct part_fact js_parts[PART_MAX];
+static int js_nparts = -1; /* -1: not loaded yet */
+static struct user_fact js_users[USER_CACHE_MAX];
+static unsigned js_users_next;
+static plugin_conf_t js_conf;
+static allot_client_t *js_client; /* NULL until allot.conf was read */
+static time_t js_conf_tried;
+static int js_stop;
+static pthread_t js_thread;
+static int js_thread_started;
+
+/* ---- partition facts, refreshed by our own thread ---------------------------------- */
+
+static void load_partitions(void)
+{
+    partition_info_msg_t *msg = NULL;
+    struct part_fact parts[PART_MAX];
+    int n = 0;
+
+    if (slurm_load_partitions((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+        slurm_debug("job_submit/allot: partitions not loaded yet: %s",
+                    slurm_strerror(errno));
+        return;
+    }
+    for (uint32_t i = 0; i < msg->record_count && n < PART_MAX; i++) {
+        partition_info_t *p = &msg->partition_array[i];
+        struct part_fact *f = &parts[n];
+        if (!p->name || strlen(p->name) >= sizeof(f->name))
+            continue;
+        memset(f, 0, sizeof(*f));
+        snprintf(f->name, sizeof(f->name), "%s", p->name);
+        f->is_default = (p->flags & PART_FLAG_DEFAULT) != 0;
+        f->info.default_time_min = p->default_time;
+        f->info.max_time_min = p->max_time;
+        /* A per-node default is not a per-CPU one: only MEM_PER_CPU values count. */
+        if (p->def_mem_per_cpu != NO_VAL64 && (p->def_mem_per_cpu & MEM_PER_CPU))
+            f->info.def_mem_per_cpu_mb = p->def_mem_per_cpu & ~MEM_PER_CPU;
+        n++;
+    }
+    slurm_free_partition_info_msg(msg);
+    pthread_mutex_lock(&js_mu);
+    memcpy(js_parts, parts, sizeof(parts[0]) * (size_t)n);
+    if (js_nparts < 0)
+        slurm_info("job_submit/allot: %d partition(s) loaded", n);
+    js_nparts = n;
+    pthread_mutex_unlock(&js_mu);
+}
+
+static void *partition_thread(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&js_mu);
+    while (!js_stop) {
+        pthread_mutex_unlock(&js_mu);
+        load_partitions();
+        pthread_mutex_lock(&js_mu);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += js_nparts < 0 ? 1 : PART_REFRESH_S;
+        if (!js_stop)
+            pthread_cond_timedwait(&js_cv, &js_mu, &ts);
+    }
+    pthread_mutex_unlock(&js_mu);
+    return NULL;
+}
+
+/* ---- the submit environment for submit_req.c --------------------------------------- */
+
+struct env_arg {
+    const char *default_account; /* resolved before the rules run; NULL: none */
+};
+
+static int env_default_account(uint32_t uid, char *buf, size_t size, void *arg)
+{
+    const struct env_arg *e = arg;
+    (void)uid;
+    if (!e->default_account || (size_t)snprintf(buf, size, "%s", e->default_account) >= size)
+        return -1;
+    return 0;
+}
+
+/* Caller holds js_mu (the env runs inside job_submit, which holds it). */
+static int env_default_partition(char *buf, size_t size, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < js_nparts; i++)
+        if (js_parts[i].is_default)
+            return (size_t)snprintf(buf, size, "%s", js_parts[i].name) < size ? 0 : -1;
+    return -1;
+}
+
+static int env_partition_info(const char *name, submit_partition_info_t *out, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < js_nparts; i++)
+        if (!strcmp(js_parts[i].name, name)) {
+            *out = js_parts[i].info;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- allotd ------------------------------------------------------------------------ */
+
+/* Read allot.conf and make the client, once; caller holds js_mu.  0 when ready. */
+static int ready_locked(void)
+{
+    struct allot_error err;
+    time_t now = time(NULL);
+
+    if (js_client)
+        return 0;
+    if (js_conf_tried && now - js_conf_tried < CONF_RETRY_S)
+        return -1;
+    js_conf_tried = now;
+    if (plugin_conf_load(NULL, &js_conf, &err) < 0) {
+        slurm_error("job_submit/allot: inactive (jobs pass unchecked) until allot.conf can "
+                    "be read: %s",
+                    err.msg);
+        return -1;
+    }
+    js_client = plugin_client_create(&js_conf, &err);
+    if (!js_client) {
+        slurm_error("job_submit/allot: no allotd client: %s", err.msg);
+        return -1;
+    }
+    slurm_info("job_submit/allot: allotd %s, FailMode=%s, timeout %ld ms", js_conf.url,
+               js_conf.fail_open ? "open" : "closed", js_conf.timeout_ms);
+    return 0;
+}
+
+/*
+ * The user's default account from allotd (cached).  0 with BUF set; 1 when allotd says
+ * there is none; -1 with ERR when allotd did not answer.  Caller holds js_mu.
+ */
+static int default_account_locked(uint32_t uid, const char *user, char *buf, size_t size,
+                                  struct allot_error *err)
+{
+    time_t now = time(NULL);
+    char path[256], *reply = NULL, *enc;
+    int status = 0;
+
+    for (unsigned i = 0; i < USER_CACHE_MAX; i++) {
+        struct user_fact *u = &js_users[i];
+        if (u->fetched && u->uid == uid && now - u->fetched < USER_CACHE_S) {
+            snprintf(buf, size, "%s", u->account);
+            return u->account[0] ? 0 : 1;
+        }
+    }
+    enc = allot_urlencode(user, err);
+    if (!enc)
+        return -1;
+    snprintf(path, sizeof(path), "/v1/users/%s", enc);
+    free(enc);
+    if (allot_request(js_client, "GET", path, NULL, &status, &reply, err) < 0) {
+        free(reply);
+        if (err->code != ALLOT_ENOENT)
+            return -1;
+        buf[0] = '\0';
+    } else {
+        /* The one field we need; a JSON parser for it would be more code than this. */
+        const char *k = strstr(reply, "\"default_account\"");
+        const char *q = k ? strchr(k + 17, '"') : NULL;
+        const char *e = q ? strchr(q + 1, '"') : NULL;
+        if (e && (size_t)(e - q - 1) < size) {
+            memcpy(buf, q + 1, (size_t)(e - q - 1));
+            buf[e - q - 1] = '\0';
+        } else {
+            buf[0] = '\0';
+        }
+        free(reply);
+    }
+    struct user_fact *u = &js_users[js_users_next++ % USER_CACHE_MAX];
+    u->uid = uid;
+    u->fetched = now;
+    snprintf(u->account, sizeof(u->account), "%s", buf);
+    return buf[0] ? 0 : 1;
+}
+
+static void user_name(uint32_t uid, char *buf, size_t size)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[4096];
+
+    if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+        snprintf(buf, size, "%s", pw.pw_name);
+    else
+        snprintf(buf, size, "%u", uid);
+}
+
+/* allotd did not answer: FailMode decides.  Returns the code for job_submit. */
+static int fail_mode(const char *what, uint32_t uid, const char *account,
+                     const struct allot_error *err, char **err_msg)
+{
+    char msg[MSG_MAX];
+
+    if (js_conf.fail_open) {
+        slurm_info("job_submit/allot: fail-open: uid %u account %s admitted without allotd "
+                   "(%s: %s); the hold at start checks it",
+                   uid, account ? account : "(default)", what, err->msg);
+        return SLURM_SUCCESS;
+    }
+    slurm_error("job_submit/allot: fail-closed: uid %u refused, allotd did not answer (%s: %s)",
+                uid, what, err->msg);
+    snprintf(msg, sizeof(msg),
+             "allot: the allocation bank cannot be reached (%s), so no job can be admitted "
+             "now; try again later",
+             err->msg);
+    *err_msg = slurm_xstrdup(msg);
+    return ESLURM_ACCOUNTING_POLICY;
+}
+
 ALLOT_PLUGIN_EXPORT int init(void)
 {
     slurm_info("job_submit/allot: loaded, built for Slurm %d.%02d.%d",
                SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
                SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+    pthread_mutex_lock(&js_mu);
+    js_stop = 0;
+    (void)ready_locked();
+    pthread_mutex_unlock(&js_mu);
+    if (pthread_create(&js_thread, NULL, partition_thread, NULL) != 0) {
+        slurm_error("job_submit/allot: cannot start the partition thread");
+        return SLURM_ERROR;
+    }
+    js_thread_started = 1;
     return SLURM_SUCCESS;
 }
 
 ALLOT_PLUGIN_EXPORT void fini(void)
 {
+    pthread_mutex_lock(&js_mu);
+    js_stop = 1;
+    pthread_cond_broadcast(&js_cv);
+    pthread_mutex_unlock(&js_mu);
+    if (js_thread_started)
+        pthread_join(js_thread, NULL);
+    js_thread_started = 0;
+    allot_client_destroy(js_client);
+    js_client = NULL;
     slurm_info("job_submit/allot: unloaded");
 }
 
 ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
-    (void)err_msg;
-    slurm_debug("job_submit/allot: submit by uid %u, account %s", submit_uid,
-                job_desc->account ? job_desc->account : "(default)");
-    return SLURM_SUCCESS;
+    char user[SUBMIT_NAME_MAX], account[SUBMIT_NAME_MAX] = "", msg[MSG_MAX], tres[512];
+    struct allot_error err = {0};
+    struct allot_job_result res;
+    struct env_arg ea = {NULL};
+    submit_env_t env = {env_default_account, env_default_partition, env_partition_info, 0,
+                        &ea};
+    submit_req_t req;
+    uint32_t uid = job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid;
+    int rc;
+
+    pthread_mutex_lock(&js_mu);
+    if (ready_locked() < 0) {
+        rc = SLURM_SUCCESS;
+        goto out;
+    }
+    user_name(uid, user, sizeof(user));
+    if (js_nparts < 0) {
+        snprintf(err.msg, sizeof(err.msg), "slurmctld's partitions are not loaded yet");
+        rc = fail_mode("partitions", uid, job_desc->account, &err, err_msg);
+        goto out;
+    }
+    if (!job_desc->account || !job_desc->account[0]) {
+        int d = default_account_locked(uid, user, account, sizeof(account), &err);
+        if (d < 0) {
+            rc = fail_mode("default account", uid, NULL, &err, err_msg);
+            goto out;
+        }
+        if (d == 0)
+            ea.default_account = account;
+    }
+    rc = submit_req_from_desc(job_desc, submit_uid, &env, &req, msg, sizeof(msg));
+    if (rc != SLURM_SUCCESS) {
+        char full[MSG_MAX + 8];
+        snprintf(full, sizeof(full), "allot: %s", msg);
+        *err_msg = slurm_xstrdup(full);
+        slurm_info("job_submit/allot: uid %u refused: %s", uid, msg);
+        goto out;
+    }
+    if (submit_req_tres(&req, tres, sizeof(tres)) < 0) {
+        *err_msg = slurm_xstrdup("allot: the job's TRES request cannot be read");
+        rc = ESLURM_INVALID_TRES;
+        goto out;
+    }
+    struct allot_job_desc d = {
+        .cluster = slurm_conf.cluster_name,
+        .user = user,
+        .account = req.account,
+        .partition = req.partition,
+        .qos = req.qos,
+        .time_limit_s = (int64_t)req.time_limit_min * 60,
+        .tres = tres,
+        .elapsed_s = -1,
+    };
+    if (allot_job_admit(js_client, &d, &res, &err) < 0) {
+        rc = fail_mode("admit", uid, req.account, &err, err_msg);
+        goto out;
+    }
+    if (!res.ok) {
+        snprintf(msg, sizeof(msg), "allot: %s", res.message);
+        *err_msg = slurm_xstrdup(msg);
+        slurm_info("job_submit/allot: uid %u account %s refused: %s", uid, req.account,
+                   res.message);
+        rc = ESLURM_ACCOUNTING_POLICY;
+        goto out;
+    }
+    submit_req_apply(&req, job_desc);
+    /* Bill and run the job under the account allot priced (allot's default account). */
+    if (!job_desc->account || !job_desc->account[0])
+        job_desc->account = slurm_xstrdup(req.account);
+    slurm_debug("job_submit/allot: uid %u account %s partition %s admitted, cost up to %lld "
+                "SU-min of %lld available",
+                uid, req.account, req.partition, (long long)res.cost_sumin,
+                (long long)res.available_sumin);
+    rc = SLURM_SUCCESS;
+out:
+    pthread_mutex_unlock(&js_mu);
+    return rc;
 }
 
 /* job_record_t is slurmctld-internal (src/slurmctld/slurmctld.h): opaque here. */

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <slurm/slurm_errno.h>
@@ -164,4 +165,80 @@ void submit_req_apply(const submit_req_t *req, job_desc_msg_t *desc)
         desc->time_min = req->time_min_min;
     if (req->mem_defaulted && desc->pn_min_memory == NO_VAL64)
         desc->pn_min_memory = req->mem_mb | MEM_PER_CPU;
+}
+
+/* Append "fmt" to buf at *off; false when it does not fit. */
+static bool append(char *buf, size_t size, size_t *off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool append(char *buf, size_t size, size_t *off, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *off, size - *off, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size - *off)
+        return false;
+    *off += (size_t)n;
+    return true;
+}
+
+/* Add each "gres[:/]NAME[:TYPE]:COUNT" entry of LIST (comma-separated) times MULT. */
+static bool append_gres(char *buf, size_t size, size_t *off, const char *list, uint64_t mult)
+{
+    char copy[SUBMIT_TRES_MAX], *save = NULL;
+
+    if (!copy_name(copy, sizeof(copy), list))
+        return false;
+    for (char *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+        char *name, *last, *end;
+        unsigned long long count = 1;
+
+        if (strncmp(e, "gres:", 5) == 0 || strncmp(e, "gres/", 5) == 0)
+            e += 5;
+        else
+            continue; /* licenses and other TRES are not priced at admission */
+        name = e;
+        last = strrchr(e, ':');
+        if (!last)
+            last = strrchr(e, '=');
+        if (last) {
+            count = strtoull(last + 1, &end, 10);
+            if (end == last + 1 || *end)
+                return false;
+            *last = '\0';
+        }
+        char *colon = strchr(name, ':');
+        if (colon)
+            *colon = '\0'; /* drop the type */
+        if (!name[0])
+            return false;
+        if (!append(buf, size, off, ",gres/%s=%llu", name, count * mult))
+            return false;
+    }
+    return true;
+}
+
+int submit_req_tres(const submit_req_t *req, char *buf, size_t size)
+{
+    size_t off = 0;
+    uint64_t mem = req->mem_per_cpu ? req->mem_mb * req->min_cpus : req->mem_mb * req->min_nodes;
+
+    if (size == 0)
+        return -1;
+    buf[0] = '\0';
+    if (!append(buf, size, &off, "cpu=%u", req->min_cpus) ||
+        (mem && !append(buf, size, &off, ",mem=%lluM", (unsigned long long)mem)) ||
+        !append(buf, size, &off, ",node=%u", req->min_nodes) ||
+        (req->tres_per_job[0] && !append_gres(buf, size, &off, req->tres_per_job, 1)) ||
+        (req->tres_per_node[0] &&
+         !append_gres(buf, size, &off, req->tres_per_node, req->min_nodes)) ||
+        (req->tres_per_task[0] &&
+         !append_gres(buf, size, &off, req->tres_per_task, req->min_nodes))) {
+        buf[0] = '\0';
+        return -1;
+    }
+    return 0;
 }

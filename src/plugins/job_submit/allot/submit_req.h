@@ -86,4 +86,14 @@ int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
  */
 void submit_req_apply(const submit_req_t *req, job_desc_msg_t *desc);
 
+/*
+ * submit_req_tres - REQ's requested TRES in Slurm's syntax for allotd's admission:
+ * "cpu=C,mem=MM,node=N" plus "gres/NAME=K" for each GRES of tres_per_job (as is),
+ * tres_per_node (times the nodes) and tres_per_task (times the nodes: a lower bound, the
+ * hold at start bills what was really allocated).  GRES types are dropped ("gpu:a100:2" is
+ * gres/gpu=2), as billing weights name the GRES.  Writes BUF (SIZE bytes); 0, or -1 when
+ * it does not fit or a GRES entry cannot be read (BUF then holds "").
+ */
+int submit_req_tres(const submit_req_t *req, char *buf, size_t size);
+
 #endif
