@@ -5,9 +5,10 @@
  *   GET  /v1/steps?cluster=&job=&user=&limit=
  *
  * record is allot-step's JSON (Torc ResultModel "result", SlurmStats "slurm_stats", ...).
- * It is stored in canonical form (compact, keys sorted), so "the same record" means the
- * same JSON value whatever its spacing or key order: a replay of (cluster, job, step,
- * attempt) with it answers 200 with replay true, another record 409 (store_step_add).
+ * It is stored in canonical form (compact, keys sorted, integral reals as integers), so
+ * "the same record" means the same JSON value whatever its spacing, key order or number
+ * spelling (a client that passed it through jq turns 1.0 into 1): a replay of (cluster,
+ * job, step, attempt) with it answers 200 with replay true, another record 409.
  *
  * Who may record: operators and superusers (agents, wrappers) for any job; anyone else
  * only for a job the bank knows whose user they are (the step belongs to the job's owner).
@@ -73,6 +74,48 @@ static int on_owner(const struct job *j, void *arg)
     o->known = 1;
     snprintf(o->user, sizeof o->user, "%s", j->user);
     return 1; /* the newest run is enough */
+}
+
+/* Canonical numbers: a real with an integral value (|v| < 2^53, exact in a double) is
+ * spelled as that integer.  Other reals keep their value; jansson prints them with 17
+ * significant digits, which reads back to the same double. */
+static int integral_real(json_t *m)
+{
+    if (!json_is_real(m))
+        return 0;
+    double d = json_real_value(m);
+    return d > -9007199254740992.0 && d < 9007199254740992.0 && d == (double)(json_int_t)d;
+}
+
+/* Replace every integral real under v (an object or array) by an integer. */
+static int canon_tree(json_t *v)
+{
+    const char *k;
+    json_t *m;
+    size_t i;
+    void *tmp;
+    if (json_is_object(v)) {
+        json_object_foreach_safe(v, tmp, k, m)
+        {
+            if (integral_real(m)) {
+                if (json_object_set_new(v, k, json_integer((json_int_t)json_real_value(m))) < 0)
+                    return -1;
+            } else if (canon_tree(m) < 0) {
+                return -1;
+            }
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, m)
+        {
+            if (integral_real(m)) {
+                if (json_array_set_new(v, i, json_integer((json_int_t)json_real_value(m))) < 0)
+                    return -1;
+            } else if (canon_tree(m) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
 }
 
 /* The fields copied out of the record for listing; EINVAL naming the member otherwise. */
@@ -156,6 +199,8 @@ int api_step_add(struct req *r, struct allot_error *err)
     snprintf(s->user, sizeof s->user, "%s", own.known ? own.user : "");
     snprintf(s->actor, sizeof s->actor, "%s", r->who.user);
     s->created_s = (int64_t)time(NULL);
+    if (canon_tree(rec) < 0)
+        return allot_errorf(err, ALLOT_ENOMEM, "record: out of memory");
     char *text = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
     if (!text)
         return allot_errorf(err, ALLOT_ENOMEM, "record: out of memory");
