@@ -70,8 +70,27 @@ static void usage(FILE *f)
     fputs("usage: allotd --config FILE [--foreground] [--check-config]\n"
           "  --config FILE    allot.conf to read (required)\n"
           "  --foreground     stay attached to the terminal (log to stderr without LogFile)\n"
-          "  --check-config   parse the configuration, report, exit 0 if valid\n",
+          "  --check-config   parse the configuration, report, exit 0 if valid\n"
+          "  --config-table   print the allot.conf keys as a Markdown table (doc/allotd.md)\n",
           f);
+}
+
+/* The conf table as Markdown; doc/allotd.md embeds this output (t0100 compares them). */
+static void print_config_table(void)
+{
+    printf("| key | type | default | reload | meaning |\n|---|---|---|---|---|\n");
+    for (int i = 0; i < conf_key_count(); i++) {
+        const struct conf_key_info *k = conf_key_at(i);
+        char type[96];
+        if (k->type == CONF_ENUM)
+            snprintf(type, sizeof(type), "%s", k->choices[0] == '|' ? "\"\"|local" : k->choices);
+        else if (k->type == CONF_INT)
+            snprintf(type, sizeof(type), "int %lld..%lld", (long long)k->min, (long long)k->max);
+        else
+            snprintf(type, sizeof(type), "%s", conf_type_name(k->type));
+        printf("| %s | %s | %s | %s | %s |\n", k->key, type, k->def[0] ? k->def : "(empty)",
+               k->reloadable ? "yes" : "no", k->doc);
+    }
 }
 
 struct options {
@@ -86,10 +105,14 @@ static int parse_cmdline(int argc, char **argv, struct options *o)
                                              {"foreground", no_argument, NULL, 'F'},
                                              {"check-config", no_argument, NULL, 'C'},
                                              {"help", no_argument, NULL, 'h'},
+                                             {"config-table", no_argument, NULL, 'T'},
                                              {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "c:FCh", longopts, NULL)) != -1) {
         switch (ch) {
+        case 'T':
+            print_config_table();
+            exit(0);
         case 'c':
             o->config = optarg;
             break;

@@ -36,6 +36,14 @@ test_expect_success 'a valid file passes --check-config' '
 	"$ALLOTD_BIN" --config good.conf --check-config >out &&
 	grep "configuration OK" out
 '
+test_expect_success 'etc/allot.conf.example is valid' '
+	"$ALLOTD_BIN" --config "$ALLOT_SRC_DIR/etc/allot.conf.example" --check-config
+'
+test_expect_success 'doc/allotd.md lists exactly the keys of the conf table' '
+	"$ALLOTD_BIN" --config-table | grep "^| " >table &&
+	grep "^| " "$ALLOT_SRC_DIR/doc/allotd.md" | grep -v "^| metric\|^| .allot_" >doc_table &&
+	test_cmp table doc_table
+'
 test_expect_success 'allotd starts (AuthType=none, test mode) and warns loudly' '
 	allotd_start AuthType=none TestMode=local Admins=bob &&
 	grep "AUTHENTICATION DISABLED" "$ALLOTD_LOG" &&
