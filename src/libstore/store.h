@@ -31,6 +31,7 @@
 #define ALLOT_STORE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "allot/error.h"
 #include "libcore/model.h"
@@ -559,5 +560,25 @@ typedef int (*store_step_f)(const struct step_record *r, void *arg);
 /* Steps matching f by cluster, job, time recorded, name, attempt. */
 int store_step_list(store_t *st, const struct step_filter *f, store_step_f cb, void *arg,
                     struct allot_error *err);
+
+/* ---- Export and import (store_dump.c; `allot db export|import`) ------------------------ */
+
+/* Write every bank table (not schema_version) to out as the versioned JSON-lines dump
+ * described in store_dump.c: a header, one object per row in dependency order with the
+ * stored ids, a trailer with counts.  Runs in its own transaction under the write lock (a
+ * consistent picture; writers wait), so it must not be called inside one.  *rows (may be
+ * NULL) gets the number of rows.  Errors: EUNAVAIL (schema not current), EIO (write failed,
+ * text not UTF-8), storage errors.  The file is left as written so far on failure. */
+int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows,
+                      struct allot_error *err);
+/* Read a dump from in into this database in ONE transaction it opens and commits.  The
+ * database must be upgraded to the dump's schema version and empty (only the root account
+ * the migrations create; EEXIST otherwise).  Every row is checked (known table, order, every
+ * column once with its type), the trailer's counts must match (a truncated file is EINVAL),
+ * and store_check must pass on the result (cached balances equal to ledger sums); any
+ * failure rolls everything back.  *rows (may be NULL) gets the number imported. */
+int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *err);
+/* Name of the i-th table a dump holds (dependency order), NULL past the last. */
+const char *store_dump_table(int i);
 
 #endif
