@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_db.c - `allot db upgrade|check|version`: act on the bank database directly, for the
+/* cmd_db.c - `allot db upgrade|check|version|export|import`: act on the bank database directly, for the
  * operator on the bank host (allotd may be stopped).  The storage settings come from
  * allot.conf (--config, default /etc/allot/allot.conf) read by the shared parser, so the CLI
  * opens exactly the database allotd would. */
 #include "allot/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "libconf/conf.h"
 #include "libstore/store.h"
@@ -64,21 +67,86 @@ static void on_problem(const char *problem, void *arg)
         printf("problem: %s\n", problem);
 }
 
+/* export [FILE]: the dump to FILE (written then renamed, so a failed export leaves no
+ * partial file under the name) or stdout; import FILE|-: from FILE or stdin. */
+static int dump_export(const struct cli *cli, store_t *st, const char *path,
+                       struct allot_error *err)
+{
+    char tmp[4096];
+    FILE *out = stdout;
+    int64_t rows = 0;
+    int rc;
+
+    if (path && strcmp(path, "-") != 0) {
+        if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+            return allot_errorf(err, ALLOT_EINVAL, "db export: file name too long");
+        out = fopen(tmp, "w");
+        if (!out)
+            return allot_errorf(err, ALLOT_EIO, "db export: %s: %s", tmp, strerror(errno));
+    }
+    rc = store_dump_export(st, out, (int64_t)time(NULL), &rows, err);
+    if (out != stdout) {
+        if (fclose(out) != 0 && rc == 0)
+            rc = allot_errorf(err, ALLOT_EIO, "db export: %s: %s", tmp, strerror(errno));
+        if (rc == 0 && rename(tmp, path) != 0)
+            rc = allot_errorf(err, ALLOT_EIO, "db export: %s: %s", path, strerror(errno));
+        if (rc < 0)
+            (void)unlink(tmp);
+        else if (cli->json)
+            printf("{\"rows\":%lld}\n", (long long)rows);
+        else if (!cli->parsable)
+            printf("exported %lld rows to %s\n", (long long)rows, path);
+    }
+    return rc;
+}
+
+static int dump_import(const struct cli *cli, store_t *st, const char *path,
+                       struct allot_error *err)
+{
+    FILE *in = stdin;
+    int64_t rows = 0;
+    int rc;
+
+    if (strcmp(path, "-") != 0) {
+        in = fopen(path, "r");
+        if (!in)
+            return allot_errorf(err, ALLOT_ENOENT, "db import: %s: %s", path, strerror(errno));
+    }
+    rc = store_dump_import(st, in, &rows, err);
+    if (in != stdin)
+        fclose(in);
+    if (rc == 0) {
+        if (cli->json)
+            printf("{\"rows\":%lld}\n", (long long)rows);
+        else if (!cli->parsable)
+            printf("imported %lld rows\n", (long long)rows);
+    }
+    return rc;
+}
+
 static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
 {
     store_t *st;
     int rc = -1;
 
-    (void)argv;
-    if (!verb || (strcmp(verb, "upgrade") && strcmp(verb, "check") && strcmp(verb, "version")))
-        return cli_bad_verb("db", verb, "upgrade, check, version", err);
-    if (argc > 0)
+    if (!verb || (strcmp(verb, "upgrade") && strcmp(verb, "check") && strcmp(verb, "version") &&
+                  strcmp(verb, "export") && strcmp(verb, "import")))
+        return cli_bad_verb("db", verb, "upgrade, check, version, export, import", err);
+    if (!strcmp(verb, "import") && argc != 1)
+        return allot_errorf(err, ALLOT_EINVAL, "db import: takes one FILE (- for stdin)");
+    if (!strcmp(verb, "export") && argc > 1)
+        return allot_errorf(err, ALLOT_EINVAL, "db export: takes at most one FILE");
+    if (strcmp(verb, "import") && strcmp(verb, "export") && argc > 0)
         return allot_errorf(err, ALLOT_EINVAL, "db %s: takes no arguments (use --config)", verb);
     st = open_store(cli, err);
     if (!st)
         return -1;
     if (!strcmp(verb, "version")) {
         rc = print_version(cli, st, err);
+    } else if (!strcmp(verb, "export")) {
+        rc = dump_export(cli, st, argc ? argv[0] : NULL, err);
+    } else if (!strcmp(verb, "import")) {
+        rc = dump_import(cli, st, argv[0], err);
     } else if (!strcmp(verb, "upgrade")) {
         if (store_upgrade(st, err) == 0)
             rc = print_version(cli, st, err);
@@ -102,8 +170,8 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
 
 const struct cli_command cmd_db = {
     .noun = "db",
-    .summary = "database schema upgrade, integrity check and version (on the bank host)",
-    .help = "usage: allot [--config FILE] db upgrade|check|version\n"
+    .summary = "database schema upgrade, integrity check, version, export/import (bank host)",
+    .help = "usage: allot [--config FILE] db upgrade|check|version|export [FILE]|import FILE\n"
             "\n"
             "Opens the database named by allot.conf (StorageType, StorageLoc; default file\n"
             "/etc/allot/allot.conf) directly, without allotd.\n"
@@ -111,11 +179,18 @@ const struct cli_command cmd_db = {
             "  check    verify the money invariants (balances equal ledger sums, one hold per\n"
             "           held job, ...); exits 5 when a problem is found\n"
             "  version  print the schema version and the latest this build knows\n"
+            "  export   write every table as a versioned JSON-lines dump to FILE (or stdout);\n"
+            "           ids are kept; writers wait while it runs\n"
+            "  import   load a dump (FILE, - for stdin) into an EMPTY database upgraded to the\n"
+            "           dump's schema, in one transaction; refused (nothing written) when the\n"
+            "           file is truncated or its balances disagree with its ledger\n"
             "\n"
             "examples:\n"
             "  allot db version\n"
             "  allot --config /etc/allot/allot.conf db upgrade\n"
-            "  allot db check\n",
+            "  allot db check\n"
+            "  allot --config sqlite.conf db export bank.jsonl\n"
+            "  allot --config pg.conf db upgrade && allot --config pg.conf db import bank.jsonl\n",
     .run = run,
     .needs_verb = 1,
 };
