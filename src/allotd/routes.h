@@ -7,7 +7,7 @@
 
 #include "allotd/request.h"
 
-#define ROUTES_MAX 64
+#define ROUTES_MAX 128
 
 enum access {
     ACCESS_PUBLIC = 0, /* no credential needed (/healthz, /metrics) */

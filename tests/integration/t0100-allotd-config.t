@@ -44,6 +44,21 @@ test_expect_success 'doc/allotd.md lists exactly the keys of the conf table' '
 	grep "^| " "$ALLOT_SRC_DIR/doc/allotd.md" | grep -v "^| metric\|^| .allot_" >doc_table &&
 	test_cmp table doc_table
 '
+test_expect_success 'doc/openapi.yaml describes every route of routes.c and no other' '
+	python3 - "$ALLOT_SRC_DIR" <<-\PY
+	import re, sys, yaml
+	src = sys.argv[1]
+	code = open(src + "/src/allotd/routes.c").read()
+	routes = set(re.findall(r"\{\"(GET|POST|PATCH|PUT|DELETE)\", \"(/[^\"]*)\"", code))
+	api = yaml.safe_load(open(src + "/doc/openapi.yaml"))
+	doc = set()
+	for path, ops in api["paths"].items():
+	    for m in ops:
+	        if m in ("get", "post", "patch", "put", "delete"):
+	            doc.add((m.upper(), re.sub(r"\{[^}]*\}", "{}", path)))
+	assert routes == doc, ("only in code", routes - doc, "only in doc", doc - routes)
+	PY
+'
 test_expect_success 'allotd starts (AuthType=none, test mode) and warns loudly' '
 	allotd_start AuthType=none TestMode=local Admins=bob &&
 	grep "AUTHENTICATION DISABLED" "$ALLOTD_LOG" &&
