@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # 10-allotd.sh - start, stop and call a private allotd per test.
 #
-# allotd_start [CONF LINE...]  own dir ($PWD/allotd or $ALLOTD_DIR), allot.conf (SQLite file,
+# allotd_start [CONF LINE...]  own dir ($PWD/allotd or $ALLOTD_DIR), allot.conf (SQLite file
+#                  $ALLOTD_DIR/allot.db, or with ALLOT_TEST_BACKEND=pg the test's PostgreSQL,
 #                  free loopback port, Unix socket, log, pid file, SuperUsers=root, the private
 #                  munged of 03-munged.sh unless AuthType=none is among the lines), extra
 #                  lines appended; bounded wait (20 s) on /healthz.  Exports ALLOTD_PORT,
@@ -31,8 +32,19 @@ allotd_start() {
     for line in "$@"; do
         case "$line" in [Aa]uth[Tt]ype=none) ALLOTD_AUTH=none ;; esac
     done
+    # ALLOT_TEST_BACKEND=pg: the bank lives in the test's PostgreSQL (20-postgres.sh;
+    # started here when none runs yet and stopped when the test ends).
+    if [ "${ALLOT_TEST_BACKEND:-sqlite}" = pg ] && [ -z "${ALLOT_TEST_PG:-}" ]; then
+        pg_start "$PWD/pg" || return 1
+        cleanup pg_stop
+    fi
     {
-        echo "StorageLoc=$ALLOTD_DIR/allot.db"
+        if [ "${ALLOT_TEST_BACKEND:-sqlite}" = pg ]; then
+            echo "StorageType=pg"
+            echo "StorageLoc=$ALLOT_TEST_PG"
+        else
+            echo "StorageLoc=$ALLOTD_DIR/allot.db"
+        fi
         echo "ListenAddr=127.0.0.1:$ALLOTD_PORT"
         echo "ListenSocket=$ALLOTD_SOCKET"
         echo "LogFile=$ALLOTD_LOG"
