@@ -433,7 +433,8 @@ int fairshare_format_sshare(const usage_tree_t *t, const struct fairshare_row *r
     /* sshare truncates RawUsage to an unsigned integer */
     out_printf(&o, "%llu|",
                (unsigned long long)(r->raw_usage < 1.8e19 ? r->raw_usage : 1.8e19));
-    out_f(&o, r->norm_usage);
+    /* sshare leaves root's NormUsage blank, with or without usage (seen on 22.05.8) */
+    out_f(&o, root ? NAN : r->norm_usage);
     out_f(&o, r->effectv_usage);
     out_f(&o, r->fairshare);
     if (algo != FAIRSHARE_CLASSIC)

@@ -60,6 +60,8 @@ const char *fairshare_sshare_header(enum fairshare_algo algo);
 /* Format association i as `sshare -a -l -P` prints it (no newline) into buf[len]:
  * Account (indented by depth)|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|
  * FairShare[|LevelFS]|GrpTRESMins|TRESRunMins; the last two come from the caller (NULL = "").
+ * Blank where a live sshare prints nothing: root's RawShares and NormUsage, Fair Tree
+ * account FairShare, root LevelFS (checked against 22.05.8 by t3600-sshare-slurm).
  * Returns the length, or -1 with ALLOT_ETOOBIG if buf is too small (buf then holds a
  * truncated, NUL-terminated line). */
 int fairshare_format_sshare(const usage_tree_t *t, const struct fairshare_row *rows,

@@ -280,7 +280,8 @@ static void test_format_sshare(void **state)
     compute(t, FAIRSHARE_FAIR_TREE, 1, r);
     assert_int_equal(usage_tree_display_order(t, order, &err), 0);
     const char *want[] = {
-        "root|||0.000000|100|1.000000|1.000000||||",
+        /* root's NormUsage blank, as a live sshare prints it (t3600) */
+        "root|||0.000000|100||1.000000||||",
         " root|u0|2|0.500000|60|0.600000|0.600000|0.750000|0.833333||",
         " A||1|0.250000|40|0.400000|0.400000||0.625000||",
         "  A|u1|1|0.500000|10|0.100000|0.250000|0.500000|2.000000||",
@@ -301,6 +302,10 @@ static void test_format_sshare(void **state)
     fairshare_format_sshare(t, r, FAIRSHARE_CLASSIC, 2, "cpu=10", "cpu=0", line, sizeof(line),
                             &err);
     assert_string_equal(line, "  A|u1|1|0.125000|10|0.100000|0.250000|0.250000|cpu=10|cpu=0");
+    /* classic root row: NormShares 1, NormUsage blank, EffectvUsage 1 (22.05.8's sshare) */
+    fairshare_format_sshare(t, r, FAIRSHARE_CLASSIC, order[0], NULL, NULL, line, sizeof(line),
+                            &err);
+    assert_string_equal(line, "root|||1.000000|100||1.000000|0.500000||");
     assert_int_equal(fairshare_format_sshare(t, r, FAIRSHARE_CLASSIC, 2, NULL, NULL, line, 10,
                                              &err),
                      -1);
