@@ -7,8 +7,13 @@
  * allotd unreachable: back off 1, 2, 4 ... 60 s and retry; a result that cannot be posted is
  * retried the same way (the command stays 'sent' and comes back after its lease if the agent
  * dies, so a crash never loses a command; applying twice is harmless: the diff skips it).
+ * Between polls, every --reconcile-every seconds (0 = never), it reconciles finished jobs
+ * from sacct (collect.c); a failed pass is logged and retried at the next interval.
  * Usage: allot-agent --url URL --cluster NAME [--once] [--wait S] [--timeout S]
- * Environment: ALLOT_SACCTMGR, ALLOT_SSHARE (tool paths), ALLOT_TEST_USER, ALLOT_MUNGE_SOCKET.
+ *        [--reconcile-every S] [--reconcile-lag S] [--reconcile-window S]
+ *        [--reconcile-lookback S] [--reconcile-from EPOCH]
+ * Environment: ALLOT_SACCTMGR, ALLOT_SSHARE, ALLOT_SACCT (tool paths), ALLOT_TEST_USER,
+ * ALLOT_MUNGE_SOCKET.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -21,6 +26,7 @@
 #include <unistd.h>
 
 #include "agent/apply.h"
+#include "agent/collect.h"
 #include "allot/allot.h"
 
 /* Signal flag: set by the handler only. */
@@ -93,6 +99,27 @@ static int str_field(json_t *o, const char *k, const char **out)
     return 0;
 }
 
+/* One reconciliation pass; failures are logged (the marker stays, the next pass retries). */
+static int reconcile(allot_client_t *c, const struct collect_opts *o)
+{
+    struct collect_stats s = {0};
+    struct allot_error err = {0};
+    int rc = collect_run(c, o, (int64_t)time(NULL), &s, &err);
+    logf_("reconcile: windows=%lld rows=%lld settled=%lld already=%lld unknown=%lld "
+          "skipped=%lld%s%s",
+          (long long)s.windows, (long long)s.rows, (long long)s.settled, (long long)s.already,
+          (long long)s.unknown, (long long)s.skipped, rc < 0 ? " error: " : "",
+          rc < 0 ? err.msg : "");
+    return rc;
+}
+
+static int64_t arg_s(const char *v)
+{
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    return (*v && !*end && x >= 0) ? (int64_t)x : -1;
+}
+
 int main(int argc, char **argv)
 {
     const char *url = NULL, *cluster = NULL;
@@ -104,10 +131,25 @@ int main(int argc, char **argv)
         tools.sacctmgr = "sacctmgr";
     if (!tools.sshare || !tools.sshare[0])
         tools.sshare = "sshare";
+    struct collect_opts rec = {.sacct = getenv("ALLOT_SACCT"),
+                               .window_s = 3600,
+                               .lag_s = 60,
+                               .lookback_s = 86400,
+                               .timeout_s = 60,
+                               .attempts = 3};
+    if (!rec.sacct || !rec.sacct[0])
+        rec.sacct = "sacct";
+    int64_t every_s = 300;
     static const struct option opts[] = {
         {"url", required_argument, NULL, 'u'},     {"cluster", required_argument, NULL, 'c'},
         {"once", no_argument, NULL, '1'},          {"wait", required_argument, NULL, 'w'},
-        {"timeout", required_argument, NULL, 't'}, {NULL, 0, NULL, 0},
+        {"timeout", required_argument, NULL, 't'},
+        {"reconcile-every", required_argument, NULL, 'E'},
+        {"reconcile-lag", required_argument, NULL, 'L'},
+        {"reconcile-window", required_argument, NULL, 'W'},
+        {"reconcile-lookback", required_argument, NULL, 'B'},
+        {"reconcile-from", required_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     int ch;
     while ((ch = getopt_long(argc, argv, "u:c:1w:t:", opts, NULL)) != -1) {
@@ -117,6 +159,11 @@ int main(int argc, char **argv)
         case '1': once = 1; break;
         case 'w': wait_s = atoi(optarg); break;
         case 't': tools.timeout_s = atoi(optarg); break;
+        case 'E': every_s = arg_s(optarg); break;
+        case 'L': rec.lag_s = arg_s(optarg); break;
+        case 'W': rec.window_s = arg_s(optarg); break;
+        case 'B': rec.lookback_s = arg_s(optarg); break;
+        case 'F': rec.from_s = arg_s(optarg); break;
         default:
             fprintf(stderr, "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
                             "[--timeout S]\n");
@@ -128,6 +175,14 @@ int main(int argc, char **argv)
                         "--timeout >= 1\n");
         return 2;
     }
+    if (every_s < 0 || rec.lag_s < 0 || rec.window_s < 60 || rec.lookback_s < 0 ||
+        rec.from_s < 0) {
+        fprintf(stderr, "allot-agent: error: --reconcile-* take seconds >= 0 (window >= 60)\n");
+        return 2;
+    }
+    rec.cluster = cluster;
+    rec.timeout_s = tools.timeout_s;
+    int64_t next_reconcile_s = 0;
     struct allot_error err = {0};
     allot_client_t *c = allot_client_create(url, &err);
     if (!c || allot_client_set_timeout_ms(c, (wait_s + 10) * 1000L, &err) < 0) {
@@ -178,6 +233,12 @@ int main(int argc, char **argv)
                 status = 1;
         }
         json_decref(doc);
+        if (every_s > 0 && (int64_t)time(NULL) >= next_reconcile_s) {
+            if (reconcile(c, &rec) < 0 && once)
+                status = 1;
+            rec.from_s = 0; /* a replay (--reconcile-from) runs once */
+            next_reconcile_s = (int64_t)time(NULL) + every_s;
+        }
         if (once)
             break;
     }

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t3110-agent-reconcile.t - allot-agent reconciles finished jobs from sacct on a real Slurm
+# with slurmdbd and no allot plugins (post-paid): each job is settled exactly once with the
+# charge ceil(billing x elapsed / 60); a job the epilog already settled is untouched; a job
+# of an account without allocation is reported; the window marker lives in allotd, so a
+# second agent run resumes after it, and a replayed window changes nothing in the ledger;
+# a failing sacct leaves the marker where it was.
+test_description='allot-agent reconciles sacct records exactly once'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+AGENT=$ALLOT_BUILD_DIR/src/agent/allot-agent
+test -x "$ALLOTD_BIN" && test -x "$AGENT" || { skip_all="allotd or allot-agent not built"; test_done; }
+
+agent() {
+	ALLOT_TEST_USER=slurm run_bounded 120 "$AGENT" --url "$ALLOTD_URL" --cluster "$SLURM_CLUSTER" \
+		--once --wait 0 --reconcile-every 1 --reconcile-lag 0 "$@"
+}
+# ledger_count KIND: entries of that kind on chem's allocation.
+ledger_count() {
+	api GET "/v1/ledger?alloc=$(cat alloc)" |
+		python3 -c 'import json,sys; k=sys.argv[1]; print(sum(1 for e in json.load(sys.stdin)["items"] if e["kind"]==k))' "$1"
+}
+sacct_has_all() {
+	test "$(sacct -n -X -P -S now-1hour -o JobIDRaw,State | grep -c "|COMPLETED$")" -ge 4
+}
+
+test_expect_success 'Slurm without allot plugins; allotd with chem (allocation) and ghost (none)' '
+	slurm_start &&
+	sacctmgr -i add account chem,ghost cluster=$SLURM_CLUSTER >/dev/null &&
+	sacctmgr -i add user root account=chem,ghost cluster=$SLURM_CLUSTER >/dev/null &&
+	allotd_start AuthType=none TestMode=local Operators=slurm &&
+	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" &&
+	api POST /v1/accounts "{\"name\":\"chem\"}" &&
+	api POST /v1/accounts "{\"name\":\"ghost\"}" &&
+	api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"debug\",\"resource\":\"cpu\"}" &&
+	api POST /v1/allocations "{\"account\":\"chem\",\"cluster\":\"$SLURM_CLUSTER\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"100h\"}" >out &&
+	json_get id <out >alloc
+'
+test_expect_success 'four jobs run and finish (three chem, one ghost)' '
+	for i in 1 2 3; do
+		sbatch -A chem -n 2 -t 5 -o /dev/null --wrap "sleep 2" | awk "{print \$4}" >>jobs || return 1
+	done &&
+	sbatch -A ghost -n 1 -t 5 -o /dev/null --wrap "sleep 1" | awk "{print \$4}" >ghost &&
+	for j in $(cat jobs ghost); do slurm_wait_job $j COMPLETED 90 || return 1; done &&
+	wait_for 30 sacct_has_all
+'
+test_expect_success 'the epilog settled the first job before the agent runs' '
+	j=$(sed -n 1p jobs) &&
+	sacct -n -X -P -j $j -o Start,End,Elapsed >rec && cat rec &&
+	api POST /v1/jobs/settle "{\"cluster\":\"$SLURM_CLUSTER\",\"job_id\":$j,\"run\":0,\"elapsed_s\":7,\"state\":\"COMPLETED\",\"source\":\"epilog\",\"start\":\"$(cut -d"|" -f1 <rec)Z\",\"user\":\"root\",\"account\":\"chem\",\"partition\":\"debug\",\"billing\":2}" >out &&
+	test "$(json_get job.charge_sumin <out)" = 1
+'
+test_expect_success 'a failing sacct (slurmdbd lag) is retried, then the marker stays' '
+	printf "#!/bin/sh\necho \"sacct: error: Problem talking to the database: Connection refused\" >&2\nexit 1\n" >badsacct &&
+	chmod +x badsacct &&
+	ALLOT_SACCT=$PWD/badsacct agent --reconcile-lookback 3600 2>bad.log;
+	cat bad.log &&
+	grep -q "attempt 3 of 3" bad.log &&
+	grep -q "Connection refused" bad.log &&
+	api GET /v1/agents/$SLURM_CLUSTER >out && test "$(json_get reconcile.until_s <out)" = 0
+'
+test_expect_success 'the agent settles each unsettled job once, reports the ghost job' '
+	agent --reconcile-lookback 3600 2>agent.log; cat agent.log &&
+	grep -q "settled=2 already=1 unknown=1" agent.log &&
+	for j in $(sed -n 2,3p jobs); do
+		api GET /v1/jobs/$SLURM_CLUSTER/$j >job &&
+		python3 - "$j" <<-\EOF || return 1
+		import json, sys, math
+		d = json.load(open("job"))
+		runs = d["runs"]
+		assert len(runs) == 1, runs
+		r = runs[0]
+		assert r["settle_source"] == "sacct" and r["status"] == "settled", r
+		assert r["account"] == "chem" and r["user"] == "root" and r["partition"] == "debug", r
+		assert r["charge_sumin"] == math.ceil(2 * r["elapsed_s"] / 60) and r["charge_sumin"] >= 1, r
+		assert r["time_limit_s"] == 300, r
+		assert sum(1 for e in d["ledger"] if e["kind"] == "debit") == 1, d["ledger"]
+		EOF
+	done &&
+	api GET /v1/jobs/$SLURM_CLUSTER/$(sed -n 1p jobs) >job &&
+	test "$(json_get runs.0.settle_source <job)" = epilog &&
+	test_expect_code 1 api GET /v1/jobs/$SLURM_CLUSTER/$(cat ghost) &&
+	api GET /v1/agents/$SLURM_CLUSTER >out &&
+	test "$(json_get reconcile.settled <out)" = 2 &&
+	test "$(json_get reconcile.unknown <out)" = 1 &&
+	json_get reconcile.report <out | grep "job $(cat ghost) (account ghost" &&
+	test "$(ledger_count debit)" = 3
+'
+test_expect_success 'a second run resumes after the marker: nothing to do' '
+	api GET /v1/agents/$SLURM_CLUSTER >out && json_get reconcile.until_s <out >until1 &&
+	agent --reconcile-lookback 3600 2>agent2.log; cat agent2.log &&
+	grep -q "rows=0 settled=0" agent2.log &&
+	test "$(ledger_count debit)" = 3
+'
+test_expect_success 'a replayed window changes nothing and does not move the marker back' '
+	agent --reconcile-from $(($(cat until1) - 3600)) 2>agent3.log; cat agent3.log &&
+	grep -q "settled=0 already=3 unknown=1" agent3.log &&
+	test "$(ledger_count debit)" = 3 &&
+	api GET /v1/agents/$SLURM_CLUSTER >out &&
+	test "$(json_get reconcile.until_s <out)" -ge "$(cat until1)" &&
+	test "$(json_get reconcile.settled <out)" = 2 &&
+	api GET /v1/check >out && test "$(json_get ok <out)" = true
+'
+test_expect_success 'stop' '
+	allotd_stop && slurm_stop
+'
+test_done
