@@ -46,7 +46,7 @@ ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define PART_REFRESH_S 30   /* partition facts refresh; 1 s until the first success */
 #define USER_CACHE_MAX 256  /* users' default accounts remembered */
 #define USER_CACHE_S 60
-#define CONF_RETRY_S 5
+#define CONF_RETRY_S 1 /* a missing allot.conf is looked for again after this */
 #define MSG_MAX 1536
 
 struct part_fact {

@@ -55,7 +55,7 @@ ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define GROW_AFTER_MS 20     /* queue wait that adds a worker */
 #define IDLE_EXIT_MS 10000   /* idle time after which a worker above the minimum exits */
-#define CONF_RETRY_S 5       /* how often a missing allot.conf is looked for again */
+#define CONF_RETRY_S 1       /* how often a missing allot.conf is looked for again */
 #define REFUSED_MAX 1024     /* recently refused runs remembered (their epilog settles nothing) */
 
 /* Slurm plugin state, as plugins get no context (STYLE §2 "Global state"). */
