@@ -7,6 +7,8 @@
  * marker compare-and-set, ledger entries and commands commit together or not at all.  A
  * crash between ticks loses nothing; a tick after a restart finds the marker advanced.
  * Why per-policy ops: a failing policy (e.g. a deleted cluster) must not block the others.
+ * Settles also evaluate (tick_after_settle), so a threshold crossed by a job acts at once
+ * rather than at the next tick.
  */
 #include "allotd/tick.h"
 
@@ -122,6 +124,36 @@ int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_err
         return -1;
     }
     return n;
+}
+
+void tick_after_settle(store_t *st, int64_t alloc_id, int64_t now_s)
+{
+    struct policy p;
+    struct policy_eval e;
+    struct allot_error err = {0};
+    if (alloc_id <= 0 || store_policy_get_by_alloc(st, alloc_id, &p, &err) < 0)
+        return; /* no policy (ENOENT), or the next tick will tell */
+    if (store_savepoint(st, &err) < 0) {
+        log_error("msg=\"settle evaluation failed\" policy=%lld error=\"%s\"", (long long)p.id,
+                  err.msg);
+        return;
+    }
+    if (store_policy_evaluate(st, p.id, now_s, &zone, "settle", &e, &err) < 0) {
+        store_savepoint_rollback(st);
+        log_error("msg=\"settle evaluation failed\" policy=%lld error=\"%s\"", (long long)p.id,
+                  err.msg);
+        return;
+    }
+    if (store_savepoint_release(st, &err) < 0) {
+        store_savepoint_rollback(st);
+        log_error("msg=\"settle evaluation failed\" policy=%lld error=\"%s\"", (long long)p.id,
+                  err.msg);
+        return;
+    }
+    if (e.actions[0])
+        log_info("msg=\"policy actions\" policy=%lld period=\"%s\" actions=\"%s\" "
+                 "usage_ppm=%lld commands=\"%s\" by=settle",
+                 (long long)p.id, e.period, e.actions, (long long)e.usage_ppm, e.command_ids);
 }
 
 static void *tick_main(void *arg)
