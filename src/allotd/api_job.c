@@ -9,6 +9,7 @@
 #include "allotd/auth.h"
 #include "allotd/bank.h"
 #include "allotd/json.h"
+#include "allotd/tick.h"
 #include "libcore/money.h"
 #include "libutil/log.h"
 #include "libutil/xalloc.h"
@@ -150,7 +151,11 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
     if (s->release)
         return store_release(st, s->q.cluster, s->q.job_id, s->q.run, s->q.actor, s->comment,
                              s->q.now_s, &s->res, err);
-    return store_settle(st, &s->q, &s->res, err);
+    if (store_settle(st, &s->q, &s->res, err) < 0)
+        return -1;
+    if (!s->res.replay) /* DESIGN §5: thresholds are evaluated on each settle */
+        tick_after_settle(st, s->res.job.alloc_id, s->q.now_s);
+    return 0;
 }
 
 static int finish_settle(struct req *r, struct allot_error *err)
