@@ -314,7 +314,7 @@ int main(int argc, char **argv)
         goto out_metrics;
     }
     /* The period/policy clock (tick.c); started before HTTP so TZ is set single-threaded. */
-    tick = tick_start(&d, d.conf->time_zone, 60, &err);
+    tick = tick_start(&d, d.conf->time_zone, (int)d.conf->policy_tick_interval_s, &err);
     if (!tick) {
         fprintf(stderr, "allotd: %s\n", err.msg);
         goto out_writer;

@@ -52,6 +52,7 @@ struct allot_conf {
     char operators[CONF_STR_MAX];
     /* Bank behaviour */
     char time_zone[64];                /* IANA name used for period strings */
+    int64_t policy_tick_interval_s;    /* policy clock period (tick.c) */
     char cluster_names[CONF_STR_MAX];  /* clusters this allotd serves; "" = any */
     char hold_mode[16];                /* "start" | "submit" */
     char fail_mode[16];                /* "closed" | "open" (read by the plugins) */
