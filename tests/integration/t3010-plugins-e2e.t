@@ -124,7 +124,8 @@ test_expect_success 'a node failure during a running job settles at 0' '
 	wait_for 20 ledger_has $job release &&
 	test "$(ledger_sum $job debit)" = 0 &&
 	api GET "/v1/jobs/$SLURM_CLUSTER/$job" >jobrec && test "$(json_get runs.0.charge_sumin <jobrec)" = 0 &&
-	scontrol update nodename=$SLURM_NODE state=resume &&
+	# ReturnToService=2 may have brought the node back already: resume is then refused.
+	{ scontrol update nodename=$SLURM_NODE state=resume 2>/dev/null || :; } &&
 	wait_for 30 slurm_node_idle_
 '
 

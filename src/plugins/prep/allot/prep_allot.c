@@ -66,6 +66,8 @@ static prep_pool_t *allot_pool;   /* NULL until allot.conf was read */
 static time_t allot_conf_tried;   /* last attempt to read allot.conf */
 static uint64_t allot_refused[REFUSED_MAX];
 static unsigned allot_refused_next;
+static uint64_t allot_unheld[REFUSED_MAX]; /* runs started fail-open, without a hold */
+static unsigned allot_unheld_next;
 
 static uint64_t run_key(uint32_t job_id, int32_t run)
 {
@@ -79,13 +81,20 @@ static void refused_add(uint32_t job_id, int32_t run)
     pthread_mutex_unlock(&allot_mu);
 }
 
+static void unheld_add(uint32_t job_id, int32_t run)
+{
+    pthread_mutex_lock(&allot_mu);
+    allot_unheld[allot_unheld_next++ % REFUSED_MAX] = run_key(job_id, run);
+    pthread_mutex_unlock(&allot_mu);
+}
+
 /* Caller holds allot_mu. */
-static int refused_has_locked(uint32_t job_id, int32_t run)
+static int ring_has_locked(const uint64_t *ring, uint32_t job_id, int32_t run)
 {
     uint64_t k = run_key(job_id, run);
 
     for (unsigned i = 0; i < REFUSED_MAX; i++)
-        if (allot_refused[i] == k)
+        if (ring[i] == k)
             return 1;
     return 0;
 }
@@ -181,6 +190,7 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
             info("prep/allot: fail-open: JobId=%u run=%d starts without a hold (allotd: %s); "
                  "its settle or the agent's sacct pass reconciles it",
                  j->job_id, j->run, err.msg);
+            unheld_add(j->job_id, j->run);
         } else {
             error("prep/allot: fail-closed: JobId=%u run=%d cancelled, no hold (allotd: %s)",
                   j->job_id, j->run, err.msg);
@@ -413,7 +423,8 @@ ALLOT_PLUGIN_EXPORT int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *asy
          job_ptr->account ? job_ptr->account : "");
     pthread_mutex_lock(&allot_mu);
     int running = start_locked() == 0;
-    int refused = refused_has_locked(job_ptr->job_id, job_ptr->restart_cnt);
+    int refused = ring_has_locked(allot_refused, job_ptr->job_id, job_ptr->restart_cnt);
+    int unheld = ring_has_locked(allot_unheld, job_ptr->job_id, job_ptr->restart_cnt);
     pthread_mutex_unlock(&allot_mu);
     if (!running || refused)
         return SLURM_SUCCESS;
@@ -423,6 +434,8 @@ ALLOT_PLUGIN_EXPORT int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *asy
         return SLURM_SUCCESS;
     }
     job_copy(job_ptr, PREP_JOB_SETTLE, j);
+    if (unheld && job_ptr->billable_tres > 0 && job_ptr->billable_tres < 1e12)
+        j->billing_micro = (int64_t)(job_ptr->billable_tres * 1e6 + 0.5);
     if (prep_job_spool_write(allot_conf.spool_dir, j, &err) < 0)
         error("prep/allot: JobId=%u: settle not spooled (lost if slurmctld stops first): %s",
               j->job_id, err.msg);

@@ -44,6 +44,7 @@ void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
         d->elapsed_s = job->elapsed_s;
         d->state = job->state;
         d->source = "epilog";
+        d->billing_micro = job->billing_micro;
     }
 }
 
@@ -116,10 +117,11 @@ int prep_job_spool_write(const char *dir, const prep_job_t *job, struct allot_er
     bad = fprintf(f,
                   "cluster=%s\njob_id=%" PRIu32 "\nrun=%" PRId32 "\nuser=%s\naccount=%s\n"
                   "partition=%s\nqos=%s\nsubmit=%" PRId64 "\nstart=%" PRId64 "\nend=%" PRId64
-                  "\ntime_limit_s=%" PRId64 "\nelapsed_s=%" PRId64 "\nalloc_tres=%s\nstate=%s\n",
+                  "\ntime_limit_s=%" PRId64 "\nelapsed_s=%" PRId64 "\nalloc_tres=%s\nstate=%s\n"
+                  "billing_micro=%" PRId64 "\n",
                   job->cluster, job->job_id, job->run, job->user, job->account, job->partition,
                   job->qos, job->submit_s, job->start_s, job->end_s, job->time_limit_s,
-                  job->elapsed_s, job->alloc_tres, job->state) < 0;
+                  job->elapsed_s, job->alloc_tres, job->state, job->billing_micro) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) < 0) {
         int e = errno;
@@ -221,6 +223,8 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
             bad = set_int(&j.start_s, val, 0, INT64_MAX);
         else if (!strcmp(k, "end"))
             bad = set_int(&j.end_s, val, 0, INT64_MAX);
+        else if (!strcmp(k, "billing_micro"))
+            bad = set_int(&j.billing_micro, val, 0, INT64_MAX);
         else if (!strcmp(k, "time_limit_s"))
             bad = set_int(&j.time_limit_s, val, 0, INT64_MAX);
         else if (!strcmp(k, "elapsed_s")) {

@@ -43,6 +43,8 @@ typedef struct prep_job {
     int64_t elapsed_s;        /* settle: run time without suspensions */
     char alloc_tres[PREP_TRES_MAX]; /* "cpu=2,mem=200M,node=1,billing=2" */
     char state[PREP_NAME_MAX];      /* settle: "COMPLETED", "NODE_FAIL", ... */
+    int64_t billing_micro;    /* settle of a run started without a hold (fail-open): Slurm's
+                               * billing, as allotd has no hold to take it from; else 0 */
     int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
 } prep_job_t;
 
