@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# t2530-policy-faketime.t - the month boundary crossed by allotd's own clock (DESIGN §5):
+# allotd runs under libfaketime from 2030-07-31 23:59:55 UTC with PolicyTickInterval=1, so
+# its tick thread (not a test call) opens July, then crosses midnight into August; it is
+# killed -9 and restarted at 00:00:20 and again at 00:10 (both after the boundary, like a
+# redeploy or a crash).  Exactly one reset, one carryover, one expiry and one August credit
+# exist afterwards, and the evaluation log shows the tick did it.
+test_description='month boundary by the daemon clock under faketime, restarts'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+REAL_ALLOTD=$ALLOTD_BIN
+test -x "$REAL_ALLOTD" || { skip_all="allotd not built"; test_done; }
+FAKELIB=$(ls /usr/lib/*/faketime/libfaketimeMT.so.1 2>/dev/null | head -n 1)
+test -n "$FAKELIB" || { skip_all="libfaketime not installed"; test_done; }
+
+# allotd behind a wrapper that preloads libfaketime at $FAKE_AT (only allotd is faked).
+cat >fake-allotd <<EOS
+#!/bin/sh
+exec env LD_PRELOAD="$FAKELIB" FAKETIME="@\$FAKE_AT" FAKETIME_NO_CACHE=1 "$REAL_ALLOTD" "\$@"
+EOS
+chmod +x fake-allotd
+ALLOTD_BIN=$PWD/fake-allotd
+start() { FAKE_AT=$1 && export FAKE_AT && allotd_start AuthType=none TestMode=local \
+	Operators=slurm TimeZone=UTC PolicyTickInterval=1; }
+ncmd() { api GET "/v1/commands?policy=1&period=$1" |
+	python3 -c 'import json,sys; k=sys.argv[1]; print(sum(1 for c in json.load(sys.stdin)["commands"] if c["kind"]==k))' "$2"; }
+nledger() { api GET "/v1/ledger?alloc=$(cat alloc)" |
+	python3 -c 'import json,sys; k=sys.argv[1]; print(sum(1 for e in json.load(sys.stdin)["items"] if e["kind"]==k))' "$1"; }
+current() { api GET /v1/policies/1 | json_get current_period; }
+in_july() { test "$(current)" = 2030-07; }
+in_august() { test "$(current)" = 2030-08; }
+
+test_expect_success 'allotd at 2030-07-31 23:59:55 (faked); monthly policy; its tick opens July' '
+	start "2030-07-31 23:59:55" &&
+	api POST /v1/clusters "{\"name\":\"c1\"}" &&
+	api POST /v1/accounts "{\"name\":\"chem\"}" &&
+	api POST /v1/allocations "{\"account\":\"chem\",\"cluster\":\"c1\",\"start\":\"2030-01-01\",\"end\":\"2031-01-01\"}" >out &&
+	json_get id <out >alloc &&
+	api POST /v1/policies "{\"alloc\":$(cat alloc),\"cluster\":\"c1\",\"period\":\"month\",\"base_sumin\":1000}" &&
+	wait_for 4 in_july &&
+	api GET /v1/evaluations?policy=1 >ev &&
+	python3 -c "import json; e=json.load(open(\"ev\"))[\"evaluations\"]; assert any(x[\"period\"]==\"2030-07\" for x in e), e"
+'
+test_expect_success 'the tick crosses midnight by itself' '
+	wait_for 20 in_august &&
+	grep "msg=\"period boundary\"" "$ALLOTD_LOG"
+'
+test_expect_success 'killed -9 and restarted twice after the boundary: nothing repeats' '
+	allotd_kill9 && start "2030-08-01 00:00:20" && sleep 3 &&
+	allotd_kill9 && start "2030-08-01 00:10:00" && sleep 3 &&
+	test "$(current)" = 2030-08 &&
+	test "$(ncmd 2030-08 reset_raw_usage)" = 1 &&
+	test "$(ncmd 2030-08 set_limit)" = 1 &&
+	test "$(nledger credit)" = 2 &&
+	test "$(nledger carryover)" = 1 &&
+	test "$(nledger expiry)" = 1 &&
+	api GET /v1/policies/1 >out &&
+	test "$(json_get periods.1.period <out)" = 2030-08 &&
+	test "$(json_get periods.1.carry_sumin <out)" = 500 &&
+	test "$(json_get periods.1.total_sumin <out)" = 1500 &&
+	api GET /v1/check >out && test "$(json_get ok <out)" = true
+'
+test_expect_success 'stop' '
+	allotd_stop
+'
+test_done
