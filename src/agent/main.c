@@ -62,8 +62,39 @@ __attribute__((format(printf, 1, 2))) static void logf_(const char *fmt, ...)
 }
 
 /* Post one result, retrying with backoff until it is accepted or we are stopping. */
-static int post_result(allot_client_t *c, long long id, int ok, const char *text)
+/* allotd stores a result as one line of at most ALLOT_TEXT_MAX bytes and refuses control
+ * characters: sacctmgr's multi-line errors become "line; line", cut to fit, so a failure is
+ * never lost for want of a printable form. */
+static void one_line(const char *in, char *out, size_t len)
 {
+    size_t n = 0;
+    int sep = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && n + 3 < len; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            sep = n > 0;
+            continue;
+        }
+        if (sep) {
+            out[n++] = ';';
+            out[n++] = ' ';
+            sep = 0;
+            if (n + 3 >= len)
+                break;
+        }
+        out[n++] = (char)*p;
+    }
+    /* do not end inside a UTF-8 sequence */
+    while (n > 0 && ((unsigned char)out[n - 1] & 0xc0) == 0x80)
+        n--;
+    if (n > 0 && ((unsigned char)out[n - 1] & 0xc0) == 0xc0)
+        n--;
+    out[n] = 0;
+}
+
+static int post_result(allot_client_t *c, long long id, int ok, const char *raw)
+{
+    char text[240];
+    one_line(raw, text, sizeof text);
     json_t *b = json_pack("{s:s, s:s}", "state", ok ? "confirmed" : "failed", "result", text);
     char *body = b ? json_dumps(b, JSON_COMPACT) : NULL;
     json_decref(b);
