@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# slurm_bench.sh - cost of allot's Slurm plugins, measured on a real single-node Slurm 22.05:
+# sbatch submissions per second without and with job_submit/allot + prep/allot (allotd on
+# the same machine, MUNGE auth), in the same run; and the time from a job's end (prep/allot's
+# epilog) to allotd's acknowledged settle, from slurmctld's millisecond log timestamps.
+# Prints numbers, asserts nothing.  Usage (from a build tree):
+#   ALLOT_BUILD_DIR=build ALLOT_SRC_DIR=. bash bench/slurm_bench.sh [-v]   (N=$BENCH_JOBS, 100)
+test_description='allot Slurm plugin benchmark'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+N=${BENCH_JOBS:-100}
+plugins=$ALLOT_BUILD_DIR/plugins
+export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
+
+# submit_rate LABEL: N sbatch calls back to back; prints jobs/s.
+submit_rate() {
+	local t0 t1
+	t0=$(date +%s%N)
+	for i in $(seq "$N"); do
+		sbatch -Q -A chem -p bank -c 1 --mem=100 --time=5 --wrap true >/dev/null || return 1
+	done
+	t1=$(date +%s%N)
+	python3 -c "import sys; n,ns=int(sys.argv[1]),int(sys.argv[2]); print('%s: %d sbatch in %.3f s = %.1f jobs/s' % (sys.argv[3], n, ns/1e9, n/(ns/1e9)))" "$N" $((t1 - t0)) "$1" | tee -a results
+}
+
+wait_idle() { wait_for 300 sh -c 'test -z "$(squeue -h -t pending,running,configuring,completing)"'; }
+
+test_expect_success 'without plugins' '
+	echo "PartitionName=bank Nodes=ALL MaxTime=60 DefaultTime=5 TRESBillingWeights=CPU=1.0,Mem=0.5G State=UP" >plain.conf &&
+	slurm_start --conf-extra plain.conf &&
+	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
+	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
+	submit_rate "no plugins  " && wait_idle && slurm_stop
+'
+
+test_expect_success 'with job_submit/allot and prep/allot' '
+	cat >extra.conf <<-EOF &&
+	JobSubmitPlugins=allot
+	PrEpPlugins=prep/script,prep/allot
+	PartitionName=bank Nodes=ALL MaxTime=60 DefaultTime=5 TRESBillingWeights=CPU=1.0,Mem=0.5G State=UP
+	EOF
+	slurm_start --plugin-dir "$plugins" --conf-extra extra.conf &&
+	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
+	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
+	allotd_start Operators=root "PrEpSpoolDir=$PWD/spool" &&
+	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" >/dev/null &&
+	api POST /v1/accounts "{\"name\":\"chem\"}" >/dev/null &&
+	api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"bank\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=1.0,Mem=0.5G\"}" >/dev/null &&
+	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":100000000}" >/dev/null &&
+	sleep 1.5 &&
+	submit_rate "with plugins" && wait_idle && sleep 2 &&
+	python3 - "$SLURM_DIR/log/slurmctld.log" <<-PY | tee -a results &&
+	import re, sys, datetime
+	ep, st = {}, {}
+	ts = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+	for line in open(sys.argv[1]):
+	    m = re.match(r"\[([^]]+)\] prep/allot: epilog JobId=(\d+) ", line)
+	    if m: ep[m[2]] = ts(m[1])
+	    m = re.match(r"\[([^]]+)\] prep/allot: JobId=(\d+) run=\d+ settled ", line)
+	    if m: st[m[2]] = ts(m[1])
+	d = sorted((st[j] - ep[j]) * 1000 for j in ep if j in st)
+	if d:
+	    print("job end -> settle acknowledged: n=%d median=%.1f ms p95=%.1f ms max=%.1f ms" % (len(d), d[len(d)//2], d[int(len(d)*0.95)], d[-1]))
+	else:
+	    print("no settles found")
+	PY
+	allotd_stop && slurm_stop
+'
+
+test_expect_success 'summary' '
+	cat results &&
+	python3 -c "
+import re
+r=[float(re.search(r\"= ([0-9.]+) jobs/s\",l).group(1)) for l in open(\"results\") if \"jobs/s\" in l]
+print(\"submission cost of the plugins: %.1f%% (ratio %.3f)\" % ((r[0]/r[1]-1)*100, r[1]/r[0]))"
+'
+test_done
