@@ -212,7 +212,7 @@ static int run_add(struct cli *cli, int argc, char **argv, struct allot_error *e
     int rc = cli_fields_to_json(add_keys, &kvs, body, err);
     for (size_t i = 0; rc == 0 && i < sizeof ratio_keys / sizeof ratio_keys[0]; i++) {
         const char *v = args_get(&kvs, ratio_keys[i].key);
-        int64_t ppm;
+        int64_t ppm = 0; /* set by ratio_ppm on success */
         if (!v)
             continue;
         rc = ratio_ppm(ratio_keys[i].key, v, &ppm, err);
