@@ -121,7 +121,9 @@ int args_time(const char *key, const char *s, int64_t *epoch_s, struct allot_err
     size_t n = strlen(s);
     if (strspn(s, "0123456789") == n) {
         int64_t v;
-        if (n > 12 || args_uint(key, s, &v, err) < 0)
+        /* 253402300799 = 9999-12-31T23:59:59Z: the documented range, and what
+         * args_format_time can write back as a date. */
+        if (n > 12 || args_uint(key, s, &v, err) < 0 || v > INT64_C(253402300799))
             return allot_errorf(err, ALLOT_EINVAL, "%s: epoch seconds out of range", key);
         *epoch_s = v;
         return 0;
