@@ -33,10 +33,13 @@ allotd_start() {
         case "$line" in [Aa]uth[Tt]ype=none) ALLOTD_AUTH=none ;; esac
     done
     # ALLOT_TEST_BACKEND=pg: the bank lives in the test's PostgreSQL (20-postgres.sh;
-    # started here when none runs yet and stopped when the test ends).
+    # started here when none runs yet and stopped when the test ends: by sharness's final
+    # cleanup before the trash directory goes, and by the EXIT trap when a test failed, as a
+    # server left running would also hold ctest's output pipe open).
     if [ "${ALLOT_TEST_BACKEND:-sqlite}" = pg ] && [ -z "${ALLOT_TEST_PG:-}" ]; then
         pg_start "$PWD/pg" || return 1
         cleanup pg_stop
+        trap 'pg_stop; die' EXIT
     fi
     {
         if [ "${ALLOT_TEST_BACKEND:-sqlite}" = pg ]; then
