@@ -46,7 +46,9 @@ test_expect_success 'check passes after a session through allotd' '
 	test "$(json_get problems <cj)" = 0
 '
 test_expect_success 'check reports a balance that disagrees with the ledger: exit 5' '
-	sqlite3 "$ALLOTD_DIR/allot.db" "UPDATE alloc_balance SET used_sumin = used_sumin + 1" &&
+	corrupt="UPDATE alloc_balance SET used_sumin = used_sumin + 1" &&
+	if [ "$ALLOT_TEST_BACKEND" = pg ]; then pg_psql "$corrupt"
+	else sqlite3 "$ALLOTD_DIR/allot.db" "$corrupt"; fi &&
 	test_expect_code 5 "$ALLOT_BIN" --config "$ALLOTD_CONF" db check >bad 2>err &&
 	grep "^problem: " bad &&
 	grep "^allot: error: db check: " err
