@@ -342,10 +342,13 @@ static void test_check_finds_corruption(void **state)
     if (f->pg_schema[0]) {
         char sql[256];
         snprintf(sql, sizeof sql,
-                 "UPDATE %s.alloc_balance SET granted_sumin = granted_sumin + 7 "
+                 "UPDATE alloc_balance SET granted_sumin = granted_sumin + 7 "
                  "WHERE alloc_id = %lld",
-                 f->pg_schema, (long long)id);
-        fx_pg_admin(sql);
+                 (long long)id);
+        assert_int_equal(fx_pg_exec(f->pg_conninfo, sql), 0);
+        /* The ledger itself refuses to be edited (schema triggers). */
+        assert_int_equal(fx_pg_exec(f->pg_conninfo, "UPDATE ledger SET amount_sumin = 1"), -1);
+        assert_int_equal(fx_pg_exec(f->pg_conninfo, "DELETE FROM ledger"), -1);
     } else {
         sqlite3 *db;
         assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
