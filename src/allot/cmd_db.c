@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_db.c - `allot db upgrade|check|version|export|import`: act on the bank database directly, for the
- * operator on the bank host (allotd may be stopped).  The storage settings come from
+/* cmd_db.c - `allot db upgrade|check|version|export|import|scrub-old-jobs`: act on the bank
+ * database directly, for the operator on the bank host (allotd may be stopped).  The storage settings come from
  * allot.conf (--config, default /etc/allot/allot.conf) read by the shared parser, so the CLI
  * opens exactly the database allotd would. */
 #include "allot/cli.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,19 +125,67 @@ static int dump_import(const struct cli *cli, store_t *st, const char *path,
     return rc;
 }
 
+/* scrub-old-jobs [WEEKS]: flux-accounting's scrub (reference 004): delete the records of
+ * jobs that ended (are not held) and were last updated more than WEEKS weeks ago, default
+ * 26 (six months).  Their ledger entries stay, so balances do not change; their usage no
+ * longer counts for fair-share. */
+#define SCRUB_DEFAULT_WEEKS 26
+#define SCRUB_MAX_WEEKS (52 * 1000)
+
+static int scrub_old_jobs(const struct cli *cli, store_t *st, const char *arg,
+                          struct allot_error *err)
+{
+    long long weeks = SCRUB_DEFAULT_WEEKS;
+    if (arg) {
+        char *end;
+        errno = 0;
+        weeks = strtoll(arg, &end, 10);
+        if (errno || end == arg || *end || weeks < 0 || weeks > SCRUB_MAX_WEEKS)
+            return allot_errorf(err, ALLOT_EINVAL,
+                                "db scrub-old-jobs: WEEKS: '%s' is not a whole number of weeks "
+                                "from 0 to %d",
+                                arg, SCRUB_MAX_WEEKS);
+    }
+    int64_t now_s = (int64_t)time(NULL);
+    int64_t before_s = now_s - (int64_t)weeks * 7 * 86400;
+    int64_t deleted = 0;
+    if (store_begin(st, err) < 0)
+        return -1;
+    if (store_job_scrub(st, before_s, now_s, &deleted, err) < 0) {
+        store_rollback(st);
+        return -1;
+    }
+    if (store_commit(st, err) < 0)
+        return -1;
+    if (cli->json)
+        printf("{\"deleted\":%lld,\"before\":%lld}\n", (long long)deleted, (long long)before_s);
+    else if (cli->parsable)
+        printf("%s%lld|%lld\n", cli->noheader ? "" : "Deleted|Before\n", (long long)deleted,
+               (long long)before_s);
+    else
+        printf("scrubbed %lld job record%s last updated more than %lld week%s ago\n",
+               (long long)deleted, deleted == 1 ? "" : "s", weeks, weeks == 1 ? "" : "s");
+    return 0;
+}
+
 static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
 {
     store_t *st;
     int rc = -1;
 
     if (!verb || (strcmp(verb, "upgrade") && strcmp(verb, "check") && strcmp(verb, "version") &&
-                  strcmp(verb, "export") && strcmp(verb, "import")))
-        return cli_bad_verb("db", verb, "upgrade, check, version, export, import", err);
+                  strcmp(verb, "export") && strcmp(verb, "import") &&
+                  strcmp(verb, "scrub-old-jobs")))
+        return cli_bad_verb("db", verb, "upgrade, check, version, export, import, scrub-old-jobs",
+                            err);
     if (!strcmp(verb, "import") && argc != 1)
         return allot_errorf(err, ALLOT_EINVAL, "db import: takes one FILE (- for stdin)");
     if (!strcmp(verb, "export") && argc > 1)
         return allot_errorf(err, ALLOT_EINVAL, "db export: takes at most one FILE");
-    if (strcmp(verb, "import") && strcmp(verb, "export") && argc > 0)
+    if (!strcmp(verb, "scrub-old-jobs") && argc > 1)
+        return allot_errorf(err, ALLOT_EINVAL, "db scrub-old-jobs: takes at most one WEEKS");
+    if (strcmp(verb, "import") && strcmp(verb, "export") && strcmp(verb, "scrub-old-jobs") &&
+        argc > 0)
         return allot_errorf(err, ALLOT_EINVAL, "db %s: takes no arguments (use --config)", verb);
     st = open_store(cli, err);
     if (!st)
@@ -147,6 +196,8 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         rc = dump_export(cli, st, argc ? argv[0] : NULL, err);
     } else if (!strcmp(verb, "import")) {
         rc = dump_import(cli, st, argv[0], err);
+    } else if (!strcmp(verb, "scrub-old-jobs")) {
+        rc = scrub_old_jobs(cli, st, argc ? argv[0] : NULL, err);
     } else if (!strcmp(verb, "upgrade")) {
         if (store_upgrade(st, err) == 0)
             rc = print_version(cli, st, err);
@@ -170,8 +221,10 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
 
 const struct cli_command cmd_db = {
     .noun = "db",
-    .summary = "database schema upgrade, integrity check, version, export/import (bank host)",
-    .help = "usage: allot [--config FILE] db upgrade|check|version|export [FILE]|import FILE\n"
+    .summary = "database schema upgrade, integrity check, version, export/import, job scrub "
+               "(bank host)",
+    .help = "usage: allot [--config FILE] db upgrade|check|version|export [FILE]|import FILE|\n"
+            "                                scrub-old-jobs [WEEKS]\n"
             "\n"
             "Opens the database named by allot.conf (StorageType, StorageLoc; default file\n"
             "/etc/allot/allot.conf) directly, without allotd.\n"
@@ -184,11 +237,15 @@ const struct cli_command cmd_db = {
             "  import   load a dump (FILE, - for stdin) into an EMPTY database upgraded to the\n"
             "           dump's schema, in one transaction; refused (nothing written) when the\n"
             "           file is truncated or its balances disagree with its ledger\n"
+            "  scrub-old-jobs  delete the records of jobs not held and last updated more than\n"
+            "           WEEKS weeks ago (default 26); their ledger entries and so every balance\n"
+            "           stay; their usage stops counting for fair-share\n"
             "\n"
             "examples:\n"
             "  allot db version\n"
             "  allot --config /etc/allot/allot.conf db upgrade\n"
             "  allot db check\n"
+            "  allot db scrub-old-jobs 4\n"
             "  allot --config sqlite.conf db export bank.jsonl\n"
             "  allot --config pg.conf db upgrade && allot --config pg.conf db import bank.jsonl\n",
     .run = run,

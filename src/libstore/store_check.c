@@ -6,7 +6,10 @@
  * allocation id), which gives the exact sums and also proves that no hold ever took the
  * available balance below zero at the moment it was taken (later debits of post-paid usage
  * may; holds may not).  Jobs: per run, the hold/release/debit entries must match its status,
- * hold and charge.  Ledger job entries must belong to a known run.  Read-only.
+ * hold and charge.  Ledger job entries must belong to a known run, except entries older than
+ * the newest scrub horizon (job_scrubs.before_s): a scrub deletes the job rows of runs last
+ * updated before it and keeps their entries, which were all written no later than that
+ * update.  Read-only.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,7 +40,9 @@ static const char SQL_CHECK_JOBS[] =
 static const char SQL_CHECK_ORPHANS[] =
     "SELECT l.id, l.cluster, l.job_id, l.run FROM ledger l WHERE l.job_id <> 0 "
     "AND l.kind IN ('hold', 'release', 'debit') AND NOT EXISTS (SELECT 1 FROM jobs j "
-    "WHERE j.cluster = l.cluster AND j.job_id = l.job_id AND j.run = l.run) ORDER BY l.id";
+    "WHERE j.cluster = l.cluster AND j.job_id = l.job_id AND j.run = l.run) "
+    /* a scrub deletes jobs last updated before its horizon; their entries are older still */
+    "AND l.time_s >= COALESCE((SELECT MAX(before_s) FROM job_scrubs), 0) ORDER BY l.id";
 
 struct report {
     store_problem_f cb;
