@@ -57,8 +57,14 @@ struct dump_table {
     struct dump_col cols[DUMP_COLS_MAX];
 };
 
-#define I(n) {n, 'i', 0}
-#define T(n) {n, 't', 0}
+#define I(n)                                                                                       \
+    {                                                                                              \
+        n, 'i', 0                                                                                  \
+    }
+#define T(n)                                                                                       \
+    {                                                                                              \
+        n, 't', 0                                                                                  \
+    }
 
 /* Accounts by depth so a parent is always inserted before its children. */
 static const char SQL_ACCOUNTS_SELECT[] =
@@ -74,9 +80,18 @@ static const struct dump_table dump_tables[] = {
      SQL_ACCOUNTS_SELECT,
      "id",
      "id",
-     {I("id"), T("name"), {"parent_id", 'i', 1}, I("shares"), T("description"),
-      T("organization"), I("created_s")}},
-    {"users", "name", NULL, NULL, NULL,
+     {I("id"),
+      T("name"),
+      {"parent_id", 'i', 1},
+      I("shares"),
+      T("description"),
+      T("organization"),
+      I("created_s")}},
+    {"users",
+     "name",
+     NULL,
+     NULL,
+     NULL,
      {T("name"), I("uid"), T("default_account"), I("created_s")}},
     {"assocs",
      "id",
@@ -85,7 +100,11 @@ static const struct dump_table dump_tables[] = {
      "id",
      {I("id"), T("cluster"), I("account_id"), T("user_name"), T("partition_name"), I("shares"),
       T("default_qos"), T("qos")}},
-    {"qos", "name", NULL, NULL, NULL,
+    {"qos",
+     "name",
+     NULL,
+     NULL,
+     NULL,
      {T("name"), I("priority"), T("flags"), I("usage_factor_ppm"), I("limit_factor_ppm"),
       T("description")}},
     {"partitions",
@@ -95,7 +114,11 @@ static const struct dump_table dump_tables[] = {
      NULL,
      {T("cluster"), T("name"), T("resource"), T("billing_weights"), I("max_tres"), T("qos"),
       I("default_time_s"), I("max_time_s")}},
-    {"limits", "scope, owner, name", NULL, NULL, NULL,
+    {"limits",
+     "scope, owner, name",
+     NULL,
+     NULL,
+     NULL,
      {T("scope"), T("owner"), T("name"), T("value")}},
     {"allocations",
      "id",
@@ -104,25 +127,30 @@ static const struct dump_table dump_tables[] = {
      "id",
      {I("id"), I("account_id"), T("resource"), T("cluster"), I("start_s"), I("end_s"),
       T("category"), T("comment"), I("created_s")}},
-    {"alloc_balance", "alloc_id", NULL, NULL, NULL,
+    {"alloc_balance",
+     "alloc_id",
+     NULL,
+     NULL,
+     NULL,
      {I("alloc_id"), I("granted_sumin"), I("used_sumin"), I("held_sumin")}},
     {"ledger",
      "id",
      NULL,
      NULL,
      "id",
-     {I("id"), I("alloc_id"), T("kind"), I("amount_sumin"), T("actor"), I("time_s"),
-      T("comment"), T("cluster"), I("job_id"), I("run"), T("idem_key")}},
+     {I("id"), I("alloc_id"), T("kind"), I("amount_sumin"), T("actor"), I("time_s"), T("comment"),
+      T("cluster"), I("job_id"), I("run"), T("idem_key")}},
     {"jobs",
      "cluster, job_id, run",
      NULL,
      NULL,
      NULL,
-     {T("cluster"), I("job_id"), I("run"), T("user_name"), T("account"), T("partition_name"),
-      T("qos"), I("submit_s"), I("start_s"), I("end_s"), T("req_tres"), T("alloc_tres"),
-      I("billing_micro"), I("time_limit_s"), I("elapsed_s"), T("slurm_state"), T("status"),
-      I("hold_sumin"), I("charge_sumin"), I("alloc_id"), T("payer_account"),
-      T("settle_source"), I("updated_s")}},
+     {T("cluster"),       I("job_id"),         I("run"),          T("user_name"),
+      T("account"),       T("partition_name"), T("qos"),          I("submit_s"),
+      I("start_s"),       I("end_s"),          T("req_tres"),     T("alloc_tres"),
+      I("billing_micro"), I("time_limit_s"),   I("elapsed_s"),    T("slurm_state"),
+      T("status"),        I("hold_sumin"),     I("charge_sumin"), I("alloc_id"),
+      T("payer_account"), T("settle_source"),  I("updated_s")}},
     {"failures",
      "id",
      NULL,
@@ -137,9 +165,9 @@ static const struct dump_table dump_tables[] = {
      NULL,
      "id",
      {I("id"), I("alloc_id"), T("cluster"), T("period_kind"), I("base_sumin"), I("carryover"),
-      I("carry_factor_ppm"), I("grace_ppm"), I("notify_ppm"), I("downscale_ppm"),
-      T("slow_qos"), T("normal_qos"), I("reset_raw_usage"), T("limit_type"),
-      T("tres_weights"), I("fairshare"), T("current_period"), I("flags"), I("created_s")}},
+      I("carry_factor_ppm"), I("grace_ppm"), I("notify_ppm"), I("downscale_ppm"), T("slow_qos"),
+      T("normal_qos"), I("reset_raw_usage"), T("limit_type"), T("tres_weights"), I("fairshare"),
+      T("current_period"), I("flags"), I("created_s")}},
     {"policy_periods",
      "policy_id, period",
      NULL,
@@ -164,11 +192,23 @@ static const struct dump_table dump_tables[] = {
      {I("id"), I("policy_id"), T("period"), I("time_s"), I("used_sumin"), I("total_sumin"),
       I("usage_ppm"), I("prev_flags"), I("new_flags"), T("actions"), T("command_ids")}},
     {"agents", "cluster", NULL, NULL, NULL, {T("cluster"), I("last_seen_s"), T("version")}},
-    {"usage_resets", "cluster, account, user_name", NULL, NULL, NULL,
+    {"usage_resets",
+     "cluster, account, user_name",
+     NULL,
+     NULL,
+     NULL,
      {T("cluster"), T("account"), T("user_name"), I("time_s")}},
-    {"job_scrubs", "time_s, before_s, deleted", NULL, NULL, NULL,
+    {"job_scrubs",
+     "time_s, before_s, deleted",
+     NULL,
+     NULL,
+     NULL,
      {I("before_s"), I("time_s"), I("deleted")}},
-    {"reconcile_marks", "cluster", NULL, NULL, NULL,
+    {"reconcile_marks",
+     "cluster",
+     NULL,
+     NULL,
+     NULL,
      {T("cluster"), I("until_s"), I("updated_s"), I("settled"), I("unknown"), T("report")}},
     {"steps",
      "cluster, job_id, step_name, attempt",
@@ -345,8 +385,7 @@ static int export_table(store_t *st, const struct dump_table *t, FILE *out, int6
     return rc < 0 ? -1 : 0;
 }
 
-int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows,
-                      struct allot_error *err)
+int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows, struct allot_error *err)
 {
     int64_t total = 0;
     json_t *counts = NULL;
@@ -382,10 +421,10 @@ int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows,
         }
         total += n;
     }
-    if (write_line(out,
-                   json_pack("{s:b, s:I, s:O}", "end", 1, "rows", (json_int_t)total, "tables",
-                             counts),
-                   err) < 0)
+    if (write_line(
+            out,
+            json_pack("{s:b, s:I, s:O}", "end", 1, "rows", (json_int_t)total, "tables", counts),
+            err) < 0)
         goto out;
     if (fflush(out) == EOF || ferror(out)) {
         allot_errorf(err, ALLOT_EIO, "db export: write failed: %s", strerror(errno));
@@ -419,9 +458,9 @@ static int check_empty(store_t *st, struct allot_error *err)
     char sql[DUMP_SQL_MAX];
     for (int i = 0; i < DUMP_NTABLES; i++) {
         const struct dump_table *t = &dump_tables[i];
-        int n = snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s%s", t->name,
-                         !strcmp(t->name, "accounts") ? " WHERE NOT (id = 1 AND name = 'root')"
-                                                      : "");
+        int n =
+            snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s%s", t->name,
+                     !strcmp(t->name, "accounts") ? " WHERE NOT (id = 1 AND name = 'root')" : "");
         if (n < 0 || (size_t)n >= sizeof sql)
             return allot_errorf(err, ALLOT_EINTERNAL, "db import: SQL too long");
         db_stmt_t *s = prepare_once(st, sql, err);
@@ -443,8 +482,8 @@ static int check_empty(store_t *st, struct allot_error *err)
 
 struct importer {
     store_t *st;
-    int table;          /* index of the current table, -1 before the first row */
-    db_stmt_t *insert;  /* of the current table */
+    int table;         /* index of the current table, -1 before the first row */
+    db_stmt_t *insert; /* of the current table */
     int64_t counts[DUMP_NTABLES];
     int64_t total;
     long line;
@@ -468,8 +507,8 @@ static int bind_row(struct importer *imp, const struct dump_table *t, json_t *ro
                 known |= !strcmp(t->cols[i].name, key);
             if (!known)
                 return allot_errorf(err, ALLOT_EINVAL,
-                                    "db import: line %ld: table %s has no column '%s'",
-                                    imp->line, t->name, key);
+                                    "db import: line %ld: table %s has no column '%s'", imp->line,
+                                    t->name, key);
         }
     }
     for (int i = 0; i < nc; i++) {
@@ -485,10 +524,9 @@ static int bind_row(struct importer *imp, const struct dump_table *t, json_t *ro
         else if (c->type == 't' && json_is_string(v))
             db_bind_text(imp->insert, i + 1, json_string_value(v));
         else
-            return allot_errorf(err, ALLOT_EINVAL,
-                                "db import: line %ld: %s.%s must be %s%s", imp->line, t->name,
-                                c->name, c->type == 'i' ? "an integer" : "a string",
-                                c->nullable ? " or null" : "");
+            return allot_errorf(
+                err, ALLOT_EINVAL, "db import: line %ld: %s.%s must be %s%s", imp->line, t->name,
+                c->name, c->type == 'i' ? "an integer" : "a string", c->nullable ? " or null" : "");
     }
     return 0;
 }
@@ -503,12 +541,12 @@ static int import_row(struct importer *imp, json_t *o, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "db import: line %ld: no \"table\"", imp->line);
     t = find_table(name, &index);
     if (!t)
-        return allot_errorf(err, ALLOT_EINVAL, "db import: line %ld: unknown table '%s'",
-                            imp->line, name);
+        return allot_errorf(err, ALLOT_EINVAL, "db import: line %ld: unknown table '%s'", imp->line,
+                            name);
     if (index < imp->table)
         return allot_errorf(err, ALLOT_EINVAL,
-                            "db import: line %ld: table %s after %s (dump out of order)",
-                            imp->line, name, dump_tables[imp->table].name);
+                            "db import: line %ld: table %s after %s (dump out of order)", imp->line,
+                            name, dump_tables[imp->table].name);
     if (index != imp->table) {
         char sql[DUMP_SQL_MAX * 2];
         finalize_once(imp->insert);
@@ -539,8 +577,7 @@ static int check_trailer(struct importer *imp, json_t *o, struct allot_error *er
     if (!json_is_integer(rows) || json_integer_value(rows) != imp->total || !json_is_object(tables))
         return allot_errorf(err, ALLOT_EINVAL,
                             "db import: line %ld: the trailer counts %lld rows, %lld were read",
-                            imp->line, (long long)json_integer_value(rows),
-                            (long long)imp->total);
+                            imp->line, (long long)json_integer_value(rows), (long long)imp->total);
     for (int i = 0; i < DUMP_NTABLES; i++) {
         json_t *n = json_object_get(tables, dump_tables[i].name);
         if (!json_is_integer(n) || json_integer_value(n) != imp->counts[i])
@@ -560,8 +597,7 @@ static int check_header(store_t *st, json_t *o, long line, struct allot_error *e
     if (!json_is_integer(fmt))
         return allot_errorf(err, ALLOT_EINVAL, "db import: line %ld: not an allot dump", line);
     if (json_integer_value(fmt) != DUMP_FORMAT)
-        return allot_errorf(err, ALLOT_EINVAL,
-                            "db import: dump format %lld, this build reads %d",
+        return allot_errorf(err, ALLOT_EINVAL, "db import: dump format %lld, this build reads %d",
                             (long long)json_integer_value(fmt), DUMP_FORMAT);
     if (!json_is_integer(schema) || json_integer_value(schema) != st->schema_current)
         return allot_errorf(err, ALLOT_EINVAL,
@@ -640,8 +676,8 @@ int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *
         o = json_loadb(buf, (size_t)len, 0, &jerr);
         if (!json_is_object(o)) {
             json_decref(o);
-            allot_errorf(err, ALLOT_EINVAL, "db import: line %ld: not a JSON object (%s)",
-                         imp.line, jerr.text);
+            allot_errorf(err, ALLOT_EINVAL, "db import: line %ld: not a JSON object (%s)", imp.line,
+                         jerr.text);
             goto out;
         }
         if (!seen_header) {
@@ -675,8 +711,9 @@ int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *
     if (problems < 0)
         goto out;
     if (problems > 0) {
-        allot_errorf(err, ALLOT_EINVAL, "db import: the dump is inconsistent (%d problem%s; "
-                                        "first: %s)",
+        allot_errorf(err, ALLOT_EINVAL,
+                     "db import: the dump is inconsistent (%d problem%s; "
+                     "first: %s)",
                      problems, problems == 1 ? "" : "s", p.text);
         goto out;
     }

@@ -240,8 +240,7 @@ static void test_round_trip(void **state)
     for (int i = 0; store_dump_table(i); i++) {
         count_rows(f, store_dump_table(i), &n);
         if (n == 0)
-            fail_msg("table %s is empty: the test bank must fill every table",
-                     store_dump_table(i));
+            fail_msg("table %s is empty: the test bank must fill every table", store_dump_table(i));
     }
     char *d1 = export_text(f, &rows);
     assert_true(rows > 20);
