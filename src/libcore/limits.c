@@ -68,7 +68,19 @@ static const struct {
     {"MaxSubmitPA", Q, "MaxSubmitJobsPerAccount"},
     {"MaxTRESPA", Q, "MaxTRESPerAccount"},
     {"MinTRES", Q, "MinTRESPerJob"},
+    /* flux-accounting's per-association job limits (reference 004), as Slurm's: */
+    {"max_active_jobs", A, "MaxSubmitJobs"}, /* refused at submit: allot's admission */
+    {"max_running_jobs", A, "MaxJobs"},      /* pending until one ends: Slurm enforces */
+    {"max_nodes", A, "GrpTRES"},             /* value N means node=N (flux_tres below) */
+    {"max_cores", A, "GrpTRES"},             /* value N means cpu=N */
 };
+
+/* flux's max_nodes/max_cores are counts over the association's running jobs: Slurm's
+ * GrpTRES of that association with one TRES. */
+static const struct {
+    const char *alias;
+    const char *tres;
+} flux_tres[] = {{"max_nodes", "node"}, {"max_cores", "cpu"}};
 
 static unsigned scope_bit(enum limit_scope s)
 {
@@ -289,6 +301,20 @@ int limits_validate(enum limit_scope scope, const char *name, const char *value,
                             name ? name : "(null)", model_limit_scope_name(scope));
     if (!value || !*value)
         return allot_errorf(err, ALLOT_EINVAL, "%s: missing value", d->name);
+    for (size_t i = 0; i < sizeof(flux_tres) / sizeof(flux_tres[0]); i++) {
+        if (strcasecmp(name, flux_tres[i].alias) != 0)
+            continue;
+        /* A count (or a clear) for one TRES: check it as a count, then as GrpTRES. */
+        char count[32], item[64];
+        size_t tl = strlen(flux_tres[i].tres);
+        if (strncasecmp(value, flux_tres[i].tres, tl) == 0 && value[tl] == '=')
+            value += tl + 1; /* its canonical text "node=N" again */
+        const struct limit_def count_def = {flux_tres[i].alias, d->key, LIMIT_COUNT, 0, 0};
+        if (canon_value(&count_def, value, count, sizeof count, err) < 0)
+            return -1;
+        snprintf(item, sizeof item, "%s=%s", flux_tres[i].tres, count);
+        return canon_value(d, item, canon, len, err);
+    }
     return canon_value(d, value, canon, len, err);
 }
 

@@ -59,7 +59,9 @@ struct limit_def {
 const struct limit_def *limits_table(size_t *n);
 
 /* The definition of name (case-insensitive, Slurm aliases such as MaxWall, MaxTRES,
- * MaxSubmit, MaxJobsPU; in QOS scope MaxJobs means MaxJobsPerUser) valid in scope, or NULL. */
+ * MaxSubmit, MaxJobsPU; in QOS scope MaxJobs means MaxJobsPerUser) valid in scope, or NULL.
+ * flux-accounting's association limits are aliases too: max_active_jobs = MaxSubmitJobs,
+ * max_running_jobs = MaxJobs, max_nodes and max_cores = GrpTRES (see limits_validate). */
 const struct limit_def *limits_find(enum limit_scope scope, const char *name);
 
 /* Validate value for limit name in scope and write its canonical text into canon (len
@@ -68,7 +70,9 @@ const struct limit_def *limits_find(enum limit_scope scope, const char *name);
  * round up, as Slurm's time_str2mins), seconds for GraceTime (h:m:s or a bare number of
  * seconds), tres.h's canonical list for TRES (an item "name=-1" clears that TRES and is
  * kept, after the set items), the shortest decimal for factors (at most 6 fraction digits).
- * "-1", "UNLIMITED" and "INFINITE" give "-1": clear the limit.
+ * "-1", "UNLIMITED" and "INFINITE" give "-1": clear the limit.  max_nodes=N and
+ * max_cores=N take a count and give GrpTRES "node=N" / "cpu=N" (-1: that TRES cleared);
+ * as GrpTRES is one value, setting one replaces a GrpTRES set before.
  * Errors: ALLOT_EINVAL naming the limit (unknown in scope, bad value); ALLOT_ETOOBIG when
  * canon is too small.  canon untouched on error. */
 int limits_validate(enum limit_scope scope, const char *name, const char *value, char *canon,
