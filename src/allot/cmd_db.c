@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_db.c - `allot db upgrade|check|version|export|import|scrub-old-jobs`: act on the bank
- * database directly, for the operator on the bank host (allotd may be stopped).  The storage settings come from
- * allot.conf (--config, default /etc/allot/allot.conf) read by the shared parser, so the CLI
- * opens exactly the database allotd would. */
+ * database directly, for the operator on the bank host (allotd may be stopped).  The storage
+ * settings come from allot.conf (--config, default /etc/allot/allot.conf) read by the shared
+ * parser, so the CLI opens exactly the database allotd would. */
 #include "allot/cli.h"
 
 #include <errno.h>
