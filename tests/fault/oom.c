@@ -317,6 +317,7 @@ static void loop_client(const char *bin, int t)
     if (allotd_start(bin) < 0) {
         problem("client: cannot start allotd %s", bin);
         allotd_stop();
+        printf("not ok %d - client\n", t);
         return;
     }
     /* Bank data for the admit: cluster, account, partition, allocation (root, unwrapped). */
@@ -325,6 +326,8 @@ static void loop_client(const char *bin, int t)
         {"/v1/clusters", "{\"name\":\"c1\"}"},
         {"/v1/accounts", "{\"name\":\"chem\"}"},
         {"/v1/partitions", "{\"cluster\":\"c1\",\"name\":\"std\"}"},
+        {"/v1/users", "{\"name\":\"alice\"}"},
+        {"/v1/assocs", "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\"}"},
         {"/v1/allocations", "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":"
                             "\"2100-01-01\",\"su\":\"100h\"}"},
     };
@@ -336,6 +339,7 @@ static void loop_client(const char *bin, int t)
     if (client_run(want, sizeof want, &err) < 0) {
         problem("client: fault-free run: %s", err.msg);
         allotd_stop();
+        printf("not ok %d - client\n", t);
         return;
     }
     long n, faults = 0;
