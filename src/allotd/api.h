@@ -21,24 +21,38 @@ int api_account_add(struct req *r, struct allot_error *err);
 int api_account_get(struct req *r, struct allot_error *err);
 int api_account_modify(struct req *r, struct allot_error *err);
 int api_account_remove(struct req *r, struct allot_error *err);
+/* api_qos.c */
+int api_qos_list(struct req *r, struct allot_error *err);
+int api_qos_add(struct req *r, struct allot_error *err);
+int api_qos_get(struct req *r, struct allot_error *err);
+int api_qos_modify(struct req *r, struct allot_error *err);
+int api_qos_remove(struct req *r, struct allot_error *err);
+/* api_limit.c */
+int api_limit_list(struct req *r, struct allot_error *err);
+int api_limit_set(struct req *r, struct allot_error *err);
+int api_limit_effective(struct req *r, struct allot_error *err);
 /* api_user.c */
 int api_user_list(struct req *r, struct allot_error *err);
 int api_user_add(struct req *r, struct allot_error *err);
 int api_user_get(struct req *r, struct allot_error *err);
+int api_user_modify(struct req *r, struct allot_error *err);
 int api_user_remove(struct req *r, struct allot_error *err);
 /* api_assoc.c */
 int api_assoc_list(struct req *r, struct allot_error *err);
 int api_assoc_add(struct req *r, struct allot_error *err);
+int api_assoc_modify(struct req *r, struct allot_error *err);
 int api_assoc_remove(struct req *r, struct allot_error *err);
 /* api_partition.c */
 int api_partition_list(struct req *r, struct allot_error *err);
 int api_partition_add(struct req *r, struct allot_error *err);
 int api_partition_get(struct req *r, struct allot_error *err);
+int api_partition_modify(struct req *r, struct allot_error *err);
 int api_partition_remove(struct req *r, struct allot_error *err);
 /* api_alloc.c */
 int api_alloc_list(struct req *r, struct allot_error *err);
 int api_alloc_add(struct req *r, struct allot_error *err);
 int api_alloc_get(struct req *r, struct allot_error *err);
+int api_alloc_modify(struct req *r, struct allot_error *err);
 int api_alloc_remove(struct req *r, struct allot_error *err);
 int api_alloc_credit(struct req *r, struct allot_error *err);
 int api_balance_list(struct req *r, struct allot_error *err);

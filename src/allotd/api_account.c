@@ -65,11 +65,6 @@ static int run_add(store_t *st, void *arg, struct allot_error *err)
     return store_account_add(st, &((struct account_op *)arg)->a, err);
 }
 
-static int run_modify(store_t *st, void *arg, struct allot_error *err)
-{
-    return store_account_modify(st, &((struct account_op *)arg)->a, err);
-}
-
 static int run_remove(store_t *st, void *arg, struct allot_error *err)
 {
     return store_account_remove(st, ((struct account_op *)arg)->a.name, err);
@@ -97,13 +92,15 @@ static int finish_remove(struct req *r, struct allot_error *err)
 static int read_account(json_t *in, struct account *a, int adding, struct allot_error *err)
 {
     struct jfield f[] = {
-        {.name = "name", .type = JF_NAME, .required = adding, .dst = a->name},
-        {.name = "parent", .type = JF_NAME, .required = 0, .dst = a->parent},
-        {.name = "shares", .type = JF_INT, .required = 0, .dst = &a->shares},
-        {.name = "description", .type = JF_TEXT, .required = 0, .dst = a->description, .size = sizeof(a->description)},
-        {.name = "organization", .type = JF_NAME, .required = 0, .dst = a->organization, .allow_empty = 1},
+        {.name = "name", .type = JF_NAME, .required = 1, .dst = a->name},
+        {.name = "parent", .type = JF_NAME, .dst = a->parent},
+        {.name = "shares", .type = JF_INT, .dst = &a->shares},
+        {.name = "description", .type = JF_TEXT, .dst = a->description,
+         .size = sizeof(a->description)},
+        {.name = "organization", .type = JF_NAME, .dst = a->organization, .allow_empty = 1},
     };
-    return json_read(in, f, sizeof(f) / sizeof(f[0]), err);
+    /* PATCH names the account in the path: "name" is not a field of its body. */
+    return adding ? json_read(in, f, 5, err) : json_read(in, f + 1, 4, err);
 }
 
 int api_account_add(struct req *r, struct allot_error *err)
@@ -117,21 +114,34 @@ int api_account_add(struct req *r, struct allot_error *err)
     return req_defer_write(r, run_add, s, finish_add);
 }
 
+/* PATCH: the body is applied to the record read inside the writer's transaction, so two
+ * concurrent PATCHes of different fields both take effect (no lost update). */
+struct account_patch {
+    struct account a; /* first: finish() reads it as an account_op */
+    json_t *in;       /* borrowed from the request, which outlives the op */
+    char name[ALLOT_NAME_MAX];
+};
+
+static int run_patch(store_t *st, void *arg, struct allot_error *err)
+{
+    struct account_patch *s = arg;
+    if (store_account_get(st, s->name, &s->a, err) < 0 || read_account(s->in, &s->a, 0, err) < 0)
+        return -1;
+    return store_account_modify(st, &s->a, err);
+}
+
 int api_account_modify(struct req *r, struct allot_error *err)
 {
-    struct account_op *s = xcalloc(1, sizeof(*s));
+    struct account_patch *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
     store_t *st = req_reader(r, err);
-    if (!st || model_check_name("name", r->param[0], 0, err) < 0 ||
-        store_account_get(st, r->param[0], &s->a, err) < 0 || json_body(r, err) < 0)
+    if (!st || model_copy_name(s->name, "name", r->param[0], 0, err) < 0 || json_body(r, err) < 0)
         return -1;
-    char name[ALLOT_NAME_MAX];
-    strcpy(name, s->a.name);
-    if (read_account(r->in, &s->a, 0, err) < 0)
+    s->in = r->in;
+    /* Validate now against the current record so bad input never reaches the writer. */
+    if (store_account_get(st, s->name, &s->a, err) < 0 || read_account(s->in, &s->a, 0, err) < 0)
         return -1;
-    if (strcmp(name, s->a.name) != 0)
-        return allot_errorf(err, ALLOT_EINVAL, "name: an account cannot be renamed");
-    return req_defer_write(r, run_modify, s, finish);
+    return req_defer_write(r, run_patch, s, finish);
 }
 
 int api_account_remove(struct req *r, struct allot_error *err)

@@ -158,6 +158,59 @@ int api_alloc_add(struct req *r, struct allot_error *err)
     return req_defer_write(r, run_add, s, finish_add);
 }
 
+/* PATCH: start, end, category, comment; merged inside the writer's transaction (see
+ * api_account.c).  Account, resource and cluster are fixed (unknown fields here). */
+struct alloc_patch {
+    struct allocation a;
+    struct balance b;
+    json_t *in;
+    int64_t id;
+};
+
+static int read_patch(json_t *in, struct allocation *a, struct allot_error *err)
+{
+    struct jfield f[] = {
+        {.name = "start", .type = JF_TIME, .dst = &a->start_s},
+        {.name = "end", .type = JF_TIME, .dst = &a->end_s},
+        {.name = "category", .type = JF_NAME, .dst = a->category, .allow_empty = 1},
+        {.name = "comment", .type = JF_TEXT, .dst = a->comment, .size = sizeof(a->comment)},
+    };
+    if (json_read(in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+        return -1;
+    if (a->end_s <= a->start_s)
+        return allot_errorf(err, ALLOT_EINVAL, "end: must be after start");
+    return 0;
+}
+
+static int run_patch(store_t *st, void *arg, struct allot_error *err)
+{
+    struct alloc_patch *s = arg;
+    if (store_alloc_get(st, s->id, &s->a, &s->b, err) < 0 || read_patch(s->in, &s->a, err) < 0 ||
+        store_alloc_modify(st, &s->a, err) < 0)
+        return -1;
+    return store_alloc_get(st, s->id, &s->a, &s->b, err);
+}
+
+static int finish_patch(struct req *r, struct allot_error *err)
+{
+    struct alloc_patch *s = r->scratch;
+    r->out = json_allocation(&s->a, &s->b);
+    return 0;
+}
+
+int api_alloc_modify(struct req *r, struct allot_error *err)
+{
+    struct alloc_patch *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    store_t *st = req_reader(r, err);
+    if (!st || parse_id(r->param[0], &s->id, err) < 0 || json_body(r, err) < 0)
+        return -1;
+    s->in = r->in;
+    if (store_alloc_get(st, s->id, &s->a, &s->b, err) < 0 || read_patch(s->in, &s->a, err) < 0)
+        return -1;
+    return req_defer_write(r, run_patch, s, finish_patch);
+}
+
 static int run_remove(store_t *st, void *arg, struct allot_error *err)
 {
     return store_alloc_remove(st, ((struct alloc_op *)arg)->a.id, err);

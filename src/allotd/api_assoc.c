@@ -95,6 +95,60 @@ int api_assoc_add(struct req *r, struct allot_error *err)
     return req_defer_write(r, run_add, s, finish_add);
 }
 
+/* PATCH: the body names the association by its four key fields and carries the changes;
+ * merged inside the writer's transaction (see api_account.c). */
+struct assoc_patch {
+    struct assoc a;
+    struct assoc key;
+    json_t *in; /* borrowed from the request, which outlives the op */
+};
+
+static int read_patch(json_t *in, struct assoc *a, struct allot_error *err)
+{
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = a->cluster},
+        {.name = "account", .type = JF_NAME, .required = 1, .dst = a->account},
+        {.name = "user", .type = JF_NAME, .required = 1, .dst = a->user},
+        {.name = "partition", .type = JF_NAME, .dst = a->partition, .allow_empty = 1},
+        {.name = "shares", .type = JF_INT, .dst = &a->shares},
+        {.name = "default_qos", .type = JF_NAME, .dst = a->default_qos, .allow_empty = 1},
+        {.name = "qos", .type = JF_TEXT, .dst = a->qos, .size = sizeof(a->qos)},
+    };
+    return json_read(in, f, sizeof(f) / sizeof(f[0]), err);
+}
+
+static int get_key(store_t *st, const struct assoc *k, struct assoc *out, struct allot_error *err)
+{
+    return store_assoc_get(st, k->cluster, k->account, k->user, k->partition, out, err);
+}
+
+static int run_patch(store_t *st, void *arg, struct allot_error *err)
+{
+    struct assoc_patch *s = arg;
+    if (get_key(st, &s->key, &s->a, err) < 0 || read_patch(s->in, &s->a, err) < 0)
+        return -1;
+    return store_assoc_modify(st, &s->a, err);
+}
+
+static int finish_patch(struct req *r, struct allot_error *err)
+{
+    r->out = json_assoc(&((struct assoc_patch *)r->scratch)->a);
+    return 0;
+}
+
+int api_assoc_modify(struct req *r, struct allot_error *err)
+{
+    struct assoc_patch *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    store_t *st = req_reader(r, err);
+    if (!st || json_body(r, err) < 0 || read_patch(r->in, &s->key, err) < 0)
+        return -1;
+    s->in = r->in;
+    if (get_key(st, &s->key, &s->a, err) < 0 || read_patch(r->in, &s->a, err) < 0)
+        return -1;
+    return req_defer_write(r, run_patch, s, finish_patch);
+}
+
 int api_assoc_remove(struct req *r, struct allot_error *err)
 {
     struct assoc_op *s = xcalloc(1, sizeof(*s));

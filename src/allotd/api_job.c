@@ -33,6 +33,21 @@ int api_job_admit(struct req *r, struct allot_error *err)
     struct bank_cost c;
     if (bank_cost(st, &j, &c, err) < 0)
         return -1;
+    char why[ALLOT_MSG_MAX];
+    int lim = limit_check_admit(st, cluster, user, account, partition, qos, time_limit_s, tres,
+                                why, sizeof(why), err);
+    if (lim < 0)
+        return -1;
+    if (lim == 1) {
+        r->status = 403;
+        r->out = json_pack("{s:b, s:s, s:{s:s, s:s}, s:I, s:I}", "admitted", 0, "message", why,
+                           "error", "code", "ELIMIT", "message", why, "billing_micro",
+                           (json_int_t)c.billing_micro, "cost_sumin", (json_int_t)c.cost_sumin);
+        log_info("msg=\"admission denied by a limit\" req=%llu cluster=%s account=%s user=%s "
+                 "reason=\"%s\"",
+                 (unsigned long long)r->id, cluster, account, user, why);
+        return 0;
+    }
     struct allocation a = {0};
     struct balance b = {0};
     struct allot_error ferr;
@@ -48,6 +63,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
                        (json_int_t)c.billing_micro, "cost_sumin", (json_int_t)c.cost_sumin,
                        "available_sumin", (json_int_t)b.available_sumin, "held_sumin",
                        (json_int_t)b.held_sumin);
+    if (lim == 2)
+        json_object_set_new(r->out, "pending_reason", json_string(why));
     if (!ok) {
         char msg[ALLOT_MSG_MAX];
         bank_denial(msg, sizeof(msg), &j, &c, have ? &a : NULL, &b);

@@ -4,6 +4,7 @@
 
 #include "allotd/api.h"
 #include "allotd/json.h"
+#include "libcore/billing.h"
 #include "libutil/xalloc.h"
 
 static int on_partition(const struct partition *p, void *arg)
@@ -68,6 +69,30 @@ static int finish_remove(struct req *r, struct allot_error *err)
     return 0;
 }
 
+/* adding: cluster and name are body fields; a PATCH names them in its path. */
+static int read_partition(json_t *in, struct partition *p, int adding, struct allot_error *err)
+{
+    struct jfield f[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = p->cluster},
+        {.name = "name", .type = JF_NAME, .required = 1, .dst = p->name},
+        {.name = "resource", .type = JF_NAME, .dst = p->resource},
+        {.name = "billing_weights", .type = JF_TEXT, .dst = p->billing_weights,
+         .size = sizeof(p->billing_weights)},
+        {.name = "max_tres", .type = JF_BOOL, .dst = &p->max_tres},
+        {.name = "qos", .type = JF_NAME, .dst = p->qos, .allow_empty = 1},
+        {.name = "default_time_s", .type = JF_INT, .dst = &p->default_time_s, .min = -1},
+        {.name = "max_time_s", .type = JF_INT, .dst = &p->max_time_s, .min = -1},
+    };
+    size_t n = sizeof(f) / sizeof(f[0]);
+    if ((adding ? json_read(in, f, n, err) : json_read(in, f + 2, n - 2, err)) < 0)
+        return -1;
+    /* Weights are checked here so a partition never holds weights billing cannot use. */
+    struct billing_weights w;
+    if (billing_weights_parse(p->billing_weights, p->max_tres, &w, err) < 0)
+        return allot_error_prefix(err, "billing_weights");
+    return 0;
+}
+
 int api_partition_add(struct req *r, struct allot_error *err)
 {
     struct partition_op *s = xcalloc(1, sizeof(*s));
@@ -76,19 +101,46 @@ int api_partition_add(struct req *r, struct allot_error *err)
     strcpy(p->resource, "cpu");
     p->default_time_s = -1;
     p->max_time_s = -1;
-    struct jfield f[] = {
-        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = p->cluster},
-        {.name = "name", .type = JF_NAME, .required = 1, .dst = p->name},
-        {.name = "resource", .type = JF_NAME, .required = 0, .dst = p->resource},
-        {.name = "billing_weights", .type = JF_TEXT, .required = 0, .dst = p->billing_weights, .size = sizeof(p->billing_weights)},
-        {.name = "max_tres", .type = JF_BOOL, .required = 0, .dst = &p->max_tres},
-        {.name = "qos", .type = JF_NAME, .required = 0, .dst = p->qos, .allow_empty = 1},
-        {.name = "default_time_s", .type = JF_INT, .required = 0, .dst = &p->default_time_s, .min = -1},
-        {.name = "max_time_s", .type = JF_INT, .required = 0, .dst = &p->max_time_s, .min = -1},
-    };
-    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_body(r, err) < 0 || read_partition(r->in, p, 1, err) < 0)
         return -1;
     return req_defer_write(r, run_add, s, finish_add);
+}
+
+/* PATCH merges inside the writer's transaction (see api_account.c). */
+struct partition_patch {
+    struct partition p;
+    json_t *in;
+    char cluster[ALLOT_NAME_MAX], name[ALLOT_NAME_MAX];
+};
+
+static int run_patch(store_t *st, void *arg, struct allot_error *err)
+{
+    struct partition_patch *s = arg;
+    if (store_partition_get(st, s->cluster, s->name, &s->p, err) < 0 ||
+        read_partition(s->in, &s->p, 0, err) < 0)
+        return -1;
+    return store_partition_modify(st, &s->p, err);
+}
+
+static int finish_patch(struct req *r, struct allot_error *err)
+{
+    r->out = json_partition(&((struct partition_patch *)r->scratch)->p);
+    return 0;
+}
+
+int api_partition_modify(struct req *r, struct allot_error *err)
+{
+    struct partition_patch *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    store_t *st = req_reader(r, err);
+    if (!st || model_copy_name(s->cluster, "cluster", r->param[0], 0, err) < 0 ||
+        model_copy_name(s->name, "name", r->param[1], 0, err) < 0 || json_body(r, err) < 0)
+        return -1;
+    s->in = r->in;
+    if (store_partition_get(st, s->cluster, s->name, &s->p, err) < 0 ||
+        read_partition(s->in, &s->p, 0, err) < 0)
+        return -1;
+    return req_defer_write(r, run_patch, s, finish_patch);
 }
 
 int api_partition_remove(struct req *r, struct allot_error *err)

@@ -69,19 +69,59 @@ static int finish_remove(struct req *r, struct allot_error *err)
     return 0;
 }
 
+/* adding: "name" is a body field; a PATCH names the user in its path. */
+static int read_user(json_t *in, struct user *u, int adding, struct allot_error *err)
+{
+    struct jfield f[] = {
+        {.name = "name", .type = JF_NAME, .required = 1, .dst = u->name},
+        {.name = "uid", .type = JF_INT, .dst = &u->uid, .min = -1},
+        {.name = "default_account", .type = JF_NAME, .dst = u->default_account, .allow_empty = 1},
+    };
+    return adding ? json_read(in, f, 3, err) : json_read(in, f + 1, 2, err);
+}
+
 int api_user_add(struct req *r, struct allot_error *err)
 {
     struct user_op *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
     s->u.uid = -1;
-    struct jfield f[] = {
-        {.name = "name", .type = JF_NAME, .required = 1, .dst = s->u.name},
-        {.name = "uid", .type = JF_INT, .required = 0, .dst = &s->u.uid, .min = -1},
-        {.name = "default_account", .type = JF_NAME, .required = 0, .dst = s->u.default_account, .allow_empty = 1},
-    };
-    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_body(r, err) < 0 || read_user(r->in, &s->u, 1, err) < 0)
         return -1;
     return req_defer_write(r, run_add, s, finish_add);
+}
+
+/* PATCH merges inside the writer's transaction (see api_account.c). */
+struct user_patch {
+    struct user u;
+    json_t *in;
+    char name[ALLOT_NAME_MAX];
+};
+
+static int run_patch(store_t *st, void *arg, struct allot_error *err)
+{
+    struct user_patch *s = arg;
+    if (store_user_get(st, s->name, &s->u, err) < 0 || read_user(s->in, &s->u, 0, err) < 0)
+        return -1;
+    return store_user_modify(st, &s->u, err);
+}
+
+static int finish_patch(struct req *r, struct allot_error *err)
+{
+    r->out = json_user(&((struct user_patch *)r->scratch)->u);
+    return 0;
+}
+
+int api_user_modify(struct req *r, struct allot_error *err)
+{
+    struct user_patch *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    store_t *st = req_reader(r, err);
+    if (!st || model_copy_name(s->name, "name", r->param[0], 0, err) < 0 || json_body(r, err) < 0)
+        return -1;
+    s->in = r->in;
+    if (store_user_get(st, s->name, &s->u, err) < 0 || read_user(s->in, &s->u, 0, err) < 0)
+        return -1;
+    return req_defer_write(r, run_patch, s, finish_patch);
 }
 
 int api_user_remove(struct req *r, struct allot_error *err)

@@ -33,4 +33,12 @@ int bank_cost(store_t *st, const struct bank_job *j, struct bank_cost *out,
 void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct bank_cost *c,
                  const struct allocation *alloc, const struct balance *bal);
 
+/* Submit-time limits of DESIGN §4 for an admission (api_limit.c): 0 = within limits,
+ * 1 = denied at submission (Slurm's rule, e.g. DenyOnLimit) with the reason in msg,
+ * 2 = accepted but Slurm will keep it pending, reason in msg; -1 with err (no
+ * association: ENOENT naming it). */
+int limit_check_admit(store_t *st, const char *cluster, const char *user, const char *account,
+                      const char *partition, const char *qos, int64_t time_limit_s,
+                      const char *tres, char *msg, size_t msgsz, struct allot_error *err);
+
 #endif

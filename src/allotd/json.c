@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "libcore/money.h"
+#include "libcore/numparse.h"
 
 int json_body(struct req *r, struct allot_error *err)
 {
@@ -67,6 +68,8 @@ static const char *type_text(enum jf_type t)
         return "a time string or epoch seconds";
     case JF_SU:
         return "a string with units (\"100h\", \"90m\")";
+    case JF_FACTOR:
+        return "a decimal string (\"1.5\")";
     }
     return "?";
 }
@@ -126,6 +129,16 @@ static int read_one(struct jfield *f, json_t *v, struct allot_error *err)
         json_int_t x = json_integer_value(v);
         if (f->min >= 0 && (x < 0 || (x == 0 && !f->allow_empty)))
             return allot_errorf(err, ALLOT_EINVAL, "%s: must be positive", f->name);
+        *(int64_t *)f->dst = x;
+        return 0;
+    }
+    case JF_FACTOR: {
+        if (!json_is_string(v))
+            break;
+        const char *t = json_string_value(v);
+        int64_t x;
+        if (numparse_fixed(t, strlen(t), 6, &x) < 0 || x < 0)
+            return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a decimal >= 0", f->name, t);
         *(int64_t *)f->dst = x;
         return 0;
     }
@@ -230,6 +243,22 @@ json_t *json_account(const struct account *a)
     return json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "name", a->name, "parent", a->parent,
                      "shares", (json_int_t)a->shares, "description", a->description,
                      "organization", a->organization, "created", json_time(a->created_s));
+}
+
+static json_t *json_factor(int64_t ppm)
+{
+    char buf[48];
+    if (ppm < 0 || numparse_format_fixed(ppm, 6, buf, sizeof(buf)) < 0)
+        return json_string("");
+    return json_string(buf);
+}
+
+json_t *json_qos(const struct qos *q)
+{
+    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:s}", "name", q->name, "priority",
+                     (json_int_t)q->priority, "flags", q->flags, "usage_factor",
+                     json_factor(q->usage_factor_ppm), "limit_factor",
+                     json_factor(q->limit_factor_ppm), "description", q->description);
 }
 
 json_t *json_user(const struct user *u)

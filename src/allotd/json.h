@@ -27,6 +27,7 @@ enum jf_type {
     JF_SU,        /* string with units -> int64 SU-minutes (> 0 unless allow_empty) */
     JF_SUMIN,     /* integer SU-minutes (> 0 unless allow_empty); signed when min < 0 */
     JF_BILLING,   /* integer billing units -> int64 micro-units */
+    JF_FACTOR,    /* decimal string ("1.5") -> int64 parts per million, >= 0 */
 };
 
 struct jfield {
@@ -57,6 +58,7 @@ int json_query_time(struct req *r, const char *name, int64_t *out, struct allot_
 int json_query_name(struct req *r, const char *name, const char **out, struct allot_error *err);
 
 /* Encoders of model objects. */
+json_t *json_qos(const struct qos *q);
 json_t *json_account(const struct account *a);
 json_t *json_user(const struct user *u);
 json_t *json_assoc(const struct assoc *a);

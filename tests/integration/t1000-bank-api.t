@@ -133,5 +133,65 @@ test_expect_success 'store check passes; metrics count requests and commits' '
 	grep "allot_commit_batch_ops_count" out &&
 	grep "allot_allocation_available_sumin{id=\"$(cat alloc_id)\"" out
 '
+test_expect_success 'QOS add and PATCH (factors as decimal strings)' '
+	api POST /v1/qos "{\"name\":\"normal\",\"priority\":10,\"usage_factor\":\"1.5\"}" >out &&
+	test "$(json_get usage_factor <out)" = 1.5 &&
+	api PATCH /v1/qos/normal "{\"priority\":20}" >out &&
+	test "$(json_get priority <out)" = 20 &&
+	test "$(json_get usage_factor <out)" = 1.5
+'
+test_expect_success 'PATCH changes only the given fields' '
+	api PATCH /v1/accounts/chem "{\"shares\":7}" >out &&
+	test "$(json_get shares <out)" = 7 &&
+	test "$(json_get description <out)" = Chemistry &&
+	api PATCH /v1/users/alice "{\"default_account\":\"chem\"}" >out &&
+	test "$(json_get uid <out)" = 1001 &&
+	api PATCH /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\",\"default_qos\":\"normal\"}" >out &&
+	test "$(json_get default_qos <out)" = normal &&
+	api PATCH /v1/partitions/c1/std "{\"max_time_s\":86400}" >out &&
+	test "$(json_get max_tres <out)" = true &&
+	api PATCH /v1/allocations/$(cat alloc_id) "{\"comment\":\"year 1\"}" >out &&
+	test "$(json_get comment <out)" = "year 1" &&
+	test "$(json_get granted_sumin <out)" = 660
+'
+test_expect_success 'limits: set, list, effective with provenance' '
+	api PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"science\",\"name\":\"MaxSubmitJobs\",\"value\":\"1\"}" &&
+	api PUT /v1/limits "{\"scope\":\"qos\",\"owner\":\"normal\",\"name\":\"MaxTRESPerJob\",\"value\":\"cpu=16\"}" &&
+	api GET "/v1/limits?scope=account" >out &&
+	test "$(json_get items.0.owner <out)" = science &&
+	api GET "/v1/limits/effective?cluster=c1&user=alice&partition=std" >out &&
+	python3 -c "
+import json
+rows = {(r[\"name\"], r[\"value\"]): (r[\"source_scope\"], r[\"source_owner\"]) for r in json.load(open(\"out\"))[\"items\"]}
+assert rows[(\"MaxSubmitJobs\", \"1\")] == (\"account association\", \"science\"), rows
+assert rows[(\"MaxTRESPerJob\", \"cpu=16\")][1] == \"normal\", rows
+assert any(k[0] == \"MaxWallDurationPerJob\" and v[0] == \"partition\" for k, v in rows.items()), rows
+"
+'
+test_expect_success 'over a QOS limit without DenyOnLimit: admitted, will pend' '
+	API_USER=slurm api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=32\"}" >out &&
+	test "$(json_get admitted <out)" = true &&
+	json_get pending_reason <out | grep MaxTRESPerJob
+'
+test_expect_success 'with DenyOnLimit the job is refused at admission (403)' '
+	api PATCH /v1/qos/normal "{\"flags\":\"DenyOnLimit\"}" &&
+	API_USER=slurm test_expect_code 1 api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=32\"}" >out &&
+	test "$(api_status)" = 403 &&
+	test "$(json_get error.code <out)" = ELIMIT &&
+	grep MaxTRESPerJob out &&
+	API_USER=slurm api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=8\"}" >out &&
+	test "$(json_get admitted <out)" = true
+'
+test_expect_success 'admission counts held runs against MaxSubmitJobs' '
+	API_USER=slurm api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":201,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"billing\":1}" &&
+	API_USER=slurm test_expect_code 1 api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=1\"}" >out &&
+	test "$(api_status)" = 403 &&
+	grep MaxSubmitJobs out
+'
+test_expect_success 'admission without an association is 404 naming it' '
+	API_USER=slurm test_expect_code 1 api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"mallory\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=1\"}" >out &&
+	test "$(api_status)" = 404 &&
+	grep "mallory has no association" out
+'
 test_expect_success 'cleanup' 'allotd_stop'
 test_done

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* api_limit.c - /v1/limits: stored limits (list, set) and the effective limits of a
+ * (cluster, user, account, partition, QOS) with where each came from (DESIGN §4).
+ *
+ * The effective view builds Slurm's chain from the store (partition QOS, job QOS, user
+ * association, the account's associations up the tree, root, partition) and hands it to
+ * libcore's limits_resolve, which owns the precedence rules and their exceptions. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "allotd/api.h"
+#include "allotd/json.h"
+#include "libcore/limits.h"
+#include "libcore/tres.h"
+#include "libutil/xalloc.h"
+
+#define LEVEL_PAIRS_MAX 64
+
+struct level_buf {
+    char owner[4 * ALLOT_NAME_MAX];
+    int n;
+    struct limit_pair pairs[LEVEL_PAIRS_MAX];
+    char names[LEVEL_PAIRS_MAX][ALLOT_NAME_MAX];
+    char values[LEVEL_PAIRS_MAX][ALLOT_TRES_MAX];
+};
+
+static int on_limit_json(const struct limit_value *l, void *arg)
+{
+    json_array_append_new(arg, json_pack("{s:s, s:s, s:s, s:s}", "scope",
+                                         model_limit_scope_name(l->scope), "owner", l->owner,
+                                         "name", l->name, "value", l->value));
+    return 0;
+}
+
+int api_limit_list(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    const char *scope_s = req_query(r, "scope"), *owner = req_query(r, "owner");
+    if (!st)
+        return -1;
+    enum limit_scope scope = LIMIT_SCOPE_ASSOC;
+    if (scope_s && model_limit_scope_parse(scope_s, &scope) < 0)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "scope: '%s' is not assoc, account, qos or partition", scope_s);
+    if (owner && !scope_s)
+        return allot_errorf(err, ALLOT_EINVAL, "scope: required with owner");
+    json_t *items = json_array();
+    for (int s = 0; s <= LIMIT_SCOPE_PARTITION; s++) {
+        if (scope_s && s != (int)scope)
+            continue;
+        if (store_limit_list(st, (enum limit_scope)s, owner, on_limit_json, items, err) < 0) {
+            json_decref(items);
+            return -1;
+        }
+    }
+    r->out = json_pack("{s:o}", "items", items);
+    return 0;
+}
+
+struct limit_op {
+    enum limit_scope scope;
+    char owner[4 * ALLOT_NAME_MAX];
+    char name[ALLOT_NAME_MAX];
+    char value[ALLOT_TRES_MAX]; /* canonical; "" clears */
+};
+
+static int run_set(store_t *st, void *arg, struct allot_error *err)
+{
+    struct limit_op *s = arg;
+    return store_limit_set(st, s->scope, s->owner, s->name, s->value, err);
+}
+
+static int finish_set(struct req *r, struct allot_error *err)
+{
+    struct limit_op *s = r->scratch;
+    r->out = json_pack("{s:s, s:s, s:s, s:s}", "scope", model_limit_scope_name(s->scope), "owner",
+                       s->owner, "name", s->name, "value", s->value);
+    return 0;
+}
+
+int api_limit_set(struct req *r, struct allot_error *err)
+{
+    struct limit_op *s = xcalloc(1, sizeof(*s));
+    r->scratch = s;
+    char scope[ALLOT_NAME_MAX] = "", value[ALLOT_TRES_MAX] = "";
+    struct jfield f[] = {
+        {.name = "scope", .type = JF_NAME, .required = 1, .dst = scope},
+        {.name = "owner", .type = JF_TEXT, .required = 1, .dst = s->owner, .size = sizeof(s->owner)},
+        {.name = "name", .type = JF_NAME, .required = 1, .dst = s->name},
+        {.name = "value", .type = JF_TEXT, .required = 1, .dst = value, .size = sizeof(value)},
+    };
+    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+        return -1;
+    if (model_limit_scope_parse(scope, &s->scope) < 0)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "scope: '%s' is not assoc, account, qos or partition", scope);
+    if (value[0] &&
+        limits_validate(s->scope, s->name, value, s->value, sizeof(s->value), err) < 0)
+        return allot_error_prefix(err, "value");
+    return req_defer_write(r, run_set, s, finish_set);
+}
+
+/* ---- effective limits ---------------------------------------------------------------- */
+
+struct collect {
+    struct level_buf *b;
+    struct allot_error *err;
+};
+
+static int on_limit_collect(const struct limit_value *l, void *arg)
+{
+    struct collect *c = arg;
+    struct level_buf *b = c->b;
+    if (b->n >= LEVEL_PAIRS_MAX)
+        return allot_errorf(c->err, ALLOT_EINTERNAL, "%s: more than %d limits", b->owner,
+                            LEVEL_PAIRS_MAX);
+    snprintf(b->names[b->n], sizeof(b->names[0]), "%s", l->name);
+    snprintf(b->values[b->n], sizeof(b->values[0]), "%s", l->value);
+    b->pairs[b->n] = (struct limit_pair){b->names[b->n], b->values[b->n]};
+    b->n++;
+    return 0;
+}
+
+/* Append one level to the chain, with the limits stored under (scope, owner). */
+static int add_level(store_t *st, struct limit_chain *chain, struct level_buf *bufs,
+                     enum limit_level_kind kind, enum limit_scope scope, const char *owner,
+                     unsigned qos_flags, struct allot_error *err)
+{
+    if (chain->n >= LIMIT_CHAIN_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "account: tree deeper than %d levels",
+                            LIMIT_CHAIN_MAX - 4);
+    struct level_buf *b = &bufs[chain->n];
+    snprintf(b->owner, sizeof(b->owner), "%s", owner);
+    b->n = 0;
+    struct collect c = {b, err};
+    int rc = store_limit_list(st, scope, owner, on_limit_collect, &c, err);
+    if (rc != 0)
+        return -1;
+    chain->level[chain->n++] = (struct limit_level){kind, b->owner, b->pairs, b->n, qos_flags};
+    return 0;
+}
+
+/* The partition's own MaxTime (a partition attribute, not a stored limit) joins its level
+ * unless a stored MaxTime overrides it. */
+static int add_partition_max_time(struct level_buf *b, struct limit_level *lv, int64_t max_time_s,
+                                  struct allot_error *err)
+{
+    for (int i = 0; i < b->n; i++)
+        if (strcasecmp(b->names[i], "MaxTime") == 0)
+            return 0;
+    if (b->n >= LEVEL_PAIRS_MAX)
+        return allot_errorf(err, ALLOT_EINTERNAL, "%s: more than %d limits", b->owner,
+                            LEVEL_PAIRS_MAX);
+    char minutes[32];
+    snprintf(minutes, sizeof(minutes), "%lld", (long long)((max_time_s + 59) / 60));
+    if (limits_validate(LIMIT_SCOPE_PARTITION, "MaxTime", minutes, b->values[b->n],
+                        sizeof(b->values[0]), err) < 0)
+        return allot_error_prefix(err, "partition max_time_s");
+    snprintf(b->names[b->n], sizeof(b->names[0]), "MaxTime");
+    b->pairs[b->n] = (struct limit_pair){b->names[b->n], b->values[b->n]};
+    b->n++;
+    lv->n = b->n;
+    return 0;
+}
+
+static int add_qos_level(store_t *st, struct limit_chain *chain, struct level_buf *bufs,
+                         enum limit_level_kind kind, const char *name, struct allot_error *err)
+{
+    struct qos q;
+    if (store_qos_get(st, name, &q, err) < 0)
+        return allot_error_prefix(err, "qos");
+    return add_level(st, chain, bufs, kind, LIMIT_SCOPE_QOS, name, limits_qos_flags(q.flags), err);
+}
+
+/* Effective-limit chain for (cluster, user, account, partition, qos); account NULL = the
+ * user's default; partition/qos NULL = none given. */
+static int build_chain(store_t *st, const char *cluster, const char *user, const char *account,
+                       const char *partition, const char *qos, struct limit_chain *chain,
+                       struct level_buf *bufs, struct allot_error *err)
+{
+    struct user u;
+    if (!account) {
+        if (store_user_get(st, user, &u, err) < 0)
+            return -1;
+        if (!u.default_account[0])
+            return allot_errorf(err, ALLOT_EINVAL, "account: required (%s has no default)",
+                                user);
+        account = u.default_account;
+    }
+    struct partition p = {.qos = ""};
+    if (partition && store_partition_get(st, cluster, partition, &p, err) < 0)
+        return allot_error_prefix(err, "partition");
+    struct assoc a;
+    struct allot_error e2;
+    if (store_assoc_get(st, cluster, account, user, partition ? partition : "", &a, &e2) < 0) {
+        if (!partition || e2.code != ALLOT_ENOENT ||
+            store_assoc_get(st, cluster, account, user, "", &a, err) < 0) {
+            if (e2.code != ALLOT_ENOENT) {
+                *err = e2;
+                return -1;
+            }
+            return allot_errorf(err, ALLOT_ENOENT,
+                                "user %s has no association with account %s on cluster %s",
+                                user, account, cluster);
+        }
+    }
+    chain->n = 0;
+    if (p.qos[0] && add_qos_level(st, chain, bufs, LIMIT_LEVEL_PARTITION_QOS, p.qos, err) < 0)
+        return -1;
+    const char *job_qos = qos ? qos : (a.default_qos[0] ? a.default_qos : NULL);
+    if (job_qos && add_qos_level(st, chain, bufs, LIMIT_LEVEL_JOB_QOS, job_qos, err) < 0)
+        return -1;
+    char owner[4 * ALLOT_NAME_MAX];
+    snprintf(owner, sizeof(owner), "%s:%s:%s:%s", a.cluster, a.account, a.user, a.partition);
+    if (add_level(st, chain, bufs, LIMIT_LEVEL_USER_ASSOC, LIMIT_SCOPE_ASSOC, owner, 0, err) < 0)
+        return -1;
+    struct account anc[LIMIT_CHAIN_MAX];
+    int n = 0;
+    if (store_account_ancestors(st, account, anc, LIMIT_CHAIN_MAX - 4, &n, err) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int root = strcmp(anc[i].name, "root") == 0;
+        if (add_level(st, chain, bufs, root ? LIMIT_LEVEL_ROOT_ASSOC : LIMIT_LEVEL_ACCOUNT_ASSOC,
+                      LIMIT_SCOPE_ACCOUNT, anc[i].name, 0, err) < 0)
+            return -1;
+    }
+    if (partition) {
+        snprintf(owner, sizeof(owner), "%s:%s", cluster, partition);
+        if (add_level(st, chain, bufs, LIMIT_LEVEL_PARTITION, LIMIT_SCOPE_PARTITION, owner, 0,
+                      err) < 0)
+            return -1;
+        if (p.max_time_s >= 0 && add_partition_max_time(&bufs[chain->n - 1],
+                                                        &chain->level[chain->n - 1],
+                                                        p.max_time_s, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One row of limits_format_row ("NAME\tVALUE\tLEVEL\tOWNER") as a JSON item. */
+static json_t *row_json(const char *row)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", row);
+    char *f[4] = {buf, "", "", ""};
+    for (int i = 1; i < 4; i++) {
+        char *tab = strchr(f[i - 1], '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        f[i] = tab + 1;
+    }
+    return json_pack("{s:s, s:s, s:s, s:s}", "name", f[0], "value", f[1], "source_scope", f[2],
+                     "source_owner", f[3]);
+}
+
+int api_limit_effective(struct req *r, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    struct level_buf *bufs = xcalloc(LIMIT_CHAIN_MAX, sizeof(*bufs));
+    struct limit_chain *chain = xcalloc(1, sizeof(*chain));
+    struct limit_effective *eff = xcalloc(1, sizeof(*eff));
+    int rc = -1;
+    const char *cluster, *user, *account, *partition, *qos;
+    if (json_query_name(r, "cluster", &cluster, err) < 0 ||
+        json_query_name(r, "user", &user, err) < 0 ||
+        json_query_name(r, "account", &account, err) < 0 ||
+        json_query_name(r, "partition", &partition, err) < 0 ||
+        json_query_name(r, "qos", &qos, err) < 0)
+        goto out;
+    if (!cluster || !user) {
+        allot_errorf(err, ALLOT_EINVAL, "%s: required", cluster ? "user" : "cluster");
+        goto out;
+    }
+    if (r->who.role == ROLE_USER && strcmp(user, r->who.user) != 0) {
+        allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own limits", r->who.user);
+        goto out;
+    }
+    if (build_chain(st, cluster, user, account, partition, qos, chain, bufs, err) < 0 ||
+        limits_resolve(chain, eff, err) < 0)
+        goto out;
+    json_t *items = json_array();
+    char row[1024];
+    for (int i = 0; i < eff->n; i++) {
+        const struct limit_resolved *x = &eff->r[i];
+        if (x->type == LIMIT_TRES || x->type == LIMIT_TRES_MINUTES) {
+            for (int k = 0; k < x->tres.n; k++)
+                if (x->tres_src[k].level >= 0 &&
+                    limits_format_row(x, k, row, sizeof(row)) == 0)
+                    json_array_append_new(items, row_json(row));
+        } else if (x->src.level >= 0 && limits_format_row(x, 0, row, sizeof(row)) == 0) {
+            json_array_append_new(items, row_json(row));
+        }
+    }
+    r->out = json_pack("{s:o}", "items", items);
+    rc = 0;
+out:
+    free(eff);
+    free(chain);
+    free(bufs);
+    return rc;
+}
+
+/* ---- submit-time check for admission (DESIGN §4) --------------------------------------- */
+
+int limit_check_admit(store_t *st, const char *cluster, const char *user, const char *account,
+                      const char *partition, const char *qos, int64_t time_limit_s,
+                      const char *tres, char *msg, size_t msgsz, struct allot_error *err)
+{
+    struct level_buf *bufs = xcalloc(LIMIT_CHAIN_MAX, sizeof(*bufs));
+    struct limit_chain *chain = xcalloc(1, sizeof(*chain));
+    struct limit_effective *eff = xcalloc(1, sizeof(*eff));
+    struct job_request job = {.time_limit_s = time_limit_s};
+    struct submit_counts counts = {0};
+    struct limit_violation v;
+    int rc = -1;
+    if (build_chain(st, cluster, user, account, partition, qos && *qos ? qos : NULL, chain,
+                    bufs, err) < 0 ||
+        limits_resolve(chain, eff, err) < 0)
+        goto out;
+    if (tres_parse(tres ? tres : "", &job.tres, err) < 0) {
+        allot_error_prefix(err, "tres");
+        goto out;
+    }
+    /* Held runs stand for the jobs Slurm counts against MaxSubmitJobs/GrpSubmitJobs. */
+    if (store_job_count_held(st, cluster, account, user, &counts.user_jobs, err) < 0 ||
+        store_job_count_held(st, cluster, account, NULL, &counts.account_jobs, err) < 0)
+        goto out;
+    for (int i = 0; i < chain->n; i++)
+        counts.level_jobs[i] = counts.account_jobs;
+    rc = 0;
+    enum limit_check chk = limits_check_submit(eff, &job, &counts, &v);
+    if (chk != LIMIT_CHECK_OK) {
+        limits_violation_format(&v, msg, msgsz);
+        rc = chk == LIMIT_CHECK_DENY ? 1 : 2;
+    }
+out:
+    free(eff);
+    free(chain);
+    free(bufs);
+    return rc;
+}
