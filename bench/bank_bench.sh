@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# bank_bench.sh [BUILD_DIR] - issue 2 "Measure": durable hold+settle pairs through allotd's
+# HTTP API on the SQLite backend, with N keep-alive clients, spread over many allocations and
+# all on one allocation.  Prints bank_loadgen's lines (ops/s, p50/p99/p99.9).  allotd runs in
+# a temporary directory with AuthType=none (test build, loopback) and is stopped at the end.
+#   CLIENTS=32 PAIRS=100000 bash bench/bank_bench.sh build
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
+CLIENTS=${CLIENTS:-32}
+PAIRS=${PAIRS:-100000}
+ACCOUNTS=${ACCOUNTS:-32}
+. "$src/tests/sharness.d/00-common.sh"
+tmp=$(mktemp -d /tmp/allot-bankbench-XXXXXX) && cd "$tmp" || exit 1
+port=$(find_free_port) || exit 1
+url=http://127.0.0.1:$port
+cat >allot.conf <<CONF
+StorageType=sqlite
+StorageLoc=$tmp/bank.sqlite
+ListenAddr=127.0.0.1:$port
+ListenSocket=$tmp/allotd.sock
+AuthType=none
+TestMode=local
+SuperUsers=root
+LogFile=$tmp/allotd.log
+Threads=$CLIENTS
+LogLevel=warn
+CONF
+"$ALLOT_BUILD_DIR/src/allotd/allotd" --config allot.conf --foreground >stderr 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+wait_for 20 curl -sf "$url/healthz" || { cat stderr; exit 1; }
+post() { curl -sf -H 'X-Allot-User: root' -H 'Content-Type: application/json' -d "$2" "$url$1" >/dev/null; }
+post /v1/clusters '{"name":"bench"}' || exit 1
+post /v1/partitions '{"cluster":"bench","name":"cpu","resource":"cpu"}' || exit 1
+post /v1/users '{"name":"root","uid":0}' || exit 1
+for i in $(seq 0 $((ACCOUNTS - 1))); do
+    post /v1/accounts "{\"name\":\"acct$i\",\"parent\":\"root\"}" &&
+    post /v1/assocs "{\"cluster\":\"bench\",\"account\":\"acct$i\",\"user\":\"root\"}" &&
+    post /v1/allocations "{\"account\":\"acct$i\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":100000000000}" || exit 1
+done
+echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
+echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations"
+"$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
+    --pairs "$PAIRS" --accounts "$ACCOUNTS" --job-base 1
+echo "== $CLIENTS clients, $PAIRS pairs on one allocation"
+"$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
+    --pairs "$PAIRS" --accounts 1 --job-base 5000000000
+echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations"
+"$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
+    --pairs $((PAIRS / 4)) --accounts "$ACCOUNTS" --admit --job-base 9000000000
+curl -sf -H 'X-Allot-User: root' "$url/v1/check" | head -c 300; echo
