@@ -8,6 +8,7 @@
 
 #include "libcore/billing.h"
 #include "libcore/money.h"
+#include "libcore/numparse.h"
 #include "libcore/tres.h"
 
 int bank_cost(store_t *st, const struct bank_job *j, struct bank_cost *out,
@@ -51,14 +52,17 @@ void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct 
                  j->account, c->resource, j->cluster, cost);
         return;
     }
+    char billing[48];
+    if (numparse_format_fixed(c->billing_micro, 6, billing, sizeof(billing)) < 0)
+        snprintf(billing, sizeof(billing), "?");
     money_format_sumin(bal->available_sumin, avail, sizeof(avail));
     money_format_sumin(bal->held_sumin, held, sizeof(held));
     snprintf(buf, size,
              "account %s, allocation %lld (%s of account %s): available %s SU, but this job "
-             "may cost up to %s SU (billing %lld.%06lld x time limit %lld min); running jobs "
+             "may cost up to %s SU (billing %s x time limit %lld min); running jobs "
              "hold %s SU. Lower the time limit (--time) or the resources, wait for running "
              "jobs to finish, or use another account.",
              j->account, (long long)alloc->id, alloc->resource, alloc->account, avail, cost,
-             (long long)(c->billing_micro / 1000000), (long long)(c->billing_micro % 1000000),
+             billing,
              (long long)((j->time_limit_s + 59) / 60), held);
 }

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test/json.c - unit tests of json.c's strict readers: unknown fields, wrong types,
+ * missing required fields, amounts, times; outputs untouched on error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "allotd/json.h"
+
+struct target {
+    char name[ALLOT_NAME_MAX];
+    int64_t n, t, su, sumin, billing, factor;
+    int flag;
+};
+
+static int read_text(const char *text, struct target *x, struct allot_error *err)
+{
+    json_error_t je;
+    json_t *in = json_loads(text, 0, &je);
+    assert_non_null(in);
+    struct jfield f[] = {
+        {.name = "name", .type = JF_NAME, .required = 1, .dst = x->name},
+        {.name = "n", .type = JF_INT, .dst = &x->n, .min = 1},
+        {.name = "t", .type = JF_TIME, .dst = &x->t},
+        {.name = "su", .type = JF_SU, .dst = &x->su},
+        {.name = "amount_sumin", .type = JF_SUMIN, .dst = &x->sumin},
+        {.name = "billing", .type = JF_BILLING, .dst = &x->billing},
+        {.name = "factor", .type = JF_FACTOR, .dst = &x->factor},
+        {.name = "flag", .type = JF_BOOL, .dst = &x->flag},
+    };
+    int rc = json_read(in, f, sizeof(f) / sizeof(f[0]), err);
+    json_decref(in);
+    return rc;
+}
+
+static void test_good(void **state)
+{
+    struct target x = {.n = 0};
+    struct allot_error err = {0};
+    assert_int_equal(read_text("{\"name\":\"chem\",\"n\":3,\"t\":\"2026-01-01\",\"su\":\"1.5h\","
+                               "\"amount_sumin\":7,\"billing\":2,\"factor\":\"0.25\","
+                               "\"flag\":true}",
+                               &x, &err),
+                     0);
+    assert_string_equal(x.name, "chem");
+    assert_int_equal(x.n, 3);
+    assert_int_equal(x.t, 1767225600);
+    assert_int_equal(x.su, 90);
+    assert_int_equal(x.sumin, 7);
+    assert_int_equal(x.billing, 2000000);
+    assert_int_equal(x.factor, 250000);
+    assert_int_equal(x.flag, 1);
+    assert_int_equal(read_text("{\"name\":\"a\",\"t\":\"2026-01-01T01:00:00Z\"}", &x, &err), 0);
+    assert_int_equal(x.t, 1767229200);
+    assert_int_equal(read_text("{\"name\":\"a\",\"t\":5,\"n\":null}", &x, &err), 0);
+    assert_int_equal(x.t, 5);
+}
+
+static const struct {
+    const char *text, *field;
+} bad[] = {
+    {"{}", "name: required"},
+    {"{\"name\":\"a\",\"x\":1}", "x: unknown field"},
+    {"{\"name\":7}", "name: must be a string"},
+    {"{\"name\":\"a b\"}", "name"},
+    {"{\"name\":\"a\",\"n\":0}", "n: must be >= 1"},
+    {"{\"name\":\"a\",\"n\":\"3\"}", "n: must be an integer"},
+    {"{\"name\":\"a\",\"t\":\"yesterday\"}", "t: 'yesterday' is not a time"},
+    {"{\"name\":\"a\",\"t\":-1}", "t: must be >= 0"},
+    {"{\"name\":\"a\",\"su\":\"-1h\"}", "su"},
+    {"{\"name\":\"a\",\"su\":\"0h\"}", "su: must be positive"},
+    {"{\"name\":\"a\",\"su\":60}", "su: must be a string with units"},
+    {"{\"name\":\"a\",\"amount_sumin\":-3}", "amount_sumin: must be positive"},
+    {"{\"name\":\"a\",\"billing\":-1}", "billing: must be 0.."},
+    {"{\"name\":\"a\",\"billing\":9223372036854775807}", "billing: must be 0.."},
+    {"{\"name\":\"a\",\"factor\":\"x\"}", "factor: 'x' is not a decimal"},
+    {"{\"name\":\"a\",\"flag\":1}", "flag: must be true or false"},
+};
+
+static void test_bad(void **state)
+{
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        struct target x;
+        memset(&x, 0x5a, sizeof(x));
+        struct target before = x;
+        struct allot_error err = {0};
+        assert_int_equal(read_text(bad[k].text, &x, &err), -1);
+        assert_int_equal(err.code, ALLOT_EINVAL);
+        if (strncmp(err.msg, bad[k].field, strlen(bad[k].field)) != 0)
+            fail_msg("%s: want '%s', got '%s'", bad[k].text, bad[k].field, err.msg);
+        /* The failing field is never written (earlier valid fields may be). */
+        if (strstr(bad[k].field, "unknown"))
+            assert_memory_equal(&x, &before, sizeof(x));
+    }
+}
+
+static void test_time_format(void **state)
+{
+    json_t *t = json_time(1767225600);
+    assert_string_equal(json_string_value(t), "2026-01-01T00:00:00Z");
+    json_decref(t);
+    t = json_time(0);
+    assert_true(json_is_null(t));
+    json_decref(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good),
+        cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_time_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
