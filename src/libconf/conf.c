@@ -99,6 +99,29 @@ static const struct conf_row conf_rows[] = {
     {{"PrEpSpoolDir", CONF_STRING, NULL, 0, 0, "/var/spool/allot", 1,
       "directory where prep/allot keeps pending settles across slurmctld restarts"},
      S(prep_spool_dir)},
+    {{"SiteFactorRule", CONF_ENUM, "power|sigmoid", 0, 0, "power", 1,
+      "site factor rule: power f_c^Nc x f_t^Nt, or sigmoid S(f_c) x S(f_t)"},
+     S(sf_rule)},
+    {{"SiteFactorMax", CONF_INT, NULL, 0, 1000000000, "0", 1,
+      "Slurm site factor of an allocation whose factor is 1; 0 = site factor off"},
+     I(sf_max)},
+    {{"SiteFactorNc", CONF_STRING, NULL, 0, 0, "1", 1, "power rule: credit exponent (>= 0)"},
+     S(sf_nc)},
+    {{"SiteFactorNt", CONF_STRING, NULL, 0, 0, "1", 1, "power rule: temporal exponent (>= 0)"},
+     S(sf_nt)},
+    {{"SiteFactorLc", CONF_STRING, NULL, 0, 0, "1", 1, "sigmoid rule: credit rate l"},
+     S(sf_lc)},
+    {{"SiteFactorLt", CONF_STRING, NULL, 0, 0, "1", 1, "sigmoid rule: temporal rate l"},
+     S(sf_lt)},
+    {{"SiteFactorX0c", CONF_STRING, NULL, 0, 0, "0.5", 1,
+      "sigmoid rule: credit midpoint x0 in [0, 1]"},
+     S(sf_x0c)},
+    {{"SiteFactorX0t", CONF_STRING, NULL, 0, 0, "0.5", 1,
+      "sigmoid rule: temporal midpoint x0 in [0, 1]"},
+     S(sf_x0t)},
+    {{"SubmitHoldTTL", CONF_INT, NULL, 10, 86400 * 30, "300", 1,
+      "HoldMode=submit: seconds after which a hold never bound to a job id is released"},
+     I(submit_hold_ttl_s)},
     {{"FairShareAlgorithm", CONF_ENUM, "classic|fair_tree|flux", 0, 0, "fair_tree", 1,
       "fair-share: Slurm classic (NO_FAIR_TREE), Slurm Fair Tree, flux weighted tree"},
      S(fairshare_algo)},
@@ -423,6 +446,34 @@ static const struct conf_row *find_row(const char *key)
     return NULL;
 }
 
+/* The site factor's real parameters: finite decimals; exponents >= 0, midpoints in [0, 1],
+ * rates within +-700 so that e^l stays finite. */
+static int check_sf_reals(const struct allot_conf *c, const char *name, struct allot_error *err)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+        double lo, hi;
+    } reals[] = {
+        {"SiteFactorNc", offsetof(struct allot_conf, sf_nc), 0, 1e6},
+        {"SiteFactorNt", offsetof(struct allot_conf, sf_nt), 0, 1e6},
+        {"SiteFactorLc", offsetof(struct allot_conf, sf_lc), -700, 700},
+        {"SiteFactorLt", offsetof(struct allot_conf, sf_lt), -700, 700},
+        {"SiteFactorX0c", offsetof(struct allot_conf, sf_x0c), 0, 1},
+        {"SiteFactorX0t", offsetof(struct allot_conf, sf_x0t), 0, 1},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+        const char *v = (const char *)c + reals[i].off;
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (!*v || *end || errno || !(x >= reals[i].lo && x <= reals[i].hi))
+            return allot_errorf(err, ALLOT_EINVAL, "%s: %s: '%s' is not a number in [%g, %g]",
+                                name, reals[i].key, v, reals[i].lo, reals[i].hi);
+    }
+    return 0;
+}
+
 /* Cross-field checks, after the whole file (STYLE: defaults, file, cross-field checks). */
 static int conf_check(const struct allot_conf *c, const char *name, struct allot_error *err)
 {
@@ -436,6 +487,8 @@ static int conf_check(const struct allot_conf *c, const char *name, struct allot
         return allot_errorf(err, ALLOT_EINVAL,
                             "%s: PrEpMinThreads: must not exceed PrEpMaxThreads (%lld)", name,
                             (long long)c->prep_max_threads);
+    if (check_sf_reals(c, name, err) < 0)
+        return -1;
 #ifdef ALLOT_TEST
     if (!strcmp(c->auth_type, "none") && strcmp(c->test_mode, "local") != 0)
         return allot_errorf(err, ALLOT_EINVAL,

@@ -62,6 +62,13 @@ struct allot_conf {
     int64_t prep_min_threads;          /* prep/allot worker pool, at least */
     int64_t prep_max_threads;          /* and at most */
     char prep_spool_dir[CONF_STR_MAX]; /* prep/allot's pending settles survive restarts here */
+    /* Site factor (DESIGN §6, doc/slurm.md); the reals are decimal text checked at load */
+    char sf_rule[16];       /* "power" | "sigmoid" */
+    int64_t sf_max;         /* Slurm site factor of a factor 1.0; 0 = no push */
+    char sf_nc[32], sf_nt[32];           /* power rule exponents, >= 0 */
+    char sf_lc[32], sf_lt[32];           /* sigmoid rates */
+    char sf_x0c[32], sf_x0t[32];         /* sigmoid midpoints in [0, 1] */
+    int64_t submit_hold_ttl_s;  /* HoldMode=submit: an unbound submit hold is released after this */
     /* Usage, fair-share, priority (DESIGN §6; doc/fairshare.md) */
     char fairshare_algo[16];        /* "classic" | "fair_tree" | "flux" */
     int64_t decay_halflife_s;       /* PriorityDecayHalfLife; 0 = no decay */
