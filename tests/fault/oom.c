@@ -41,11 +41,11 @@ void *__real_realloc(void *p, size_t n);
 char *__real_strdup(const char *s);
 void __real_free(void *p);
 
-static long fail_at;   /* fail the allocation with this number; 0 = never */
-static long allocs;    /* allocations counted since arming */
-static long hits;      /* failures injected */
-static long live;      /* blocks from wrapped calls not yet freed (libcore loop) */
-static int counting;   /* 1 while a workload runs */
+static long fail_at; /* fail the allocation with this number; 0 = never */
+static long allocs;  /* allocations counted since arming */
+static long hits;    /* failures injected */
+static long live;    /* blocks from wrapped calls not yet freed (libcore loop) */
+static int counting; /* 1 while a workload runs */
 
 static int due(void)
 {
@@ -136,9 +136,9 @@ static void problem(const char *fmt, ...)
 
 #define NODES 7
 static const struct usage_assoc_spec specs[NODES] = {
-    {-1, 1, 0, "root", NULL},       {0, 60, 0, "science", NULL}, {0, 40, 0, "arts", NULL},
-    {1, 10, 500, "science", "alice"}, {1, 30, 100, "science", "bob"},
-    {2, 1, 0, "arts", "carol"},     {2, 5, 900, "arts", "dave"},
+    {-1, 1, 0, "root", NULL},         {0, 60, 0, "science", NULL},    {0, 40, 0, "arts", NULL},
+    {1, 10, 500, "science", "alice"}, {1, 30, 100, "science", "bob"}, {2, 1, 0, "arts", "carol"},
+    {2, 5, 900, "arts", "dave"},
 };
 
 /* One run: 0 and rows filled, or -1 with err. */
@@ -182,11 +182,10 @@ static void loop_core(void)
         if (rc == 0 && memcmp(got, want, sizeof got) != 0)
             problem("core N=%ld: the fault was absorbed but the result differs", n);
         if (rc < 0 && (err.code != ALLOT_ENOMEM || !err.msg[0]))
-            problem("core N=%ld: error %s (%s), want ENOMEM", n, allot_errname(err.code),
-                    err.msg);
+            problem("core N=%ld: error %s (%s), want ENOMEM", n, allot_errname(err.code), err.msg);
     }
-    printf("%s 1 - core: %ld runs, %ld allocation failures injected\n",
-           failures ? "not ok" : "ok", n, faults);
+    printf("%s 1 - core: %ld runs, %ld allocation failures injected\n", failures ? "not ok" : "ok",
+           n, faults);
 }
 
 /* ---- liballot against a real allotd ---- */
@@ -256,8 +255,7 @@ static void allotd_stop(void)
         kill(allotd_pid, SIGTERM);
         waitpid(allotd_pid, NULL, 0);
     }
-    const char *files[] = {"allot.conf", "allot.db", "allot.db-wal", "allot.db-shm",
-                           "allotd.log"};
+    const char *files[] = {"allot.conf", "allot.db", "allot.db-wal", "allot.db-shm", "allotd.log"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, files[i]);
         unlink(p);
@@ -290,13 +288,16 @@ static int client_run(char *out, size_t len, struct allot_error *err)
             *err = e404;
             goto out;
         }
-        allot_errorf(err, ALLOT_EINTERNAL, "404 call: %s %s", allot_errname(e404.code),
-                     e404.msg);
+        allot_errorf(err, ALLOT_EINTERNAL, "404 call: %s %s", allot_errname(e404.code), e404.msg);
         goto out;
     }
     k += (size_t)snprintf(out + k, len > k ? len - k : 0, "%d|%s|", status, e404.msg);
-    struct allot_job_desc job = {.cluster = "c1", .user = "alice", .account = "chem",
-                                 .partition = "std", .time_limit_s = 600, .tres = "cpu=1"};
+    struct allot_job_desc job = {.cluster = "c1",
+                                 .user = "alice",
+                                 .account = "chem",
+                                 .partition = "std",
+                                 .time_limit_s = 600,
+                                 .tres = "cpu=1"};
     struct allot_job_result res;
     if (allot_job_admit(c, &job, &res, err) < 0)
         goto out;
@@ -356,8 +357,8 @@ static void loop_client(const char *bin, int t)
         }
         faults += hits;
         if (rc == 0 && strcmp(got, want) != 0)
-            problem("client N=%ld: the fault was absorbed but the result differs:\n%s\n%s", n,
-                    want, got);
+            problem("client N=%ld: the fault was absorbed but the result differs:\n%s\n%s", n, want,
+                    got);
         if (rc < 0 && (err.code != ALLOT_ENOMEM || !err.msg[0]))
             problem("client N=%ld: error %s (%s), want ENOMEM", n, allot_errname(err.code),
                     err.msg);

@@ -412,14 +412,14 @@ static long run_once(const struct mode *m, struct bank *b, long n, struct sbuf *
         int rc = run_step(st, k, &err);
         if (rc == 0) {
             if (hits(m) != h0 && m->kind == M_DB)
-                problem("%s N=%ld step %d: a fault was injected but the step succeeded",
-                        m->name, n, k);
+                problem("%s N=%ld step %d: a fault was injected but the step succeeded", m->name, n,
+                        k);
             continue;
         }
         /* The step failed: it must be our fault, clean, and have changed nothing. */
         if (hits(m) == h0) {
-            problem("%s N=%ld step %d: failed without an injected fault: %s (%s)", m->name, n,
-                    k, allot_errname(err.code), err.msg);
+            problem("%s N=%ld step %d: failed without an injected fault: %s (%s)", m->name, n, k,
+                    allot_errname(err.code), err.msg);
             break;
         }
         if (!clean_code(err.code) || !err.msg[0])
@@ -439,13 +439,13 @@ static long run_once(const struct mode *m, struct bank *b, long n, struct sbuf *
         rs = summarize(st, &after, &err);
         suspend(m, 0);
         if (rs < 0) {
-            problem("%s N=%ld step %d: reading state after the fault: %s", m->name, n, k,
-                    err.msg);
+            problem("%s N=%ld step %d: reading state after the fault: %s", m->name, n, k, err.msg);
             break;
         }
         if (strcmp(before.s, after.s) != 0)
-            problem("%s N=%ld step %d: a failed step changed the bank:\n--- before\n%s--- after\n%s",
-                    m->name, n, k, before.s, after.s);
+            problem(
+                "%s N=%ld step %d: a failed step changed the bank:\n--- before\n%s--- after\n%s",
+                m->name, n, k, before.s, after.s);
         /* The client retries; a once-fault has fired, a persistent one was lifted. */
         allot_error_clear(&err);
         if (run_step(st, k, &err) < 0) {

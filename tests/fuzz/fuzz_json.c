@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!f[i].seen)
                 continue;
             if (f[i].type == JF_NAME || f[i].type == JF_TEXT ? strcmp(a, b) != 0
-                                                              : memcmp(a, b, dl) != 0)
+                                                             : memcmp(a, b, dl) != 0)
                 abort();
         }
         json_decref(back);

@@ -23,8 +23,8 @@ static void roundtrip(int64_t v)
     if (v >= 0 && (money_parse_sumin(buf, &again, &err) < 0 || again != v))
         abort();
     char small[4] = "zzz";
-    if (strlen(buf) >= sizeof small && (money_format_sumin(v, small, sizeof small) != -1 ||
-                                        memcmp(small, "zzz", 4) != 0))
+    if (strlen(buf) >= sizeof small &&
+        (money_format_sumin(v, small, sizeof small) != -1 || memcmp(small, "zzz", 4) != 0))
         abort();
 }
 

@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (l.n < 0 || l.n > TRES_LIST_MAX)
         abort();
     for (int i = 0; i < l.n; i++) {
-        if (l.item[i].count < 0 || !l.item[i].name[0] || tres_get(&l, l.item[i].name) != l.item[i].count)
+        if (l.item[i].count < 0 || !l.item[i].name[0] ||
+            tres_get(&l, l.item[i].name) != l.item[i].count)
             abort();
         for (int j = 0; j < i; j++)
             if (strcmp(l.item[i].name, l.item[j].name) == 0)
