@@ -115,11 +115,12 @@ static db_stmt_t *drv_prepare(db_t *db, const char *sql, struct allot_error *err
         snprintf(want, sizeof want, "$%d", i);
         const char *got = sqlite3_bind_parameter_name(stmt, i);
         if (!got || strcmp(got, want) != 0) {
-            sqlite3_finalize(stmt);
+            /* Format before finalizing: the parameter name belongs to the statement. */
             allot_errorf(err, ALLOT_EINTERNAL,
                          "db: parameter %d is %s, not %s (placeholders must be $1, $2, ... in "
                          "order of first appearance): %.60s",
                          i, got ? got : "?", want, sql);
+            sqlite3_finalize(stmt);
             return NULL;
         }
     }
