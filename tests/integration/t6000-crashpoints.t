@@ -190,6 +190,7 @@ test_expect_success 'reference: the workload without a crash' '
 for point in writer.before_commit writer.after_commit; do
 	for n in 1 2 3 5 6 8 11 14 18 23 27 32; do
 		test_expect_success "crash at $point pass $n: acknowledged ops once, resume equals reference" '
+			allotd_stop &&
 			rm -rf allotd ack &&
 			ALLOT_CRASH=$point:$n allotd_start $CONF &&
 			{ python3 client.py "$ALLOTD_URL" ack 0 >client.out; echo $? >client.rc; } &&
