@@ -2,7 +2,7 @@
 /* store_bench.c - throughput of the storage hot path: hold+settle pairs through store.h on
  * an SQLite file, grouped 1, 16 and 64 pairs per transaction (as the daemon's group commit
  * does, each verb in its own savepoint), durable (synchronous=FULL) and not; plus the payer
- * lookup alone (recursive CTE up a 5-deep account chain).  Prints numbers; asserts nothing.
+ * lookup alone (a walk up a 5-deep account chain).  Prints numbers; asserts nothing.
  *
  * usage: store_bench [pairs-per-run (default 2000)] [directory (default /tmp)]
  */
@@ -148,7 +148,7 @@ static void payer_lookups(const char *path, const char *account, int n)
             die("payer", &err);
     double dt = now_s() - t0;
     store_rollback(st);
-    printf("payer lookup from %s (recursive CTE): %9.0f lookups/s  %6.1f us/lookup\n", account,
+    printf("payer lookup from %s: %9.0f lookups/s  %6.1f us/lookup\n", account,
            n / dt, dt * 1e6 / n);
     store_close(st);
 }

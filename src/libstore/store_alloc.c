@@ -8,9 +8,9 @@
  * Balance columns per kind (DESIGN §3): credit/carryover/adjustment add to granted, expiry
  * subtracts from it; debit adds to used, refund subtracts; hold adds to held, release
  * subtracts.
- * The payer is found by one recursive query: the account's chain to root, joined with the
- * allocations of the resource whose cluster scope covers the cluster and whose period
- * contains the time, nearest first.  Allocations of one (account, resource) never overlap in
+ * The payer is found by walking the account's chain to root with point lookups, taking the
+ * first account that has an allocation of the resource whose cluster scope covers the
+ * cluster and whose period contains the time.  Allocations of one (account, resource) never overlap in
  * intersecting cluster scopes, so at most one matches per account.
  */
 #include <string.h>
@@ -44,19 +44,22 @@ static const char SQL_ALLOC_LIST[] =
     "WHERE ($1 = '' OR ac.name = $1) AND ($2 = '' OR al.resource = $2) "
     "AND ($3 = 0 OR (al.start_s <= $3 AND $3 < al.end_s)) "
     "ORDER BY ac.name, al.resource, al.start_s, al.id";
+/* The payer walk (store_payer): the account's id and parent, then per account on the chain
+ * its allocation (allocations_payer index) or else its parent.  Point lookups, not one
+ * recursive query: SQLite materialises a recursive CTE in ephemeral tables on every call,
+ * which cost more than the rest of a hold; a walk is usually one or two short steps.
+ * At most one allocation matches per account (no overlap, file comment); the ORDER BY only
+ * makes that explicit, by start_s so allocations_payer yields it in order with no sort
+ * (ORDER BY al.id made SQLite build a temporary B-tree, page memsets and all, per call). */
+static const char SQL_PAYER_START[] = "SELECT id, parent_id FROM accounts WHERE name = $1";
+static const char SQL_PAYER_PARENT[] = "SELECT parent_id FROM accounts WHERE id = $1";
 static const char SQL_PAYER[] =
-    "WITH RECURSIVE chain(id, depth) AS ("
-    " SELECT id, 0 FROM accounts WHERE name = $1"
-    " UNION ALL"
-    " SELECT a.parent_id, c.depth + 1 FROM chain c JOIN accounts a ON a.id = c.id"
-    " WHERE a.parent_id IS NOT NULL AND c.depth < 1000)"
-    " SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM chain c"
-    " JOIN allocations al ON al.account_id = c.id"
+    "SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM allocations al"
     " JOIN accounts ac ON ac.id = al.account_id"
     " JOIN alloc_balance b ON b.alloc_id = al.id"
-    " WHERE al.resource = $2 AND (al.cluster = $3 OR al.cluster = '')"
+    " WHERE al.account_id = $1 AND al.resource = $2 AND (al.cluster = $3 OR al.cluster = '')"
     " AND al.start_s <= $4 AND $4 < al.end_s"
-    " ORDER BY c.depth, al.id LIMIT 1";
+    " ORDER BY al.start_s DESC LIMIT 1";
 static const char SQL_BALANCE_GET[] =
     "SELECT granted_sumin, used_sumin, held_sumin FROM alloc_balance WHERE alloc_id = $1";
 /* $5 = 1: refuse (no row changed) when available would drop below 0. */
@@ -435,37 +438,73 @@ int store_alloc_list(store_t *st, const struct alloc_filter *f, store_alloc_f cb
     return rc < 0 ? -1 : 0;
 }
 
+/* One step of the walk: the id and parent of the first account (by name) or the parent of
+ * an account (by id).  Returns 1 with self and parent set (parent 0: none), 0 when the row is missing. */
+static int payer_step(store_t *st, const char *name, int64_t id, int64_t *self, int64_t *parent,
+                      struct allot_error *err)
+{
+    db_stmt_t *s = name ? store_stmt(st, STMT_PAYER_START, SQL_PAYER_START, err)
+                        : store_stmt(st, STMT_PAYER_PARENT, SQL_PAYER_PARENT, err);
+    if (!s)
+        return -1;
+    if (name)
+        db_bind_text(s, 1, name);
+    else
+        db_bind_int64(s, 1, id);
+    int rc = db_step(s, err);
+    if (rc == 1) {
+        int col = name ? 1 : 0;
+        *self = name ? db_column_int64(s, 0) : id;
+        *parent = db_column_is_null(s, col) ? 0 : db_column_int64(s, col);
+    }
+    db_reset(s);
+    return rc;
+}
+
 int store_payer(store_t *st, const char *account, const char *resource, const char *cluster,
                 int64_t at_s, struct allocation *out, struct balance *bal, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_PAYER, SQL_PAYER, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, account);
-    db_bind_text(s, 2, resource);
-    db_bind_text(s, 3, cluster);
-    db_bind_int64(s, 4, at_s);
-    int rc = db_step(s, err);
+    int64_t id = 0, parent = 0;
+    int rc = payer_step(st, account, 0, &id, &parent, err);
     if (rc < 0)
         return -1;
-    if (rc == 0) {
-        char date[32] = "?";
-        time_t t = (time_t)at_s;
-        struct tm tm;
-        if (gmtime_r(&t, &tm))
-            strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        allot_errorf(err, ALLOT_ENOENT,
-                     "account '%s' and its parents have no '%s' allocation for cluster '%s' "
-                     "active at %s",
-                     account, resource, cluster, date);
-        return 1;
+    /* Depth bound as a guard against a cycle the account verbs should never let in. */
+    for (int depth = 0; rc == 1 && depth <= 1000; depth++) {
+        db_stmt_t *s = store_stmt(st, STMT_PAYER, SQL_PAYER, err);
+        if (!s)
+            return -1;
+        db_bind_int64(s, 1, id);
+        db_bind_text(s, 2, resource);
+        db_bind_text(s, 3, cluster);
+        db_bind_int64(s, 4, at_s);
+        int found = db_step(s, err);
+        if (found < 0)
+            return -1;
+        if (found == 1) {
+            if (out)
+                store_read_alloc(s, 0, out);
+            if (bal)
+                store_read_balance(s, STORE_ALLOC_NCOLS, db_column_int64(s, 0), bal);
+            db_reset(s);
+            return 0;
+        }
+        db_reset(s);
+        if (!parent)
+            break;
+        rc = payer_step(st, NULL, parent, &id, &parent, err);
+        if (rc < 0)
+            return -1;
     }
-    if (out)
-        store_read_alloc(s, 0, out);
-    if (bal)
-        store_read_balance(s, STORE_ALLOC_NCOLS, db_column_int64(s, 0), bal);
-    db_reset(s);
-    return 0;
+    char date[32] = "?";
+    time_t t = (time_t)at_s;
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    allot_errorf(err, ALLOT_ENOENT,
+                 "account '%s' and its parents have no '%s' allocation for cluster '%s' "
+                 "active at %s",
+                 account, resource, cluster, date);
+    return 1;
 }
 
 int store_find_payer(store_t *st, const char *account, const char *resource, const char *cluster,
