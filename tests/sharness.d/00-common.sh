@@ -10,20 +10,25 @@
 : "${ALLOT_TEST_BACKEND:=sqlite}"
 export ALLOT_SRC_DIR ALLOT_BUILD_DIR ALLOT_TEST_BACKEND
 
-# find_free_port: print a TCP port on 127.0.0.1 nobody listens on.  Ports are probed with
-# bash's /dev/tcp; a random start spreads concurrent tests apart.  Bounded: 200 probes.
+# find_free_port: print a TCP port on 127.0.0.1 that no socket uses.  Ports are drawn below
+# the kernel's ephemeral range (ip_local_port_range starts at 32768 here), because a port in
+# that range can be taken at any moment by an outgoing connection (a load generator's, a
+# database client's) and then bind() fails even with SO_REUSEADDR.  A random start spreads
+# concurrent tests apart.  Bounded: 200 probes.
 find_free_port() {
-    local port tries=0
-    port=$(( 20000 + (RANDOM * 7 + $$) % 30000 ))
+    local port tries=0 low=20000 high=32000
+    local eph
+    eph=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+    if [ -n "$eph" ] && [ "$eph" -le "$high" ]; then high=$(( eph - 1 )); fi
+    [ "$high" -gt "$low" ] || { low=1024; }
+    port=$(( low + (RANDOM * 7 + $$) % (high - low) ))
     while [ $tries -lt 200 ]; do
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            if ! ss -ltnH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$"; then
-                echo "$port"
-                return 0
-            fi
+        if ! ss -tanH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$"; then
+            echo "$port"
+            return 0
         fi
         port=$(( port + 1 )); tries=$(( tries + 1 ))
-        [ $port -lt 60000 ] || port=20000
+        [ $port -lt $high ] || port=$low
     done
     echo "find_free_port: no free port after 200 probes" >&2
     return 1
