@@ -12,8 +12,8 @@ ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
 REAL_ALLOTD=$ALLOTD_BIN
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
-# The test reads and corrupts the SQLite file directly; scrubbing on PostgreSQL runs the same
-# store verbs (src/libstore/store_usage.c), covered by the store unit tests on both backends.
+# The test reads and corrupts the SQLite file directly, so it runs on SQLite only; the scrub
+# verb (src/libstore/store_usage.c) is the same portable SQL on PostgreSQL.
 test "$ALLOT_TEST_BACKEND" = pg && { skip_all="reads the SQLite file directly"; test_done; }
 FAKELIB=$(ls /usr/lib/*/faketime/libfaketimeMT.so.1 2>/dev/null | head -n 1)
 test -n "$FAKELIB" || { skip_all="libfaketime not installed"; test_done; }
