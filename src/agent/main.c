@@ -11,7 +11,7 @@
  * from sacct (collect.c); a failed pass is logged and retried at the next interval.
  * Usage: allot-agent --url URL --cluster NAME [--once] [--wait S] [--timeout S]
  *        [--reconcile-every S] [--reconcile-lag S] [--reconcile-window S]
- *        [--reconcile-lookback S] [--reconcile-from EPOCH]
+ *        [--reconcile-lookback S] [--reconcile-from EPOCH] [--sitefactor-every S]
  * Environment: ALLOT_SACCTMGR, ALLOT_SSHARE, ALLOT_SACCT (tool paths), ALLOT_TEST_USER,
  * ALLOT_MUNGE_SOCKET.
  */
@@ -27,6 +27,7 @@
 
 #include "agent/apply.h"
 #include "agent/collect.h"
+#include "agent/sitefactor.h"
 #include "allot/allot.h"
 
 /* Signal flag: set by the handler only. */
@@ -171,6 +172,7 @@ int main(int argc, char **argv)
     if (!rec.sacct || !rec.sacct[0])
         rec.sacct = "sacct";
     int64_t every_s = 300;
+    int64_t sf_every_s = 0; /* --sitefactor-every: site factor push period (sitefactor.c) */
     static const struct option opts[] = {
         {"url", required_argument, NULL, 'u'},     {"cluster", required_argument, NULL, 'c'},
         {"once", no_argument, NULL, '1'},          {"wait", required_argument, NULL, 'w'},
@@ -180,6 +182,7 @@ int main(int argc, char **argv)
         {"reconcile-window", required_argument, NULL, 'W'},
         {"reconcile-lookback", required_argument, NULL, 'B'},
         {"reconcile-from", required_argument, NULL, 'F'},
+        {"sitefactor-every", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -195,6 +198,7 @@ int main(int argc, char **argv)
         case 'W': rec.window_s = arg_s(optarg); break;
         case 'B': rec.lookback_s = arg_s(optarg); break;
         case 'F': rec.from_s = arg_s(optarg); break;
+        case 'S': sf_every_s = arg_s(optarg); break;
         default:
             fprintf(stderr, "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
                             "[--timeout S]\n");
@@ -206,14 +210,14 @@ int main(int argc, char **argv)
                         "--timeout >= 1\n");
         return 2;
     }
-    if (every_s < 0 || rec.lag_s < 0 || rec.window_s < 60 || rec.lookback_s < 0 ||
+    if (every_s < 0 || sf_every_s < 0 || rec.lag_s < 0 || rec.window_s < 60 || rec.lookback_s < 0 ||
         rec.from_s < 0) {
         fprintf(stderr, "allot-agent: error: --reconcile-* take seconds >= 0 (window >= 60)\n");
         return 2;
     }
     rec.cluster = cluster;
     rec.timeout_s = tools.timeout_s;
-    int64_t next_reconcile_s = 0;
+    int64_t next_reconcile_s = 0, next_sf_s = 0;
     struct allot_error err = {0};
     allot_client_t *c = allot_client_create(url, &err);
     if (!c || allot_client_set_timeout_ms(c, (wait_s + 10) * 1000L, &err) < 0) {
@@ -269,6 +273,18 @@ int main(int argc, char **argv)
                 status = 1;
             rec.from_s = 0; /* a replay (--reconcile-from) runs once */
             next_reconcile_s = (int64_t)time(NULL) + every_s;
+        }
+        if (sf_every_s > 0 && (int64_t)time(NULL) >= next_sf_s) {
+            struct sitefactor_stats sfs;
+            allot_error_clear(&err);
+            if (sitefactor_push(c, cluster, &sfs, &err) < 0) {
+                logf_("site factor push failed: %s", err.msg);
+                status = once ? 1 : status;
+            } else if (sfs.updated || sfs.failed) {
+                logf_("site factor: %d pending, %d updated, %d unchanged, %d unmapped, %d refused",
+                      sfs.pending, sfs.updated, sfs.unchanged, sfs.unmapped, sfs.failed);
+            }
+            next_sf_s = (int64_t)time(NULL) + sf_every_s;
         }
         if (once)
             break;

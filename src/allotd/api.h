@@ -87,6 +87,8 @@ int api_command_result(struct req *r, struct allot_error *err);
 int api_agent_status(struct req *r, struct allot_error *err);
 int api_agent_poll(struct req *r, struct allot_error *err);
 int api_agent_reconcile(struct req *r, struct allot_error *err);
+/* api_sitefactor.c */
+int api_sitefactor_list(struct req *r, struct allot_error *err);
 /* api_step.c */
 int api_step_add(struct req *r, struct allot_error *err);
 int api_step_list(struct req *r, struct allot_error *err);

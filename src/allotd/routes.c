@@ -87,6 +87,7 @@ static const struct route routes[] = {
     {"GET", "/v1/agents/{}", ACCESS_READALL, api_agent_status, 0},
     {"POST", "/v1/agents/{}/poll", ACCESS_OPERATOR, api_agent_poll, 0},
     {"POST", "/v1/agents/{}/reconcile", ACCESS_OPERATOR, api_agent_reconcile, 0},
+    {"GET", "/v1/sitefactors", ACCESS_READALL, api_sitefactor_list, 0},
     {"GET", "/v1/steps", ACCESS_ANY, api_step_list, 0},
     {"POST", "/v1/steps", ACCESS_ANY, api_step_add, 0},
 };
