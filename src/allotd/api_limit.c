@@ -5,6 +5,8 @@
  * The effective view builds Slurm's chain from the store (partition QOS, job QOS, user
  * association, the account's associations up the tree, root, partition) and hands it to
  * libcore's limits_resolve, which owns the precedence rules and their exceptions. */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -306,13 +308,49 @@ out:
 
 /* ---- submit-time check for admission (DESIGN §4) --------------------------------------- */
 
+/* Admission's working set (about 200 KB: the chain's level buffers and the effective
+ * limits), kept per MHD thread and reused.  Zeroing it per request (calloc) cost more than
+ * the rest of an admit put together; nothing needs it zeroed: build_chain sets each level it
+ * uses and limits_resolve clears each entry it adds. */
+struct admit_scratch {
+    struct level_buf bufs[LIMIT_CHAIN_MAX];
+    struct limit_chain chain;
+    struct limit_effective eff;
+};
+
+static pthread_key_t admit_key;
+static pthread_once_t admit_once = PTHREAD_ONCE_INIT;
+
+static void admit_key_make(void)
+{
+    if (pthread_key_create(&admit_key, free) != 0) {
+        fputs("allotd: cannot create a thread key\n", stderr);
+        abort();
+    }
+}
+
+static struct admit_scratch *admit_scratch(void)
+{
+    pthread_once(&admit_once, admit_key_make);
+    struct admit_scratch *s = pthread_getspecific(admit_key);
+    if (!s) {
+        s = xmalloc(sizeof(*s));
+        if (pthread_setspecific(admit_key, s) != 0) {
+            fputs("allotd: cannot set a thread key\n", stderr);
+            abort();
+        }
+    }
+    return s;
+}
+
 int limit_check_admit(store_t *st, const char *cluster, const char *user, const char *account,
                       const char *partition, const char *qos, int64_t time_limit_s,
                       const char *tres, char *msg, size_t msgsz, struct allot_error *err)
 {
-    struct level_buf *bufs = xcalloc(LIMIT_CHAIN_MAX, sizeof(*bufs));
-    struct limit_chain *chain = xcalloc(1, sizeof(*chain));
-    struct limit_effective *eff = xcalloc(1, sizeof(*eff));
+    struct admit_scratch *sc = admit_scratch();
+    struct level_buf *bufs = sc->bufs;
+    struct limit_chain *chain = &sc->chain;
+    struct limit_effective *eff = &sc->eff;
     struct job_request job = {.time_limit_s = time_limit_s};
     struct submit_counts counts = {0};
     struct limit_violation v;
@@ -338,8 +376,5 @@ int limit_check_admit(store_t *st, const char *cluster, const char *user, const 
         rc = chk == LIMIT_CHECK_DENY ? 1 : 2;
     }
 out:
-    free(eff);
-    free(chain);
-    free(bufs);
     return rc;
 }
