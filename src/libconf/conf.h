@@ -68,7 +68,6 @@ struct allot_conf {
     char sf_nc[32], sf_nt[32];           /* power rule exponents, >= 0 */
     char sf_lc[32], sf_lt[32];           /* sigmoid rates */
     char sf_x0c[32], sf_x0t[32];         /* sigmoid midpoints in [0, 1] */
-    int64_t submit_hold_ttl_s;  /* HoldMode=submit: an unbound submit hold is released after this */
     /* Usage, fair-share, priority (DESIGN §6; doc/fairshare.md) */
     char fairshare_algo[16];        /* "classic" | "fair_tree" | "flux" */
     int64_t decay_halflife_s;       /* PriorityDecayHalfLife; 0 = no decay */
