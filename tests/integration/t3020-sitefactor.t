@@ -27,6 +27,14 @@ settle_fake() { # settle_fake JOBID ACCOUNT ELAPSED_S: a finished run never held
 	api POST /v1/jobs/settle "{\"cluster\":\"$SLURM_CLUSTER\",\"job_id\":$1,\"run\":0,\"start\":$((now-$3)),\"end\":$now,\"elapsed_s\":$3,\"state\":\"COMPLETED\",\"billing\":1,\"user\":\"root\",\"account\":\"$2\",\"partition\":\"debug\",\"qos\":\"normal\",\"time_limit_s\":$3}" >/dev/null
 }
 
+test_expect_success 'bad site factor parameters are refused at load, naming the key' '
+	printf "ListenAddr=127.0.0.1:1\nSiteFactorX0c=2\n" >bad.conf &&
+	test_expect_code 2 "$ALLOTD_BIN" --config bad.conf --check-config 2>err &&
+	grep "SiteFactorX0c: .2. is not a number in \[0, 1\]" err &&
+	printf "ListenAddr=127.0.0.1:1\nSiteFactorRule=sigmoid\nSiteFactorLc=-3.5\n" >ok.conf &&
+	"$ALLOTD_BIN" --config ok.conf --check-config
+'
+
 test_expect_success 'Slurm (multifactor), allotd with chem (nearly used, ends soon) and phys' '
 	slurm_start &&
 	for a in chem phys; do sacctmgr -i add account $a cluster=$SLURM_CLUSTER >/dev/null || return 1; done &&
