@@ -3,8 +3,10 @@
 # run.sh - THE test command (README): install what the suite needs, build, run every test.
 #
 #   bash tests/run.sh              release-with-debug build in build/, every test
-#   bash tests/run.sh --sanitize   ASan+UBSan build in build-asan/, every test but those
-#                                  labelled no-asan (Slurm plugins loaded into slurmctld)
+#   bash tests/run.sh --sanitize   ASan+UBSan build in build-asan/, every test but the
+#                                  PostgreSQL repeats (label pg: the same code paths as the
+#                                  SQLite runs apart from db_pg.c, and the slowest tests) and
+#                                  those labelled no-asan
 #
 # Must run as root on Debian 12: it apt-get installs packages (.ci/deps.sh), fetches the
 # installed Slurm's source for the plugins (.ci/slurm-source.sh) and starts real daemons
@@ -22,7 +24,7 @@ slurm_src=$(bash .ci/slurm-source.sh | tail -n 1) || slurm_src=
 if [ "$mode" = sanitize ]; then
     bdir=build-asan
     cmake_args=(-DALLOT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
-    ctest_args=(-LE no-asan)
+    ctest_args=(-LE 'no-asan|pg')
     # Leaks are errors; a sanitizer finding stops the test that hit it.
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
