@@ -50,4 +50,7 @@ echo "== $CLIENTS clients, $PAIRS pairs on one allocation"
 echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations"
 "$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
     --pairs $((PAIRS / 4)) --accounts "$ACCOUNTS" --admit --job-base 9000000000
+# Group commit: ops per committed batch over the whole run (from allotd's /metrics).
+curl -sf "$url/metrics" | awk '/^allot_commit_batch_ops_sum/ {s = $2} /^allot_commit_batch_ops_count/ {c = $2}
+    END {if (c > 0) printf "group commit: %d batches, %.1f ops/batch\n", c, s / c}'
 curl -sf -H 'X-Allot-User: root' "$url/v1/check" | head -c 300; echo
