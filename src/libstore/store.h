@@ -581,4 +581,24 @@ int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *
 /* Name of the i-th table a dump holds (dependency order), NULL past the last. */
 const char *store_dump_table(int i);
 
+/* Hold-at-submit (store_submit.c, HoldMode=submit).  A provisional hold is a store_hold()
+ * whose job_id is a submit token: job_submit makes it from the time and a counter, always in
+ * [STORE_SUBMIT_TOKEN_MIN, STORE_SUBMIT_TOKEN_MAX], above every 32-bit Slurm job id. */
+#define STORE_SUBMIT_TOKEN_MIN ((int64_t)1 << 32)
+#define STORE_SUBMIT_TOKEN_MAX ((int64_t)1 << 62)
+/* 1 if TOKEN is in the submit-token range, else 0.  Pure; any thread. */
+int store_submit_token_valid(int64_t token);
+/* Hold REQ (a real job run) in place of the provisional hold (cluster, TOKEN, run 0): if that
+ * run is still held for the same user and account it is released first, in the caller's
+ * transaction, so the same amount is held again without needing new credit; otherwise REQ
+ * is an ordinary store_hold.  Outcomes as store_hold (refused = 0 with res->refused).
+ * Errors: EINVAL (bad token, or a token as job id), store errors; nothing changed on -1. */
+int store_submit_bind(store_t *st, int64_t token, const struct hold_req *req,
+                      struct hold_result *res, struct allot_error *err);
+/* Release at most MAX provisional holds not updated for TTL_S seconds before NOW_S (their job
+ * was cancelled while pending, refused later, or never created); *RELEASED = how many.
+ * Write transaction of the caller.  Errors: EINVAL, ENOMEM, store errors. */
+int store_submit_sweep(store_t *st, int64_t ttl_s, const char *actor, int64_t now_s, int max,
+                       int *released, struct allot_error *err);
+
 #endif
