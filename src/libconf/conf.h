@@ -55,6 +55,7 @@ struct allot_conf {
     int64_t policy_tick_interval_s;    /* policy clock period (tick.c) */
     char cluster_names[CONF_STR_MAX];  /* clusters this allotd serves; "" = any */
     char hold_mode[16];                /* "start" | "submit" */
+    int64_t submit_hold_ttl_s;         /* unbound submit holds are released after it */
     char fail_mode[16];                /* "closed" | "open" (read by the plugins) */
     /* Slurm plugins (doc/slurm.md) */
     char allotd_url[CONF_STR_MAX];     /* plugins' allotd URL; "" = ListenSocket, else ListenAddr */
