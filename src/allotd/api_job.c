@@ -9,6 +9,7 @@
 #include "allotd/auth.h"
 #include "allotd/bank.h"
 #include "allotd/json.h"
+#include "allotd/submit.h"
 #include "allotd/tick.h"
 #include "libcore/money.h"
 #include "libutil/log.h"
@@ -18,13 +19,14 @@ int api_job_admit(struct req *r, struct allot_error *err)
 {
     char cluster[ALLOT_NAME_MAX] = "", user[ALLOT_NAME_MAX] = "", account[ALLOT_NAME_MAX] = "",
          partition[ALLOT_NAME_MAX] = "", qos[ALLOT_NAME_MAX] = "", tres[ALLOT_TRES_MAX] = "";
-    int64_t time_limit_s = 0, billing = 0;
+    int64_t time_limit_s = 0, billing = 0, token = 0;
     struct jfield f[] = {
         {.name = "cluster", .type = JF_NAME, .required = 1, .dst = cluster},     {.name = "user", .type = JF_NAME, .required = 1, .dst = user},
         {.name = "account", .type = JF_NAME, .required = 1, .dst = account},     {.name = "partition", .type = JF_NAME, .required = 1, .dst = partition},
         {.name = "qos", .type = JF_NAME, .required = 0, .dst = qos, .allow_empty = 1},    {.name = "time_limit_s", .type = JF_INT, .required = 1, .dst = &time_limit_s, .min = 1},
         {.name = "tres", .type = JF_TEXT, .required = 0, .dst = tres, .size = sizeof(tres)}, {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
+        {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &token}, /* api_submit.c */
     };
     store_t *st = req_reader(r, err);
     if (!st || json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
@@ -58,6 +60,16 @@ int api_job_admit(struct req *r, struct allot_error *err)
         return -1;
     }
     int ok = have && b.available_sumin >= c.cost_sumin;
+    if (ok && token) { /* HoldMode=submit: admitted, so take the provisional hold */
+        struct api_submit_job sj = {cluster, user, account, partition, qos, tres, time_limit_s, &c};
+        struct api_submit_admit sa = {.alloc_id = a.id,
+                                      .available_sumin = b.available_sumin,
+                                      .held_sumin = b.held_sumin};
+        snprintf(sa.payer_account, sizeof(sa.payer_account), "%s", a.account);
+        if (lim == 2)
+            snprintf(sa.pending_reason, sizeof(sa.pending_reason), "%s", why);
+        return api_submit_admit_hold(r, token, &sj, &sa, err);
+    }
     r->out = json_pack("{s:b, s:I, s:s, s:I, s:I, s:I, s:I}", "admitted", ok, "alloc_id",
                        (json_int_t)a.id, "payer_account", a.account, "billing_micro",
                        (json_int_t)c.billing_micro, "cost_sumin", (json_int_t)c.cost_sumin,
@@ -85,11 +97,14 @@ struct hold_op {
     struct hold_result res;
     struct bank_job j;
     struct bank_cost c;
+    int64_t submit_token; /* 0, or the provisional hold to move to this run */
 };
 
 static int run_hold(store_t *st, void *arg, struct allot_error *err)
 {
     struct hold_op *s = arg;
+    if (s->submit_token)
+        return store_submit_bind(st, s->submit_token, &s->q, &s->res, err);
     return store_hold(st, &s->q, &s->res, err);
 }
 
@@ -133,6 +148,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
         {.name = "alloc_tres", .type = JF_TEXT, .required = 0, .dst = q->alloc_tres, .size = sizeof(q->alloc_tres)},
         {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
+        {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &s->submit_token},
     };
     store_t *st = req_reader(r, err);
     if (!st || json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)

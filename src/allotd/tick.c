@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "allotd/allotd.h"
+#include "allotd/submit.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
 #include "libutil/xalloc.h"
@@ -118,6 +119,12 @@ int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_err
                      o.e.command_ids);
     }
     free(ids.v);
+    struct allot_error e3 = {0};
+    if (api_submit_sweep(d, &e3) < 0) { /* HoldMode=submit orphans (api_submit.c) */
+        log_error("msg=\"submit hold sweep failed\" error=\"%s\"", e3.msg);
+        if (!failed++)
+            e1 = e3;
+    }
     if (failed) {
         if (err)
             *err = e1;
