@@ -5,7 +5,7 @@
 # then PAIRS/2 admit+hold+settle triples; prints instructions per request overall and per
 # call of the main stages.  Wall-clock numbers on this shared VM are noisy; instruction
 # counts repeat, so this is the before/after measure for code changes (bench/results/bank.md).
-#   PAIRS=1000 bash bench/bank_callgrind.sh build-rel
+#   PAIRS=1000 bash bench/bank_callgrind.sh build-rel    (CG_OUT=FILE keeps the profile)
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
@@ -47,6 +47,7 @@ done
     --pairs $((PAIRS / 2)) --accounts 4 --admit --job-base 9000000000 >/dev/null || exit 1
 kill -TERM $pid
 wait $pid 2>/dev/null
+[ -n "${CG_OUT:-}" ] && cp "$tmp/cg.out" "$CG_OUT"
 requests=$((2 * PAIRS + 3 * (PAIRS / 2)))
 echo "# allotd under callgrind: $PAIRS hold+settle pairs, then $((PAIRS / 2)) admit+hold+settle;" \
     "$requests requests, $CLIENTS clients (setup requests and startup included in the total)"
