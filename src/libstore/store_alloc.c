@@ -68,9 +68,11 @@ static const char SQL_BALANCE_APPLY[] =
     "held_sumin = held_sumin + $3 WHERE alloc_id = $4 AND used_sumin + $2 >= 0 "
     "AND held_sumin + $3 >= 0 "
     "AND ($5 = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) >= 0)";
-static const char SQL_LEDGER_INSERT[] =
-    "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "
-    "run, idem_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id";
+#define LEDGER_INSERT                                                                              \
+    "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "  \
+    "run, idem_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+static const char SQL_LEDGER_INSERT[] = LEDGER_INSERT " RETURNING id";
+static const char SQL_LEDGER_APPEND[] = LEDGER_INSERT;
 #define LEDGER_COLS                                                                                \
     "l.id, l.alloc_id, l.kind, l.amount_sumin, l.actor, l.time_s, l.comment, l.cluster, "          \
     "l.job_id, l.run, l.idem_key"
@@ -163,7 +165,8 @@ int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_e
 
 /* ---- ledger append ---- */
 
-int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct allot_error *err)
+static int ledger_apply(store_t *st, struct ledger_entry *e, int checked, int want_id,
+                        struct allot_error *err)
 {
     int64_t dg = 0, du = 0, dh = 0, a = e->amount_sumin;
     switch (e->kind) {
@@ -212,7 +215,8 @@ int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct 
                                 (long long)a, (long long)b.used_sumin, (long long)b.held_sumin);
         return 1; /* the funds check refused it */
     }
-    s = store_stmt(st, STMT_LEDGER_INSERT, SQL_LEDGER_INSERT, err);
+    s = want_id ? store_stmt(st, STMT_LEDGER_INSERT, SQL_LEDGER_INSERT, err)
+                : store_stmt(st, STMT_LEDGER_APPEND, SQL_LEDGER_APPEND, err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, e->alloc_id);
@@ -225,6 +229,10 @@ int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct 
     db_bind_int64(s, 8, e->job_id);
     db_bind_int64(s, 9, e->run);
     db_bind_text(s, 10, e->idem_key);
+    if (!want_id) {
+        e->id = 0;
+        return db_run(s, err);
+    }
     int rc = db_step(s, err);
     if (rc < 0)
         return -1;
@@ -233,6 +241,17 @@ int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct 
     e->id = db_column_int64(s, 0);
     db_reset(s);
     return 0;
+}
+
+int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct allot_error *err)
+{
+    return ledger_apply(st, e, checked, 1, err);
+}
+
+int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
+                            struct allot_error *err)
+{
+    return ledger_apply(st, e, checked, 0, err);
 }
 
 /* ---- allocations ---- */

@@ -111,6 +111,7 @@ enum store_stmt_id {
     STMT_BALANCE_GET,
     STMT_BALANCE_APPLY,
     STMT_LEDGER_INSERT,
+    STMT_LEDGER_APPEND,
     STMT_LEDGER_BY_KEY,
     STMT_LEDGER_LIST,
     /* store_job.c */
@@ -183,5 +184,10 @@ int store_payer(store_t *st, const char *account, const char *resource, const ch
  * available < 0.  Returns 0 applied, 1 refused, -1 error (EINTERNAL when the balance row
  * would go negative in used or held: the books are inconsistent). */
 int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct allot_error *err);
+/* The same for a job's own entry (hold, release, debit) whose id nobody reads: e->id is
+ * left 0.  The append has no RETURNING clause, which on SQLite buffers the returned row in
+ * a temporary table per statement (a third of a ledger append's cost). */
+int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
+                            struct allot_error *err);
 
 #endif

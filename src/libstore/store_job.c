@@ -319,7 +319,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         memcpy(e.cluster, req->cluster, sizeof e.cluster);
         e.job_id = req->job_id;
         e.run = req->run;
-        rc = store_ledger_apply(st, &e, 1, err); /* the atomic check-and-hold */
+        rc = store_ledger_apply_noid(st, &e, 1, err); /* the atomic check-and-hold */
         if (rc < 0)
             return -1;
         refused = rc == 1;
@@ -454,7 +454,7 @@ static int job_ledger(store_t *st, enum ledger_kind kind, int64_t alloc_id, int6
     e.job_id = job_id;
     e.run = run;
     /* Unchecked: a release only lowers held, a debit records usage that happened. */
-    return store_ledger_apply(st, &e, 0, err) == 0 ? 0 : -1;
+    return store_ledger_apply_noid(st, &e, 0, err) == 0 ? 0 : -1;
 }
 
 static int job_settle_update(store_t *st, const struct job *j, struct allot_error *err)
