@@ -42,7 +42,7 @@ static const char SQL_ALLOC_LIST[] =
     "JOIN accounts ac ON ac.id = al.account_id "
     "LEFT JOIN alloc_balance b ON b.alloc_id = al.id "
     "WHERE ($1 = '' OR ac.name = $1) AND ($2 = '' OR al.resource = $2) "
-    "AND ($3 = 0 OR (al.start_s <= $3 AND $3 < al.end_s)) "
+    "AND (CAST($3 AS BIGINT) = 0 OR (al.start_s <= $3 AND $3 < al.end_s)) "
     "ORDER BY ac.name, al.resource, al.start_s, al.id";
 /* The payer walk (store_payer): the account's id and parent, then per account on the chain
  * its allocation (allocations_payer index) or else its parent.  Point lookups, not one
@@ -67,7 +67,7 @@ static const char SQL_BALANCE_APPLY[] =
     "UPDATE alloc_balance SET granted_sumin = granted_sumin + $1, used_sumin = used_sumin + $2, "
     "held_sumin = held_sumin + $3 WHERE alloc_id = $4 AND used_sumin + $2 >= 0 "
     "AND held_sumin + $3 >= 0 "
-    "AND ($5 = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) >= 0)";
+    "AND (CAST($5 AS BIGINT) = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) >= 0)";
 #define LEDGER_INSERT                                                                              \
     "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "  \
     "run, idem_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
@@ -81,8 +81,8 @@ static const char SQL_LEDGER_BY_KEY[] =
 static const char SQL_LEDGER_LIST[] =
     "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "
     "JOIN accounts ac ON ac.id = al.account_id "
-    "WHERE ($1 = 0 OR l.alloc_id = $1) AND ($2 = '' OR ac.name = $2) "
-    "AND ($3 = '' OR l.cluster = $3) AND ($4 = 0 OR l.job_id = $4) "
+    "WHERE (CAST($1 AS BIGINT) = 0 OR l.alloc_id = $1) AND ($2 = '' OR ac.name = $2) "
+    "AND ($3 = '' OR l.cluster = $3) AND (CAST($4 AS BIGINT) = 0 OR l.job_id = $4) "
     "AND l.time_s >= $5 AND l.id > $6 ORDER BY l.id LIMIT $7";
 
 /* ---- readers ---- */

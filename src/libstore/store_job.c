@@ -36,7 +36,7 @@ static const char SQL_JOB_RELEASE[] =
     "UPDATE jobs SET status = 'released', settle_source = $1, updated_s = $2 "
     "WHERE cluster = $3 AND job_id = $4 AND run = $5";
 static const char SQL_JOB_LIST[] =
-    "SELECT " JOB_COLS " FROM jobs WHERE ($1 = '' OR cluster = $1) AND ($2 = 0 OR job_id = $2) "
+    "SELECT " JOB_COLS " FROM jobs WHERE ($1 = '' OR cluster = $1) AND (CAST($2 AS BIGINT) = 0 OR job_id = $2) "
     "AND ($3 = '' OR account = $3) AND ($4 = '' OR user_name = $4) "
     "AND ($5 = '' OR status = $5) AND updated_s >= $6 "
     "ORDER BY updated_s DESC, cluster, job_id DESC, run DESC LIMIT $7";

@@ -95,7 +95,7 @@ static const char SQL_C_BY_KEY[] = "SELECT " COMMAND_COLS " FROM commands WHERE 
 static const char SQL_C_GET[] = "SELECT " COMMAND_COLS " FROM commands WHERE id = $1";
 static const char SQL_C_LIST[] =
     "SELECT " COMMAND_COLS " FROM commands WHERE ($1 = '' OR cluster = $1) "
-    "AND ($2 = 0 OR policy_id = $2) AND ($3 = '' OR period = $3) AND ($4 = '' OR state = $4) "
+    "AND (CAST($2 AS BIGINT) = 0 OR policy_id = $2) AND ($3 = '' OR period = $3) AND ($4 = '' OR state = $4) "
     "AND id > $5 ORDER BY id LIMIT $6";
 static const char SQL_C_CLAIM[] =
     "SELECT " COMMAND_COLS " FROM commands WHERE cluster = $1 AND (state = 'pending' OR "
@@ -121,7 +121,7 @@ static const char SQL_E_ADD[] =
     "prev_flags, new_flags, actions, command_ids) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
     "$10) RETURNING id";
 static const char SQL_E_LIST[] =
-    "SELECT " EVAL_COLS " FROM evaluations WHERE ($1 = 0 OR policy_id = $1) "
+    "SELECT " EVAL_COLS " FROM evaluations WHERE (CAST($1 AS BIGINT) = 0 OR policy_id = $1) "
     "AND ($2 = '' OR period = $2) ORDER BY id DESC LIMIT $3";
 
 static const char SQL_R_GET[] = "SELECT until_s, updated_s, settled, unknown, report "

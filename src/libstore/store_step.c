@@ -28,7 +28,7 @@ static const char SQL_STEP_INSERT[] =
 static const char SQL_STEP_GET[] = "SELECT " STEP_COLS " FROM steps WHERE cluster = $1 AND "
                                    "job_id = $2 AND step_name = $3 AND attempt = $4";
 static const char SQL_STEP_LIST[] =
-    "SELECT " STEP_COLS " FROM steps WHERE ($1 = '' OR cluster = $1) AND ($2 = 0 OR job_id = $2) "
+    "SELECT " STEP_COLS " FROM steps WHERE ($1 = '' OR cluster = $1) AND (CAST($2 AS BIGINT) = 0 OR job_id = $2) "
     "AND ($3 = '' OR user_name = $3) ORDER BY cluster, job_id, created_s, step_name, attempt "
     "LIMIT $4";
 

@@ -26,7 +26,7 @@ static const char SQL_USAGE_JOBS[] =
     "SELECT cluster, account, user_name, qos, end_s, elapsed_s, charge_sumin, billing_micro "
     "FROM jobs WHERE status = 'settled' AND ($1 = '' OR cluster = $1) "
     "AND ($2 = '' OR account = $2) AND ($3 = '' OR user_name = $3) AND end_s >= $4 "
-    "AND ($5 = 0 OR end_s < $5) ORDER BY end_s, cluster, job_id, run";
+    "AND (CAST($5 AS BIGINT) = 0 OR end_s < $5) ORDER BY end_s, cluster, job_id, run";
 static const char SQL_USAGE_CLEAR[] =
     "INSERT INTO usage_resets (cluster, account, user_name, time_s) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT (cluster, account, user_name) DO UPDATE SET time_s = excluded.time_s";
