@@ -4,7 +4,7 @@
 # HTTP API on the SQLite backend, with N keep-alive clients, spread over many allocations and
 # all on one allocation.  Prints bank_loadgen's lines (ops/s, p50/p99/p99.9).  allotd runs in
 # a temporary directory with AuthType=none (test build, loopback) and is stopped at the end.
-#   CLIENTS=32 PAIRS=100000 bash bench/bank_bench.sh build
+#   CLIENTS=32 PAIRS=100000 [THREADS=N: allotd worker threads, default CLIENTS] bash bench/bank_bench.sh build
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
@@ -24,7 +24,7 @@ AuthType=none
 TestMode=local
 SuperUsers=root
 LogFile=$tmp/allotd.log
-Threads=$CLIENTS
+Threads=${THREADS:-$CLIENTS}
 LogLevel=warn
 CONF
 "$ALLOT_BUILD_DIR/src/allotd/allotd" --config allot.conf --foreground >stderr 2>&1 &
