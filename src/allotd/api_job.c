@@ -31,6 +31,9 @@ int api_job_admit(struct req *r, struct allot_error *err)
     store_t *st = req_reader(r, err);
     if (!st || json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
         return -1;
+    if (token && !api_submit_enabled(r->d))
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "submit_token: hold-at-submit is off (allot.conf HoldMode=start)");
     struct bank_job j = {cluster, account, partition, tres, billing, time_limit_s};
     struct bank_cost c;
     if (bank_cost(st, &j, &c, err) < 0)

@@ -105,8 +105,20 @@ static int run_sweep(store_t *st, void *arg, struct allot_error *err)
                               err);
 }
 
+int api_submit_enabled(struct allotd *d)
+{
+    struct allot_conf *c = allotd_conf_get(d);
+    int on = strcmp(c->hold_mode, "submit") == 0;
+    conf_unref(c);
+    return on;
+}
+
 int api_submit_sweep(struct allotd *d, struct allot_error *err)
 {
+    /* Provisional holds exist only with HoldMode=submit (admit refuses tokens otherwise), so
+     * other sites' ticks never touch the writer for this. */
+    if (!api_submit_enabled(d))
+        return 0;
     struct allot_conf *c = allotd_conf_get(d);
     struct sweep_op o = {.ttl_s = c->submit_hold_ttl_s};
     conf_unref(c);

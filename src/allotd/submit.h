@@ -35,8 +35,11 @@ struct api_submit_admit {
 int api_submit_admit_hold(struct req *r, int64_t token, const struct api_submit_job *j,
                           const struct api_submit_admit *a, struct allot_error *err);
 
-/* One sweep of unbound provisional holds older than SubmitHoldTTL, through the writer.
- * Returns how many were released, or -1 with err.  Tick thread (any non-writer thread). */
+/* 1 when allot.conf says HoldMode=submit (submit tokens are accepted and swept). */
+int api_submit_enabled(struct allotd *d);
+/* One sweep of unbound provisional holds older than SubmitHoldTTL, through the writer; a
+ * no-op returning 0 unless HoldMode=submit.  Returns how many were released, or -1 with err.
+ * Tick thread (any non-writer thread). */
 int api_submit_sweep(struct allotd *d, struct allot_error *err);
 
 #endif
