@@ -57,6 +57,8 @@ test_expect_success 'cluster with both plugins, allotd with account chem (100 SU
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=500 PrEpMinThreads=1 PrEpMaxThreads=4 &&
 	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
+	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
+	api POST /v1/assocs "{\"cluster\":\"$SLURM_CLUSTER\",\"account\":\"chem\",\"user\":\"root\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"bank\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=1.0,Mem=0.5G\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":100}" >alloc &&
 	sleep 1.2 &&

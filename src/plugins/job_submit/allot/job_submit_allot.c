@@ -254,6 +254,14 @@ static void user_name(uint32_t uid, char *buf, size_t size)
         snprintf(buf, size, "%u", uid);
 }
 
+/* Errors with which allotd itself refuses a request: they are answers, so FailMode does not
+ * apply.  Outages, protocol and authentication trouble are not (the bank could not decide). */
+static int admit_is_decision(enum allot_errnum code)
+{
+    return code == ALLOT_EINVAL || code == ALLOT_ENOENT || code == ALLOT_ECONFLICT ||
+           code == ALLOT_EFUNDS || code == ALLOT_ELIMIT || code == ALLOT_ETOOBIG;
+}
+
 /* allotd did not answer: FailMode decides.  Returns the code for job_submit. */
 static int fail_mode(const char *what, uint32_t uid, const char *account,
                      const struct allot_error *err, char **err_msg)
@@ -363,6 +371,16 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         .elapsed_s = -1,
     };
     if (allot_job_admit(js_client, &d, &res, &err) < 0) {
+        if (admit_is_decision(err.code)) {
+            /* allotd answered and refused the request itself (unknown account, no
+             * association, bad value): that is a decision, not an outage. */
+            snprintf(msg, sizeof(msg), "allot: %s", err.msg);
+            *err_msg = slurm_xstrdup(msg);
+            slurm_info("job_submit/allot: uid %u account %s refused: %s", uid,
+                       req.account, err.msg);
+            rc = err.code == ALLOT_ENOENT ? ESLURM_INVALID_ACCOUNT : ESLURM_ACCOUNTING_POLICY;
+            goto out;
+        }
         rc = fail_mode("admit", uid, req.account, &err, err_msg);
         goto out;
     }
