@@ -38,9 +38,9 @@ allotd_start() {
     # server left running would also hold ctest's output pipe open).
     if [ "${ALLOT_TEST_BACKEND:-sqlite}" = pg ] && [ -z "${ALLOT_TEST_PG:-}" ]; then
         pg_start "$PWD/pg" || return 1
-        cleanup pg_stop
-        trap 'pg_stop; die' EXIT
+        ALLOTD_STARTED_PG=yes
     fi
+    allotd_install_exit_hook_
     {
         if [ "${ALLOT_TEST_BACKEND:-sqlite}" = pg ]; then
             echo "StorageType=pg"
@@ -141,4 +141,40 @@ for k in sys.argv[1].split("."):
     if k=="": continue
     v=v[int(k)] if isinstance(v,list) else v[k]
 print(json.dumps(v) if isinstance(v,(dict,list)) else ("true" if v is True else "false" if v is False else v))' "$1"
+}
+
+# Nothing a test started may outlive it: a daemon left running holds ctest's output pipe and
+# hangs the run until ctest's timeout.  The hook runs at the script's end whatever happened
+# (sharness' cleanup on success, the EXIT trap on failure), kills the current allotd and
+# stops a PostgreSQL started here, then runs the EXIT trap that was there before (sharness'
+# die, or another harness's hook) with the same status.
+allotd_reap_() {
+    if [ -n "$ALLOTD_PID" ]; then
+        kill -9 "$ALLOTD_PID" 2>/dev/null
+        wait "$ALLOTD_PID" 2>/dev/null
+        ALLOTD_PID=
+    fi
+    if [ "$ALLOTD_STARTED_PG" = yes ]; then
+        pg_stop
+        ALLOTD_STARTED_PG=
+    fi
+    return 0
+}
+
+allotd_install_exit_hook_() {
+    [ -z "$ALLOTD_EXIT_HOOKED" ] || return 0
+    ALLOTD_PREV_EXIT_TRAP=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+    trap 'allotd_exit_hook_' EXIT
+    cleanup allotd_reap_
+    ALLOTD_EXIT_HOOKED=yes
+}
+
+allotd_exit_hook_() {
+    local rc=$?
+    allotd_reap_
+    if [ -n "$ALLOTD_PREV_EXIT_TRAP" ]; then
+        (exit "$rc")
+        eval "$ALLOTD_PREV_EXIT_TRAP"
+    fi
+    exit "$rc"
 }
