@@ -62,9 +62,9 @@ int allot_client_set_munge_socket(allot_client_t *c, const char *path, struct al
  * admins only).  NULL or "" clears it.  The name is copied.  EINVAL for a bad name. */
 int allot_client_set_run_as(allot_client_t *c, const char *user, struct allot_error *err);
 
-/* Test user for test daemons running AuthType=none (header X-Allot-User).  When set, a
- * request whose MUNGE credential cannot be encoded (no munged) is sent without one instead
- * of failing.  NULL or "" clears it.  EINVAL for a bad name. */
+/* Test user for test daemons running AuthType=none (header X-Allot-User).  When set,
+ * requests carry no MUNGE credential (munged is not asked).  NULL or "" clears it.  EINVAL
+ * for a bad name. */
 int allot_client_set_test_user(allot_client_t *c, const char *user, struct allot_error *err);
 
 /* on = 1 (default): keep the connection open between requests; 0: close it after each. */

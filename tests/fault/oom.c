@@ -234,10 +234,15 @@ static int allotd_start(const char *bin)
         _exit(127);
     }
     /* Bounded wait for /healthz: 20 s. */
+    /* AuthType=none: name the user, or the client asks the system munged for a credential. */
     allot_client_t *c = allot_client_create(url, NULL);
     if (!c)
         return -1;
-    allot_client_set_timeout_ms(c, 1000, NULL);
+    if (allot_client_set_test_user(c, "root", NULL) < 0 ||
+        allot_client_set_timeout_ms(c, 1000, NULL) < 0) {
+        allot_client_destroy(c);
+        return -1;
+    }
     int ok = 0;
     for (int i = 0; i < 200 && !ok; i++) {
         ok = allot_request(c, "GET", "/healthz", NULL, NULL, NULL, NULL) == 0;
@@ -323,6 +328,12 @@ static void loop_client(const char *bin, int t)
     }
     /* Bank data for the admit: cluster, account, partition, allocation (root, unwrapped). */
     allot_client_t *c = allot_client_create(url, &err);
+    if (c && allot_client_set_test_user(c, "root", &err) < 0) {
+        allot_client_destroy(c);
+        c = NULL;
+    }
+    if (!c)
+        problem("client: setup: %s", err.msg);
     const char *setup[][2] = {
         {"/v1/clusters", "{\"name\":\"c1\"}"},
         {"/v1/accounts", "{\"name\":\"chem\"}"},

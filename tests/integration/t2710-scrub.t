@@ -18,7 +18,7 @@ test "$ALLOT_TEST_BACKEND" = pg && { skip_all="reads the SQLite file directly"; 
 FAKELIB=$(ls /usr/lib/*/faketime/libfaketimeMT.so.1 2>/dev/null | head -n 1)
 test -n "$FAKELIB" || { skip_all="libfaketime not installed"; test_done; }
 
-A() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
+A() { ALLOT_TEST_USER=root "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 DB() { "$ALLOT_BIN" --config "$ALLOTD_CONF" "$@"; }
 jobs_in_db() { sqlite3 "$ALLOTD_DIR/allot.db" "SELECT job_id || ':' || status FROM jobs ORDER BY job_id" | paste -sd" "; }
 

@@ -11,7 +11,7 @@ ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
 
-A() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
+A() { ALLOT_TEST_USER=root "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 OWNER=c1:chem:alice:
 admit() {
 	api POST /v1/jobs/admit '{"cluster":"c1","user":"alice","account":"chem","partition":"p","time_limit_s":600,"tres":"cpu=1"}'

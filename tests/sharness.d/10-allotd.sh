@@ -20,6 +20,12 @@ ALLOTD_BIN=${ALLOTD_BIN:-$ALLOT_BUILD_DIR/src/allotd/allotd}
 ALLOT_STORM=${ALLOT_STORM:-$ALLOT_BUILD_DIR/src/allotd/allot_storm}
 
 allotd_start() {
+    # A test that failed before its allotd_stop leaves its allotd running; the exit hook
+    # reaps only the current one, so this one would outlive the script and hang ctest.
+    if [ -n "$ALLOTD_PID" ] && kill -0 "$ALLOTD_PID" 2>/dev/null; then
+        echo "allotd_start: killing the previous allotd $ALLOTD_PID, never stopped" >&2
+        allotd_kill9
+    fi
     ALLOTD_DIR=${ALLOTD_DIR:-$PWD/allotd}
     mkdir -p "$ALLOTD_DIR" || return 1
     ALLOTD_PORT=$(find_free_port) || return 1
