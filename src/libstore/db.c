@@ -97,6 +97,13 @@ int db_run(db_stmt_t *s, struct allot_error *err)
     return rc < 0 ? -1 : 0;
 }
 
+int db_run_deferred(db_stmt_t *s, struct allot_error *err)
+{
+    if (s->bind_failed || !s->db->ops->defer)
+        return db_run(s, err);
+    return s->db->ops->defer(s, err);
+}
+
 int64_t db_column_int64(db_stmt_t *s, int col)
 {
     return s->db->ops->column_int64(s, col);

@@ -50,6 +50,9 @@ struct db_ops {
     const char *(*column_text)(db_stmt_t *s, int col);
     int (*column_is_null)(db_stmt_t *s, int col);
     int64_t (*changes)(db_stmt_t *s);
+    /* Optional (NULL: db_run_deferred runs at once): queue a parameter-less statement
+     * inside a transaction to travel with the next statement sent (db_pg.c). */
+    int (*defer)(db_stmt_t *s, struct allot_error *err);
 };
 
 /* Base of every driver's connection and statement (drivers embed these first). */
@@ -98,6 +101,12 @@ int db_step(db_stmt_t *s, struct allot_error *err);
  * db_changes() stays valid.
  * Returns 0 or -1. */
 int db_run(db_stmt_t *s, struct allot_error *err);
+/* Run a parameter-less statement whose result nobody reads (SAVEPOINT, RELEASE) inside a
+ * transaction.  A driver may send it later, in the same round trip as the next statement
+ * of the connection (PostgreSQL pipelines them); its failure is then reported by that next
+ * statement's db_step/db_run (the transaction is failed either way, so the caller unwinds
+ * as for any failed statement).  Without that capability it is db_run.  Returns 0 or -1. */
+int db_run_deferred(db_stmt_t *s, struct allot_error *err);
 /* Columns of the current row (0-based).  NULL text reads as "". */
 int64_t db_column_int64(db_stmt_t *s, int col);
 const char *db_column_text(db_stmt_t *s, int col);

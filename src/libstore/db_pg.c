@@ -43,6 +43,7 @@
 /* pg_advisory_xact_lock key of the bank's write lock: "allot" in ASCII. */
 #define DB_PG_WRITE_LOCK "418430168948"
 #define DB_PG_PARAMS_MAX 32
+#define DB_PG_DEFER_MAX 8 /* deferred statements queued before a forced flush */
 
 struct db_pg {
     struct db base; /* first: a db_t * is a struct db_pg * */
@@ -54,6 +55,10 @@ struct db_pg {
     int tx_open; /* a transaction was begun and not yet seen to end */
     int64_t retry_at_ms; /* no reconnect attempt before this (CLOCK_MONOTONIC) */
     int backoff_ms;      /* next wait after a failed reconnect: 50 ms doubling to 2 s */
+    /* db_run_deferred: parameter-less statements (SAVEPOINT, RELEASE) waiting to be sent in
+     * the pipeline of the next statement; only ever inside an open transaction. */
+    struct db_pg_stmt *deferred[DB_PG_DEFER_MAX];
+    int ndeferred;
 };
 
 struct db_pg_stmt {
@@ -68,6 +73,8 @@ struct db_pg_stmt {
     int row, nrows;
     int64_t changes;
 };
+
+static int pipe_flush_alone(struct db_pg *d, struct allot_error *err);
 
 static struct db_pg *pg_of(db_t *db)
 {
@@ -154,6 +161,7 @@ static int ensure_conn(struct db_pg *d, struct allot_error *err)
         return allot_errorf(err, ALLOT_EUNAVAIL,
                             "pg: database unreachable, next reconnect attempt in %lld ms",
                             (long long)(d->retry_at_ms - now));
+    d->ndeferred = 0; /* they belonged to the transaction the connection took with it */
     PQreset(d->conn);
     if (PQstatus(d->conn) != CONNECTION_OK) {
         d->retry_at_ms = now_ms() + d->backoff_ms;
@@ -164,6 +172,8 @@ static int ensure_conn(struct db_pg *d, struct allot_error *err)
     }
     d->backoff_ms = 50;
     d->retry_at_ms = 0;
+    if (PQpipelineStatus(d->conn) != PQ_PIPELINE_OFF)
+        (void)PQexitPipelineMode(d->conn); /* a flush the old connection died in */
     PQsetNoticeProcessor(d->conn, ignore_notice, NULL);
     d->gen++;
     return session_setup(d, err);
@@ -185,7 +195,7 @@ static void drv_close(db_t *db)
 static int drv_exec(db_t *db, const char *sql, struct allot_error *err)
 {
     struct db_pg *d = pg_of(db);
-    if (ensure_conn(d, err) < 0)
+    if (pipe_flush_alone(d, err) < 0 || ensure_conn(d, err) < 0)
         return -1;
     PGresult *res = PQexec(d->conn, sql);
     ExecStatusType s = PQresultStatus(res);
@@ -200,6 +210,7 @@ static int drv_begin(db_t *db, struct allot_error *err)
 {
     struct db_pg *d = pg_of(db);
     d->tx_open = 0; /* the store begins only outside a transaction */
+    d->ndeferred = 0;
     if (ensure_conn(d, err) < 0)
         return -1;
     static const char sql[] = "BEGIN ISOLATION LEVEL READ COMMITTED; "
@@ -231,7 +242,7 @@ static int drv_begin(db_t *db, struct allot_error *err)
 static int drv_table_exists(db_t *db, const char *table, int *exists, struct allot_error *err)
 {
     struct db_pg *d = pg_of(db);
-    if (ensure_conn(d, err) < 0)
+    if (pipe_flush_alone(d, err) < 0 || ensure_conn(d, err) < 0)
         return -1;
     const char *vals[1] = {table};
     /* to_regclass follows search_path, as unqualified table names in the store's SQL do. */
@@ -297,6 +308,135 @@ static int server_prepare(struct db_pg_stmt *q, struct allot_error *err)
     return ok ? 0 : -1;
 }
 
+static void drv_reset_res(struct db_pg_stmt *q)
+{
+    PQclear(q->res);
+    q->res = NULL;
+    q->row = q->nrows = 0;
+}
+
+/* The result of the next query of a pipeline (NULL when the connection gave none); the
+ * NULL that ends the query is consumed.  Bounded: a query yields one result here. */
+static PGresult *pipe_take(PGconn *c)
+{
+    PGresult *r = PQgetResult(c);
+    if (!r || PQresultStatus(r) == PGRES_PIPELINE_SYNC)
+        return r;
+    for (int i = 0; i < 4; i++) {
+        PGresult *x = PQgetResult(c);
+        if (!x)
+            break;
+        PQclear(x);
+    }
+    return r;
+}
+
+/* Consume a pipeline's sync point (bounded; PIPELINE_ABORTED results before it too). */
+static void pipe_sync(PGconn *c)
+{
+    for (int i = 0; i < 2 * DB_PG_DEFER_MAX + 4; i++) {
+        PGresult *r = PQgetResult(c);
+        if (!r) {
+            if (PQstatus(c) != CONNECTION_OK)
+                return;
+            continue;
+        }
+        ExecStatusType st = PQresultStatus(r);
+        PQclear(r);
+        if (st == PGRES_PIPELINE_SYNC)
+            return;
+    }
+}
+
+/* Send the deferred statements, then (when cur) cur, in one round trip: pipeline mode,
+ *   deferred..., Sync, cur, Sync
+ * Two sync points, so the server runs cur exactly as it would have after the deferred
+ * statements ran one by one (a failed deferred statement fails the transaction, and cur
+ * then fails with 25P02 or, for ROLLBACK, ends it).  *cur_res gets cur's result (owned by
+ * the caller; NULL when none came back).  Returns -1 with err when a deferred statement
+ * failed (its error, naming it), else 0. */
+static int pipe_flush(struct db_pg *d, struct db_pg_stmt *cur, PGresult **cur_res,
+                      struct allot_error *err)
+{
+    int n = d->ndeferred;
+    d->ndeferred = 0;
+    if (cur_res)
+        *cur_res = NULL;
+    for (int i = 0; i < n; i++)
+        if (d->deferred[i]->gen != d->gen && server_prepare(d->deferred[i], err) < 0)
+            return -1;
+    if (cur && cur->gen != d->gen && server_prepare(cur, err) < 0)
+        return -1;
+    if (!PQenterPipelineMode(d->conn))
+        return fail_res(d, NULL, "pipeline", err);
+    int sent = 1;
+    for (int i = 0; sent && i < n; i++)
+        sent = PQsendQueryPrepared(d->conn, d->deferred[i]->name, 0, NULL, NULL, NULL, 0);
+    sent = sent && PQpipelineSync(d->conn);
+    if (sent && cur)
+        sent = PQsendQueryPrepared(d->conn, cur->name, cur->nparams, cur->vals, NULL, NULL, 0) &&
+               PQpipelineSync(d->conn);
+    int rc = 0;
+    if (!sent) {
+        rc = fail_res(d, NULL, "pipeline send", err);
+    } else {
+        for (int i = 0; i < n; i++) {
+            PGresult *r = pipe_take(d->conn);
+            if (rc == 0 && PQresultStatus(r) != PGRES_COMMAND_OK) {
+                rc = fail_res(d, r, "deferred statement", err);
+                allot_error_prefix(err, "%.40s", d->deferred[i]->sql);
+            }
+            PQclear(r);
+        }
+        pipe_sync(d->conn);
+        if (cur) {
+            PGresult *r = pipe_take(d->conn);
+            if (cur_res)
+                *cur_res = r;
+            else
+                PQclear(r);
+            pipe_sync(d->conn);
+        }
+    }
+    /* Fails only with results still unread, i.e. on a broken connection, which the next
+     * ensure_conn replaces (PQreset starts the new one out of pipeline mode). */
+    (void)PQexitPipelineMode(d->conn);
+    if (PQstatus(d->conn) == CONNECTION_OK)
+        d->tx_open = PQtransactionStatus(d->conn) != PQTRANS_IDLE;
+    return rc;
+}
+
+/* Send what was deferred, alone (before a statement that does not go through drv_step). */
+static int pipe_flush_alone(struct db_pg *d, struct allot_error *err)
+{
+    if (d->ndeferred == 0)
+        return 0;
+    if (PQstatus(d->conn) != CONNECTION_OK) {
+        d->ndeferred = 0;
+        return allot_errorf(err, ALLOT_EUNAVAIL,
+                            "pg: connection lost inside a transaction (retry)");
+    }
+    return pipe_flush(d, NULL, NULL, err);
+}
+
+static int drv_defer(db_stmt_t *s, struct allot_error *err)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    struct db_pg *d = pg_of(s->db);
+    /* Outside a transaction, or with parameters (borrowed values), run at once. */
+    if (!d->tx_open || q->nparams > 0 || PQstatus(d->conn) != CONNECTION_OK) {
+        int rc;
+        while ((rc = s->db->ops->step(s, err)) == 1)
+            ;
+        drv_reset_res(q);
+        return rc < 0 ? -1 : 0;
+    }
+    if (d->ndeferred == DB_PG_DEFER_MAX && pipe_flush_alone(d, err) < 0)
+        return -1;
+    d->deferred[d->ndeferred++] = q;
+    return 0;
+}
+
 static db_stmt_t *drv_prepare(db_t *db, const char *sql, struct allot_error *err)
 {
     struct db_pg *d = pg_of(db);
@@ -339,6 +479,7 @@ static void drv_finalize(db_stmt_t *s)
 {
     struct db_pg_stmt *q = (struct db_pg_stmt *)s;
     struct db_pg *d = pg_of(s->db);
+    d->ndeferred = 0; /* only at close: a pending statement may be this one */
     drv_reset(s);
     /* Free the server-side statement too when the connection is idle and healthy; a
      * connection about to close frees it anyway. */
@@ -393,11 +534,27 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
         d->tx_open = 0; /* the server discarded the transaction with the connection */
         return 0;
     }
-    if (ensure_conn(d, err) < 0)
-        return -1;
-    if (q->gen != d->gen && server_prepare(q, err) < 0)
-        return -1;
-    PGresult *res = PQexecPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0);
+    if (d->ndeferred > 0 && strcmp(q->sql, "ROLLBACK") == 0)
+        d->ndeferred = 0; /* the rollback undoes them anyway */
+    PGresult *res;
+    if (d->ndeferred > 0) {
+        /* Inside a transaction: the deferred statements travel with this one. */
+        if (PQstatus(d->conn) != CONNECTION_OK) {
+            d->ndeferred = 0;
+            return allot_errorf(err, ALLOT_EUNAVAIL,
+                                "pg: connection lost inside a transaction (retry)");
+        }
+        if (pipe_flush(d, q, &res, err) < 0) {
+            PQclear(res);
+            return -1;
+        }
+    } else {
+        if (ensure_conn(d, err) < 0)
+            return -1;
+        if (q->gen != d->gen && server_prepare(q, err) < 0)
+            return -1;
+        res = PQexecPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0);
+    }
     ExecStatusType st = PQresultStatus(res);
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && stale_conn(d)) {
         /* libpq learns of a server restart only on use: outside a transaction nothing
@@ -477,6 +634,7 @@ static const struct db_ops pg_ops = {
     .column_text = drv_column_text,
     .column_is_null = drv_column_is_null,
     .changes = drv_changes,
+    .defer = drv_defer,
 };
 
 db_t *db_pg_open(const char *conninfo, int busy_timeout_ms, int durable, struct allot_error *err)

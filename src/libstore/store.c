@@ -159,6 +159,16 @@ static int run_fixed(store_t *st, int id, const char *sql, struct allot_error *e
     return db_run(s, err);
 }
 
+/* SAVEPOINT and RELEASE: nothing is read back, so a driver may send them with the next
+ * statement (db_run_deferred); on PostgreSQL that saves two round trips per request. */
+static int run_fixed_deferred(store_t *st, int id, const char *sql, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, id, sql, err);
+    if (!s)
+        return -1;
+    return db_run_deferred(s, err);
+}
+
 int store_begin(store_t *st, struct allot_error *err)
 {
     if (st->in_tx)
@@ -203,7 +213,7 @@ int store_savepoint(store_t *st, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINTERNAL, "store_savepoint: more than %d nested",
                             STORE_SAVEPOINT_MAX);
     int d = st->sp_depth;
-    if (run_fixed(st, STMT_SP_SAVE + d, SQL_SP_SAVE[d], err) < 0)
+    if (run_fixed_deferred(st, STMT_SP_SAVE + d, SQL_SP_SAVE[d], err) < 0)
         return -1;
     st->sp_depth++;
     return 0;
@@ -214,7 +224,7 @@ int store_savepoint_release(store_t *st, struct allot_error *err)
     if (!st->in_tx || st->sp_depth == 0)
         return allot_errorf(err, ALLOT_EINTERNAL, "store_savepoint_release: no savepoint");
     int d = st->sp_depth - 1;
-    if (run_fixed(st, STMT_SP_RELEASE + d, SQL_SP_RELEASE[d], err) < 0)
+    if (run_fixed_deferred(st, STMT_SP_RELEASE + d, SQL_SP_RELEASE[d], err) < 0)
         return -1;
     st->sp_depth--;
     return 0;
