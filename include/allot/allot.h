@@ -93,7 +93,8 @@ char *allot_urlencode(const char *s, struct allot_error *err);
 
 /* ---- Typed job verbs for the Slurm plugins and the agent (doc/api.md "Job verbs") ------- */
 
-/* A job run as the plugins see it.  Strings are borrowed for the call; NULL or "" means
+/* A job run as the plugins see it.  Both structs only grow at their end (0.x ABI: callers
+ * are rebuilt with the header they link against).  Strings are borrowed for the call; NULL or "" means
  * "not given" and the field is left out of the request.  Integer fields <= 0 are left out,
  * except run (always sent by hold/settle/release; 0 = first run) and elapsed_s, which
  * settle sends when >= 0 (0 = never ran; set -1 when unknown). */
@@ -117,6 +118,11 @@ struct allot_job_desc {
     const char *state;      /* Slurm job state at settle ("COMPLETED", "NODE_FAIL", ...) */
     const char *source;     /* settle source: "epilog", "sacct" or "api" */
     const char *comment;    /* release comment */
+    /* HoldMode=submit (doc/slurm.md "Hold at submit"): the job's submit token, in
+     * [2^32, 2^62]; 0 = none.  admit: take the provisional hold under it; hold: move that
+     * hold to (job_id, run).  Other verbs ignore it (release a provisional hold by passing
+     * the token as job_id). */
+    int64_t submit_token;
 };
 
 /* The decision of a job verb and its numbers (0 when the reply did not carry them). */
@@ -133,6 +139,7 @@ struct allot_job_result {
     int64_t hold_sumin;   /* hold / settle: the job's hold */
     int64_t charge_sumin; /* settle: the debit */
     char message[1024];   /* refusal text a user can act on ("" when admitted) */
+    int64_t submit_token; /* admit with a token: the token allotd held under, else 0 */
 };
 
 /* POST /v1/jobs/admit, /hold, /settle, /release.  A refusal (insufficient funds, a limit) is

@@ -65,6 +65,8 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_str(o, "tres", j->tres);
     if (verb == VERB_HOLD)
         bad |= put_int(o, "submit", j->submit_s);
+    if (verb == VERB_ADMIT || verb == VERB_HOLD)
+        bad |= put_int(o, "submit_token", j->submit_token);
     if (verb == VERB_HOLD || verb == VERB_SETTLE) {
         bad |= put_int(o, "start", j->start_s);
         bad |= put_str(o, "alloc_tres", j->alloc_tres);
@@ -120,6 +122,7 @@ static void read_numbers(json_t *root, struct allot_job_result *res)
         res->held_sumin = get_int(bal, "held_sumin");
     res->hold_sumin = get_int(job, "hold_sumin");
     res->charge_sumin = get_int(job, "charge_sumin");
+    res->submit_token = get_int(root, "submit_token");
     if (msg)
         snprintf(res->message, sizeof(res->message), "%s", msg);
 }

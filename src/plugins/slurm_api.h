@@ -23,6 +23,9 @@ extern void slurm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* Copy STR with Slurm's allocator; Slurm frees it (job_submit's err_msg). NULL -> NULL. */
 extern char *slurm_xstrdup(const char *str);
 
+/* Free *ITEM allocated by Slurm's allocator and set it to NULL (xfree). */
+extern void slurm_xfree(void **item);
+
 /* slurmctld's configuration (ClusterName); read-only for plugins. */
 extern slurm_conf_t slurm_conf;
 

@@ -3,7 +3,10 @@
  * prep_job.c - tests of prep/allot's requests without slurmctld: the spool file round
  * trip (write, scan, read back equal, remove), damaged files set aside as .bad, and the
  * retry rules against an allotd that cannot be reached (a closed loopback port): a settle
- * is retried with growing backoff, a hold gives up after its budget.
+ * is retried with growing backoff, a hold gives up after its budget.  Submit tokens
+ * (HoldMode=submit): a spooled settle keeps its token across a restart, a spool file of
+ * the release before tokens (no submit_token line) still reads (token 0), a bad token
+ * sets the file aside; the hold carries the token, a release targets the token's run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +92,50 @@ static void test_spool_round_trip(void **state)
     assert_int_equal(prep_job_spool_scan(path, on_job, on_bad, NULL, &err), 0);
 }
 
+static void test_spool_submit_token(void **state)
+{
+    (void)state;
+    struct allot_error err;
+    char path[512], file[600];
+    prep_job_t a = sample(43), j;
+
+    snprintf(path, sizeof(path), "%s/spool", dir);
+    a.submit_token = ((int64_t)1700000000 << 20) | 17;
+    assert_int_equal(prep_job_spool_write(path, &a, &err), 0);
+    nseen = nbad = 0;
+    assert_int_equal(prep_job_spool_scan(path, on_job, on_bad, NULL, &err), 1);
+    seen[0].enqueued_ms = a.enqueued_ms;
+    assert_memory_equal(&seen[0], &a, sizeof(a));
+    assert_int_equal(prep_job_spool_remove(path, &a, &err), 0);
+
+    /* Exactly what the release before submit tokens wrote: still a valid settle. */
+    snprintf(file, sizeof(file), "%s/settle.44.0", path);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("cluster=test\njob_id=44\nrun=0\nuser=alice\naccount=chem\npartition=debug\nqos=\n"
+          "submit=1700000000\nstart=1700000010\nend=1700000070\ntime_limit_s=600\n"
+          "elapsed_s=60\nalloc_tres=cpu=2\nstate=COMPLETED\nbilling_micro=0\n",
+          f);
+    fclose(f);
+    assert_int_equal(prep_job_spool_read(file, &j, &err), 0);
+    assert_int_equal(j.job_id, 44);
+    assert_int_equal(j.submit_token, 0);
+    assert_string_equal(j.state, "COMPLETED");
+    unlink(file);
+
+    /* A token that is a job id, out of range or not a number: set aside. */
+    const char *bad[] = {"4294967295", "4611686018427387905", "12x", ""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        f = fopen(file, "w");
+        assert_non_null(f);
+        fprintf(f, "cluster=t\njob_id=44\nelapsed_s=1\nsubmit_token=%s\n", bad[i]);
+        fclose(f);
+        assert_int_equal(prep_job_spool_read(file, &j, &err), -1);
+        assert_int_equal(err.code, ALLOT_EINVAL);
+        unlink(file);
+    }
+}
+
 static void test_spool_bad_file_set_aside(void **state)
 {
     (void)state;
@@ -171,12 +218,25 @@ static void test_desc(void **state)
     assert_null(d.state);
     assert_int_equal(d.elapsed_s, -1);
     assert_int_equal(d.submit_s, 1700000000);
+    assert_int_equal(d.submit_token, 0);
+    s.submit_token = (int64_t)1 << 40;
+    prep_job_desc(&s, &d);
+    assert_int_equal(d.submit_token, (int64_t)1 << 40);
+    assert_int_equal(d.job_id, 9);
+    /* A release of a job that never started targets the provisional run: (token, 0). */
+    s.kind = PREP_JOB_RELEASE;
+    s.run = 3;
+    prep_job_desc(&s, &d);
+    assert_int_equal(d.job_id, (int64_t)1 << 40);
+    assert_int_equal(d.run, 0);
+    assert_non_null(d.comment);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spool_round_trip),
+        cmocka_unit_test(test_spool_submit_token),
         cmocka_unit_test(test_spool_bad_file_set_aside),
         cmocka_unit_test(test_unreachable_allotd),
         cmocka_unit_test(test_desc),

@@ -16,6 +16,13 @@
  * thread of this plugin every PART_REFRESH_S: job_submit itself must not call slurmctld
  * while slurmctld holds its locks for us.  Default accounts come from allotd (the user's
  * default_account, cached for USER_CACHE_S).
+ * HoldMode=submit (allot.conf, read by the plugin like allotd reads it): each admit carries
+ * a new submit token and, when admitted, takes the job's hold at once; the token goes into
+ * the job's AdminComment as "allot_token=T" for prep/allot to bind at start.  Slurm 22.05
+ * refuses an AdminComment at submit or update from anyone but root, SlurmUser and
+ * administrators (job_mgr.c validate_job_create_req / update_job), and this plugin removes
+ * any "allot_token=" word it did not write (at submit and at job_modify), so a token in a
+ * job's AdminComment is always the one allotd admitted that job with.
  * Without allot.conf the plugin is inactive and says so in slurmctld's log.
  * State: file-static, one mutex (STYLE §2 "Global state"); the partition thread is the
  * only other thread.
@@ -34,6 +41,7 @@
 
 #include "allot/allot.h"
 #include "plugins/common/plugin_conf.h"
+#include "plugins/common/submit_token.h"
 #include "plugins/job_submit/allot/submit_req.h"
 #include "plugins/plugin_export.h"
 #include "plugins/slurm_api.h"
@@ -74,6 +82,7 @@ static time_t js_conf_tried;
 static int js_stop;
 static pthread_t js_thread;
 static int js_thread_started;
+static int64_t js_last_token; /* last submit token made (submit_token.h) */
 
 /* ---- partition facts, refreshed by our own thread ---------------------------------- */
 
@@ -190,8 +199,9 @@ static int ready_locked(void)
         slurm_error("job_submit/allot: no allotd client: %s", err.msg);
         return -1;
     }
-    slurm_info("job_submit/allot: allotd %s, FailMode=%s, timeout %ld ms", js_conf.url,
-               js_conf.fail_open ? "open" : "closed", js_conf.timeout_ms);
+    slurm_info("job_submit/allot: allotd %s, FailMode=%s, HoldMode=%s, timeout %ld ms",
+               js_conf.url, js_conf.fail_open ? "open" : "closed",
+               js_conf.hold_at_submit ? "submit" : "start", js_conf.timeout_ms);
     return 0;
 }
 
@@ -284,6 +294,29 @@ static int fail_mode(const char *what, uint32_t uid, const char *account,
     return ESLURM_ACCOUNTING_POLICY;
 }
 
+/*
+ * Replace DESC's AdminComment with itself minus any "allot_token=" word, plus the word
+ * for TOKEN when TOKEN != 0.  0, or -1 when the result does not fit.
+ */
+static int set_token(job_desc_msg_t *desc, int64_t token)
+{
+    char buf[MSG_MAX];
+
+    int foreign = desc->admin_comment && strstr(desc->admin_comment, SUBMIT_TOKEN_KEY);
+
+    if (!token && !foreign)
+        return 0;
+    if (submit_token_annotate(desc->admin_comment, token, buf, sizeof(buf)) < 0)
+        return -1;
+    if (foreign)
+        slurm_info("job_submit/allot: removed a submit token allot did not write from the "
+                   "AdminComment \"%s\"",
+                   desc->admin_comment);
+    slurm_xfree((void **)&desc->admin_comment);
+    desc->admin_comment = buf[0] ? slurm_xstrdup(buf) : NULL;
+    return 0;
+}
+
 ALLOT_PLUGIN_EXPORT int init(void)
 {
     slurm_info("job_submit/allot: loaded, built for Slurm %d.%02d.%d",
@@ -327,6 +360,10 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
     uint32_t uid = job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid;
     int rc;
 
+    /* Before any decision, fail-open and inactive paths included: no job keeps a token
+     * this plugin did not write (only administrators can set AdminComment at all). */
+    if (set_token(job_desc, 0) < 0)
+        return ESLURM_ACCOUNTING_POLICY;
     pthread_mutex_lock(&js_mu);
     if (ready_locked() < 0) {
         rc = SLURM_SUCCESS;
@@ -370,7 +407,24 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         .tres = tres,
         .elapsed_s = -1,
     };
-    if (allot_job_admit(js_client, &d, &res, &err) < 0) {
+    if (js_conf.hold_at_submit) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        d.submit_token = submit_token_next(&js_last_token, (int64_t)now.tv_sec,
+                                           (int64_t)(now.tv_nsec / 1000));
+    }
+    int arc = allot_job_admit(js_client, &d, &res, &err);
+    if (arc < 0 && d.submit_token && err.code == ALLOT_EINVAL &&
+        !strncmp(err.msg, "submit_token:", 13)) {
+        /* allot.conf says HoldMode=submit here but allotd runs another configuration:
+         * admit as HoldMode=start rather than refuse every job. */
+        slurm_error("job_submit/allot: allotd refuses submit tokens (%s); admitting with the "
+                    "hold at start until both read HoldMode=submit",
+                    err.msg);
+        d.submit_token = 0;
+        arc = allot_job_admit(js_client, &d, &res, &err);
+    }
+    if (arc < 0) {
         if (admit_is_decision(err.code)) {
             /* allotd answered and refused the request itself (unknown account, no
              * association, bad value): that is a decision, not an outage. */
@@ -389,6 +443,14 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         *err_msg = slurm_xstrdup(msg);
         slurm_info("job_submit/allot: uid %u account %s refused: %s", uid, req.account,
                    res.message);
+        rc = ESLURM_ACCOUNTING_POLICY;
+        goto out;
+    }
+    if (set_token(job_desc, res.submit_token) < 0) {
+        /* Admitted and held, but prep/allot could not find the hold: refuse rather than
+         * hold the credit twice; the provisional hold is released by SubmitHoldTTL. */
+        *err_msg = slurm_xstrdup("allot: the job's AdminComment is too long to carry allot's "
+                                 "submit token");
         rc = ESLURM_ACCOUNTING_POLICY;
         goto out;
     }
@@ -412,8 +474,10 @@ struct job_record;
 ALLOT_PLUGIN_EXPORT int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr,
                                    uint32_t modify_uid)
 {
-    (void)job_desc;
     (void)job_ptr;
     (void)modify_uid;
+    /* Only job_submit writes tokens: an administrator's AdminComment update loses any. */
+    if (set_token(job_desc, 0) < 0)
+        return ESLURM_ACCOUNTING_POLICY;
     return SLURM_SUCCESS;
 }

@@ -20,6 +20,15 @@
  * - FailMode=open: a job whose hold allotd could not answer starts anyway, logged; its
  *   settle carries account, partition and time limit so allotd bills the run it never held
  *   (the reconciliation), and the agent's sacct pass covers a settle that never arrives.
+ * - HoldMode=submit (doc/slurm.md "Hold at submit"): the prolog reads the job's token from
+ *   AdminComment ("allot_token=T", written by job_submit/allot; only administrators can set
+ *   AdminComment) and sends it with the hold, which moves the provisional hold to the job.
+ *   Slurm 22.05 runs no slurmctld epilog for a job cancelled while pending (job_signal
+ *   marks it CANCELLED without epilog_slurmctld), so a sweep thread looks every
+ *   SWEEP_PENDING_S through slurmctld's job list (job read lock, no allotd call under it)
+ *   for ended jobs that never had resources and carry a token, and queues a release of
+ *   the token.  Ended jobs stay in the list for MinJobAge (default 300 s); one purged
+ *   before a sweep saw it is left to allotd's SubmitHoldTTL.
  * The configuration (allot.conf) is read at init, or at the first job when it was not
  * there yet; without it the plugin only logs (nothing to talk to).
  * slurmd loads PrEp plugins too: the slurmd-side calls do nothing and are not required.
@@ -28,6 +37,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +55,12 @@
 #include "src/slurmctld/srun_comm.h"
 
 #include "plugins/common/plugin_conf.h"
+#include "plugins/common/submit_token.h"
+
+/* slurmd loads this plugin too and has no job_list: a data reference must not stop the
+ * load there (functions bind lazily, data does not), so it is weak; NULL outside
+ * slurmctld, where the sweep never runs. */
+#pragma weak job_list
 #include "plugins/plugin_export.h"
 #include "plugins/prep/allot/prep_job.h"
 #include "plugins/prep/allot/prep_pool.h"
@@ -57,6 +73,10 @@ ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define IDLE_EXIT_MS 10000   /* idle time after which a worker above the minimum exits */
 #define CONF_RETRY_S 1       /* how often a missing allot.conf is looked for again */
 #define REFUSED_MAX 1024     /* recently refused runs remembered (their epilog settles nothing) */
+#define SWEEP_PENDING_S 5    /* how often ended-while-pending jobs are looked for */
+#define SWEEP_BATCH_MAX 256  /* releases queued per sweep; the next sweep takes the rest */
+#define RELEASED_MAX 4096    /* tokens whose release was queued, so a sweep sends each once */
+#define RELEASE_ATTEMPTS 40  /* a release that allotd cannot take is left to SubmitHoldTTL */
 
 /* Slurm plugin state, as plugins get no context (STYLE §2 "Global state"). */
 static prep_callbacks_t allot_callbacks; /* written once by prep_p_register_callbacks */
@@ -68,6 +88,14 @@ static uint64_t allot_refused[REFUSED_MAX];
 static unsigned allot_refused_next;
 static uint64_t allot_unheld[REFUSED_MAX]; /* runs started fail-open, without a hold */
 static unsigned allot_unheld_next;
+/* The sweep thread (HoldMode=submit); its ring of queued tokens is its own. */
+static pthread_cond_t allot_sweep_cv = PTHREAD_COND_INITIALIZER;
+static pthread_t allot_sweeper;
+static int allot_sweeper_started, allot_sweep_stop;
+static int64_t allot_released[RELEASED_MAX];
+static unsigned allot_released_next;
+
+static void copy_str(char *dst, size_t size, const char *src);
 
 static uint64_t run_key(uint32_t job_id, int32_t run)
 {
@@ -176,8 +204,9 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
     case PREP_JOB_RETRY:
         return PREP_RETRY;
     case PREP_JOB_OK:
-        info("prep/allot: JobId=%u run=%d held %lld SU-min on allocation %lld (%s)", j->job_id,
-             j->run, (long long)res.hold_sumin, (long long)res.alloc_id, res.payer_account);
+        info("prep/allot: JobId=%u run=%d held %lld SU-min on allocation %lld (%s)%s", j->job_id,
+             j->run, (long long)res.hold_sumin, (long long)res.alloc_id, res.payer_account,
+             j->submit_token ? " with its submit token" : "");
         break;
     case PREP_JOB_REFUSED:
         info("prep/allot: JobId=%u run=%d hold refused, cancelling: %s", j->job_id, j->run,
@@ -231,8 +260,42 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
         error("prep/allot: JobId=%u run=%d settle rejected by allotd, left to the agent's "
               "sacct reconciliation: %s",
               j->job_id, j->run, v == PREP_JOB_REFUSED ? res.message : err.msg);
+    if (v == PREP_JOB_OK && j->submit_token && j->billing_micro) {
+        /* Started fail-open, so its provisional hold was never moved: free it now (one try;
+         * SubmitHoldTTL is the backstop). */
+        prep_job_t r = *j;
+        r.kind = PREP_JOB_RELEASE;
+        if (prep_job_call(c, &r, 0, prep_pool_now_ms(), 0, due_ms, &res, &err) != PREP_JOB_OK)
+            info("prep/allot: JobId=%u submit token %lld not released now (%s); "
+                 "SubmitHoldTTL releases it",
+                 j->job_id, (long long)j->submit_token, err.msg);
+    }
     if (prep_job_spool_remove(pc->spool_dir, j, &err) < 0)
         error("prep/allot: %s", err.msg);
+    return PREP_DONE;
+}
+
+static enum prep_outcome handle_release(prep_job_t *j, allot_client_t *c, int attempt,
+                                        int64_t *due_ms)
+{
+    struct allot_job_result res;
+    struct allot_error err = {0};
+    enum prep_job_verdict v;
+
+    if (!c) {
+        *due_ms = prep_pool_now_ms() + 5000;
+        return attempt < RELEASE_ATTEMPTS ? PREP_RETRY : PREP_DONE;
+    }
+    v = prep_job_call(c, j, attempt, prep_pool_now_ms(), 0, due_ms, &res, &err);
+    if (v == PREP_JOB_RETRY && attempt + 1 < RELEASE_ATTEMPTS)
+        return PREP_RETRY;
+    if (v == PREP_JOB_OK)
+        info("prep/allot: JobId=%u ended without starting: submit hold %lld released%s",
+             j->job_id, (long long)j->submit_token, res.replay ? " (already)" : "");
+    else
+        error("prep/allot: JobId=%u submit hold %lld not released (%s); SubmitHoldTTL "
+              "releases it",
+              j->job_id, (long long)j->submit_token, err.msg);
     return PREP_DONE;
 }
 
@@ -243,7 +306,88 @@ static enum prep_outcome worker_handle(void *item, void *ctx, int attempt, int64
 
     if (j->kind == PREP_JOB_HOLD)
         return handle_hold(j, ctx, attempt, due_ms, arg);
+    if (j->kind == PREP_JOB_RELEASE)
+        return handle_release(j, ctx, attempt, due_ms);
     return handle_settle(j, ctx, attempt, due_ms, arg);
+}
+
+/* ---- jobs that ended while pending (HoldMode=submit) -------------------------------- */
+
+static int released_has(int64_t token)
+{
+    for (unsigned i = 0; i < RELEASED_MAX; i++)
+        if (allot_released[i] == token)
+            return 1;
+    return 0;
+}
+
+/* One pass: find candidates under the job read lock, queue their releases after it. */
+static void sweep_pending_once(void)
+{
+    slurmctld_lock_t lk = {.job = READ_LOCK};
+    struct {
+        uint32_t job_id;
+        int64_t token;
+    } found[SWEEP_BATCH_MAX];
+    int n = 0;
+
+    if (!&job_list)
+        return;
+    lock_slurmctld(lk);
+    ListIterator it = list_iterator_create(job_list);
+    job_record_t *job_ptr;
+    while (n < SWEEP_BATCH_MAX && (job_ptr = list_next(it))) {
+        int64_t token;
+        /* Resources once allocated means the prolog ran and bound the token; a release
+         * would only be a harmless replay, so skip those. */
+        if (!IS_JOB_FINISHED(job_ptr) || !job_ptr->admin_comment ||
+            (job_ptr->tres_alloc_str && job_ptr->tres_alloc_str[0]) ||
+            submit_token_parse(job_ptr->admin_comment, &token) != 1 || released_has(token))
+            continue;
+        found[n].job_id = job_ptr->job_id;
+        found[n].token = token;
+        n++;
+    }
+    list_iterator_destroy(it);
+    unlock_slurmctld(lk);
+
+    for (int i = 0; i < n; i++) {
+        prep_job_t *j = calloc(1, sizeof(*j));
+        if (!j)
+            return; /* the next pass finds it again */
+        j->kind = PREP_JOB_RELEASE;
+        copy_str(j->cluster, sizeof(j->cluster), slurm_conf.cluster_name);
+        j->job_id = found[i].job_id;
+        j->submit_token = found[i].token;
+        j->enqueued_ms = prep_pool_now_ms();
+        pthread_mutex_lock(&allot_mu);
+        int pushed = allot_pool && prep_pool_push(allot_pool, j) == 0;
+        pthread_mutex_unlock(&allot_mu);
+        if (!pushed) {
+            free(j);
+            return;
+        }
+        allot_released[allot_released_next++ % RELEASED_MAX] = found[i].token;
+    }
+}
+
+static void *sweep_thread(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&allot_mu);
+    while (!allot_sweep_stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += SWEEP_PENDING_S;
+        pthread_cond_timedwait(&allot_sweep_cv, &allot_mu, &ts);
+        if (allot_sweep_stop)
+            break;
+        pthread_mutex_unlock(&allot_mu);
+        sweep_pending_once();
+        pthread_mutex_lock(&allot_mu);
+    }
+    pthread_mutex_unlock(&allot_mu);
+    return NULL;
 }
 
 /* ---- start-up ---------------------------------------------------------------------- */
@@ -293,9 +437,18 @@ static int start_locked(void)
         error("prep/allot: cannot start the worker pool");
         return -1;
     }
-    info("prep/allot: allotd %s, FailMode=%s, workers %d..%d, spool %s", allot_conf.url,
-         allot_conf.fail_open ? "open" : "closed", allot_conf.min_threads,
+    info("prep/allot: allotd %s, FailMode=%s, HoldMode=%s, workers %d..%d, spool %s",
+         allot_conf.url, allot_conf.fail_open ? "open" : "closed",
+         allot_conf.hold_at_submit ? "submit" : "start", allot_conf.min_threads,
          allot_conf.max_threads, allot_conf.spool_dir);
+    if (allot_conf.hold_at_submit && !allot_sweeper_started) {
+        allot_sweep_stop = 0;
+        if (pthread_create(&allot_sweeper, NULL, sweep_thread, NULL) == 0)
+            allot_sweeper_started = 1;
+        else
+            error("prep/allot: no sweep thread: submit holds of jobs cancelled while pending "
+                  "wait for SubmitHoldTTL");
+    }
     int n = prep_job_spool_scan(allot_conf.spool_dir, requeue_spooled, spool_bad, NULL, &err);
     if (n < 0)
         error("prep/allot: spool: %s", err.msg);
@@ -318,6 +471,14 @@ ALLOT_PLUGIN_EXPORT int init(void)
 
 ALLOT_PLUGIN_EXPORT void fini(void)
 {
+    pthread_mutex_lock(&allot_mu);
+    allot_sweep_stop = 1;
+    pthread_cond_broadcast(&allot_sweep_cv);
+    int sweeper = allot_sweeper_started;
+    allot_sweeper_started = 0;
+    pthread_mutex_unlock(&allot_mu);
+    if (sweeper)
+        pthread_join(allot_sweeper, NULL);
     pthread_mutex_lock(&allot_mu);
     prep_pool_t *p = allot_pool;
     allot_pool = NULL;
@@ -361,8 +522,16 @@ static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_
     j->job_id = job_ptr->job_id;
     j->run = job_ptr->restart_cnt;
     copy_str(j->user, sizeof(j->user), job_ptr->user_name);
-    if (!j->user[0])
-        snprintf(j->user, sizeof(j->user), "%u", job_ptr->user_id);
+    if (!j->user[0]) {
+        /* 22.05 leaves user_name unset on most jobs: the name job_submit/allot admitted
+         * the job under (getpwuid), so a submit hold binds to the same user. */
+        struct passwd pw, *res = NULL;
+        char tmp[4096];
+        if (getpwuid_r(job_ptr->user_id, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+            copy_str(j->user, sizeof(j->user), pw.pw_name);
+        else
+            snprintf(j->user, sizeof(j->user), "%u", job_ptr->user_id);
+    }
     copy_str(j->account, sizeof(j->account), job_ptr->account);
     copy_str(j->partition, sizeof(j->partition),
              job_ptr->part_ptr ? job_ptr->part_ptr->name : job_ptr->partition);
@@ -376,6 +545,13 @@ static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_
                           ? 365 * 24 * 3600
                           : (int64_t)job_ptr->time_limit * 60;
     copy_str(j->alloc_tres, sizeof(j->alloc_tres), job_ptr->tres_fmt_alloc_str);
+    /* Only job_submit/allot writes the word (users cannot set AdminComment); a malformed
+     * or doubled one binds nothing: the hold is then an ordinary one. */
+    if (submit_token_parse(job_ptr->admin_comment, &j->submit_token) < 0) {
+        error("prep/allot: JobId=%u: malformed submit token in AdminComment \"%s\" ignored",
+              job_ptr->job_id, job_ptr->admin_comment);
+        j->submit_token = 0;
+    }
     if (kind == PREP_JOB_SETTLE) {
         int64_t el = (int64_t)job_ptr->end_time - (int64_t)job_ptr->start_time -
                      (int64_t)job_ptr->tot_sus_time;

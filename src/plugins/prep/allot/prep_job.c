@@ -5,7 +5,9 @@
  *
  * Spool format: "key=value" lines, one field each, values without newlines (names and TRES
  * strings never hold one).  Unknown keys are errors, so a file from a newer release is set
- * aside (renamed .bad) rather than half-understood.
+ * aside (renamed .bad) rather than half-understood.  submit_token (HoldMode=submit) is
+ * written only when set and optional when read, so files of the release before it still
+ * load, and files without a token are byte-identical to that release's.
  */
 #include "plugins/prep/allot/prep_job.h"
 
@@ -34,6 +36,15 @@ void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
     d->qos = job->qos;
     d->time_limit_s = job->time_limit_s;
     d->alloc_tres = job->alloc_tres;
+    if (job->kind == PREP_JOB_RELEASE) {
+        /* The provisional run is keyed by the token (doc/slurm.md "Hold at submit"). */
+        d->job_id = job->submit_token;
+        d->run = 0;
+        d->elapsed_s = -1;
+        d->comment = "job ended before it started (cancelled or rejected while pending)";
+        return;
+    }
+    d->submit_token = job->submit_token;
     if (job->kind == PREP_JOB_HOLD) {
         d->submit_s = job->submit_s;
         d->start_s = job->start_s;
@@ -74,6 +85,8 @@ enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, in
     prep_job_desc(job, &d);
     if (job->kind == PREP_JOB_HOLD)
         rc = allot_job_hold(c, &d, res, err);
+    else if (job->kind == PREP_JOB_RELEASE)
+        rc = allot_job_release(c, &d, res, err);
     else
         rc = allot_job_settle(c, &d, res, err);
     if (rc == 0)
@@ -122,6 +135,8 @@ int prep_job_spool_write(const char *dir, const prep_job_t *job, struct allot_er
                   job->cluster, job->job_id, job->run, job->user, job->account, job->partition,
                   job->qos, job->submit_s, job->start_s, job->end_s, job->time_limit_s,
                   job->elapsed_s, job->alloc_tres, job->state, job->billing_micro) < 0;
+    if (job->submit_token)
+        bad |= fprintf(f, "submit_token=%" PRId64 "\n", job->submit_token) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) < 0) {
         int e = errno;
@@ -223,6 +238,8 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
             bad = set_int(&j.start_s, val, 0, INT64_MAX);
         else if (!strcmp(k, "end"))
             bad = set_int(&j.end_s, val, 0, INT64_MAX);
+        else if (!strcmp(k, "submit_token"))
+            bad = set_int(&j.submit_token, val, (int64_t)1 << 32, (int64_t)1 << 62);
         else if (!strcmp(k, "billing_micro"))
             bad = set_int(&j.billing_micro, val, 0, INT64_MAX);
         else if (!strcmp(k, "time_limit_s"))

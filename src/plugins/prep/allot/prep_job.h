@@ -12,6 +12,8 @@
  * idempotent per (cluster, job, run), so sending one twice is harmless.
  * prep_job_call decides what an outcome means: a refusal is final, an unreachable allotd
  * is retried with backoff (settles forever, holds within a budget), other errors are final.
+ * Spool files carry the submit token as an optional line (files written before it existed
+ * read as token 0).
  * No Slurm headers: unit-tested without slurmctld.
  * Threads: functions are reentrant; a prep_job_t belongs to one thread at a time.
  */
@@ -23,7 +25,8 @@
 
 #include "allot/allot.h"
 
-enum prep_job_kind { PREP_JOB_HOLD = 0, PREP_JOB_SETTLE };
+/* RELEASE: the provisional hold of a job that ended without starting (HoldMode=submit). */
+enum prep_job_kind { PREP_JOB_HOLD = 0, PREP_JOB_SETTLE, PREP_JOB_RELEASE };
 
 #define PREP_NAME_MAX 64
 #define PREP_TRES_MAX 512
@@ -45,12 +48,14 @@ typedef struct prep_job {
     char state[PREP_NAME_MAX];      /* settle: "COMPLETED", "NODE_FAIL", ... */
     int64_t billing_micro;    /* settle of a run started without a hold (fail-open): Slurm's
                                * billing, as allotd has no hold to take it from; else 0 */
+    int64_t submit_token;     /* HoldMode=submit: the job's "allot_token=" from AdminComment
+                               * (hold: bind it; release: the provisional run); 0 = none */
     int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
 } prep_job_t;
 
 /* Result of prep_job_call. */
 enum prep_job_verdict {
-    PREP_JOB_OK = 0,      /* held / settled */
+    PREP_JOB_OK = 0,      /* held / settled / released */
     PREP_JOB_REFUSED,     /* hold refused by the bank: message in res->message */
     PREP_JOB_RETRY,       /* allotd unreachable or transient: try again at *due_ms */
     PREP_JOB_UNREACHABLE, /* hold: allotd did not answer within the budget: fail mode */
@@ -58,10 +63,11 @@ enum prep_job_verdict {
 };
 
 /*
- * prep_job_call - send JOB's hold or settle to allotd through C (attempt ATTEMPT, 0-based).
+ * prep_job_call - send JOB's hold, settle or release to allotd through C (attempt ATTEMPT, 0-based).
  * NOW_MS and BUDGET_MS bound a hold: after BUDGET_MS since job->enqueued_ms an unreachable
  * allotd gives PREP_JOB_UNREACHABLE instead of RETRY.  RES and ERR receive allotd's answer.
- * On RETRY, *due_ms is when to try again (backoff 100 ms doubling to 5 s).
+ * On RETRY, *due_ms is when to try again (backoff 100 ms doubling to 5 s).  A release
+ * retries like a settle; the caller bounds its attempts (SubmitHoldTTL is the backstop).
  */
 enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, int attempt,
                                     int64_t now_ms, int64_t budget_ms, int64_t *due_ms,
