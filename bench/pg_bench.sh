@@ -17,6 +17,32 @@ cleanup() { pg_allotd_stop A; pg_allotd_stop B; pg_stop -m immediate; rm -rf "$t
 trap cleanup EXIT
 pg_start "$tmp/pg" || exit 1
 LG=$ALLOT_BUILD_DIR/bench/bank_loadgen
+TICK=$(getconf CLK_TCK)
+
+# CPU seconds (user+sys) so far of one process: its own plus its reaped children's.
+cpu_of() { # $1 = pid
+    [ -r "/proc/$1/stat" ] || { echo 0; return; }
+    awk -v t="$TICK" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13 + $14 + $15) / t }' "/proc/$1/stat"
+}
+# CPU seconds of the PostgreSQL server: postmaster (with reaped backends) + live children.
+pg_cpu() {
+    local pm c sum
+    pm=$(head -n 1 "$PG_DIR/data/postmaster.pid") || { echo 0; return; }
+    sum=$(cpu_of "$pm")
+    for c in $(pgrep -P "$pm"); do sum=$(awk -v a="$sum" -v b="$(cpu_of "$c")" 'BEGIN { printf "%.2f", a + b }'); done
+    echo "$sum"
+}
+# Where the CPU went during one part: PostgreSQL, the allotd given by pid, the rest.
+cpu_mark() { m_pg=$(pg_cpu); m_all=$(awk '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / '"$TICK"' }' /proc/stat); m_d="$*"; m_dcpu=0; for p in $m_d; do m_dcpu=$(awk -v a="$m_dcpu" -v b="$(cpu_of "$p")" 'BEGIN { printf "%.2f", a + b }'); done; }
+cpu_report() {
+    local pg all d=0 p
+    pg=$(pg_cpu); all=$(awk '/^cpu / { printf "%.2f", ($2 + $3 + $4 + $7 + $8) / '"$TICK"' }' /proc/stat)
+    for p in $m_d; do d=$(awk -v a="$d" -v b="$(cpu_of "$p")" 'BEGIN { printf "%.2f", a + b }'); done
+    awk -v pg="$(awk -v a="$pg" -v b="$m_pg" 'BEGIN { print a - b }')" \
+        -v d="$(awk -v a="$d" -v b="$m_dcpu" 'BEGIN { print a - b }')" \
+        -v all="$(awk -v a="$all" -v b="$m_all" 'BEGIN { print a - b }')" \
+        'BEGIN { printf "cpu_s postgres=%.2f allotd=%.2f machine=%.2f (rest: load generator, other work on the host)\n", pg, d, all }'
+}
 
 setup_bank() { # $1 = allotd instance
     pga "$1" POST /v1/clusters '{"name":"c1"}' >/dev/null &&
@@ -31,16 +57,21 @@ echo "# load: $CLIENTS clients, $PAIRS hold+settle pairs, one allocation"
 echo "== HADM baseline (PL/pgSQL pre-debit under pg_advisory_xact_lock, one transaction per request)"
 psql -X -q "$ALLOT_TEST_PG" -v ON_ERROR_STOP=1 -f "$src/bench/hadm_baseline.sql" 2>/dev/null &&
 pg_psql "INSERT INTO hadm.allocations (workgroup, resource, start_date, end_date) VALUES ('acct0', 'cpu', now() - interval '1 day', now() + interval '1 year'); INSERT INTO hadm.credits (allocation_id, amount) VALUES (1, 100000000000)" >/dev/null || exit 1
+cpu_mark
 "$ALLOT_BUILD_DIR/bench/hadm_baseline" --conninfo "$ALLOT_TEST_PG" --clients "$CLIENTS" --pairs "$PAIRS" | tee hadm.out
+cpu_report
 
 echo "== allot, 1 allotd on PostgreSQL"
 pg_allotd_start A "Threads=$CLIENTS" || exit 1
 setup_bank A || exit 1
+cpu_mark "$PGA_PID_A"
 "$LG" --tcp "${PGA_URL_A#http://}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
     --cluster c1 --partition batch --job-base 1 | tee one.out
+cpu_report
 
 echo "== allot, 2 allotd on PostgreSQL ($((CLIENTS / 2)) clients each)"
 pg_allotd_start B "Threads=$CLIENTS" || exit 1
+cpu_mark "$PGA_PID_A" "$PGA_PID_B"
 "$LG" --tcp "${PGA_URL_A#http://}" --clients $((CLIENTS / 2)) --pairs $((PAIRS / 2)) \
     --accounts 1 --cluster c1 --partition batch --job-base 500000000 >twoA.out &
 a=$!
@@ -49,6 +80,7 @@ a=$!
 b=$!
 wait $a $b
 cat twoA.out twoB.out
+cpu_report
 
 rate() { sed -n 's/.*requests_per_s=\([0-9]*\).*/\1/p' "$1"; }
 h=$(rate hadm.out); o=$(rate one.out); t=$(( $(rate twoA.out) + $(rate twoB.out) ))

@@ -26,6 +26,16 @@
  * its generation is older, so cached db_stmt_t handles stay valid across reconnects.  A
  * transaction that was open when the connection broke is lost as a whole, never replayed.
  *
+ * Deferred statements (db_run_deferred).  Inside a transaction, a parameter-less statement
+ * whose result nobody reads (the writer's per-request SAVEPOINT and RELEASE) is queued and
+ * sent in pipeline mode with the next statement, as "deferred..., Sync, next, Sync": one
+ * round trip instead of three.  The two sync points keep the server's behaviour that of
+ * running them one by one: a failed deferred statement aborts the transaction, its error is
+ * returned by the next statement's step (naming the deferred statement), and the next
+ * statement then fails (25P02) or, for ROLLBACK TO / ROLLBACK, runs as it would have.  A bare
+ * ROLLBACK drops the queue (it undoes those statements anyway); exec and table_exists send
+ * the queue alone first.  A lost connection drops the queue with the transaction.
+ *
  * Error mapping (db.h): connection failure (class 08, 57P01-57P03) and lock_not_available
  * 55P03, serialization_failure 40001, deadlock_detected 40P01 -> EUNAVAIL; unique_violation
  * 23505 -> EEXIST; other integrity violations (23xxx) -> ECONFLICT; out of memory 53200 ->

@@ -9,6 +9,10 @@
  * Hot path: a hold is the job lookup, the payer query, one conditional balance UPDATE (the
  * atomic check-and-hold), the ledger INSERT, the job INSERT and a balance re-read: six
  * prepared statements, no heap allocation, no SQL text built at run time.
+ * On PostgreSQL a new hold whose payer has the funds is one round trip instead: the server
+ * function allot_hold_fast (schema/pg/0007) runs those statements and returns the payer row;
+ * when it returns none (replay, no payer, refusal) it wrote nothing and the portable path
+ * runs, so replays and refusals are recorded by one piece of code on both backends.
  * A settle releases the run's whole hold and debits the charge against the allocation that
  * holds the hold, so a run straddling two periods pays from the one it started in.
  */
@@ -28,6 +32,10 @@ static const char SQL_JOB_GET[] =
 static const char SQL_JOB_INSERT[] =
     "INSERT INTO jobs (" JOB_COLS ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
     "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)";
+/* PostgreSQL only (schema/pg/0007): a new hold's writes in one round trip, see hold_fast. */
+static const char SQL_JOB_HOLD_FAST[] =
+    "SELECT * FROM allot_hold_fast($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
+    "$15, $16, $17, $18)";
 static const char SQL_JOB_SETTLE[] =
     "UPDATE jobs SET start_s = $1, end_s = $2, elapsed_s = $3, slurm_state = $4, "
     "billing_micro = $5, alloc_tres = $6, status = $7, charge_sumin = $8, settle_source = $9, "
@@ -260,6 +268,71 @@ static void format_su(int64_t sumin, char *buf, size_t len)
         snprintf(buf, len, "%lldm", (long long)sumin);
 }
 
+/* The jobs row a new hold writes (payer NULL: none found). */
+static void hold_job(const struct hold_req *req, int64_t now, int refused,
+                     const struct allocation *payer, struct job *j)
+{
+    memset(j, 0, sizeof *j);
+    memcpy(j->cluster, req->cluster, sizeof j->cluster);
+    j->job_id = req->job_id;
+    j->run = req->run;
+    memcpy(j->user, req->user, sizeof j->user);
+    memcpy(j->account, req->account, sizeof j->account);
+    memcpy(j->partition, req->partition, sizeof j->partition);
+    memcpy(j->qos, req->qos, sizeof j->qos);
+    j->submit_s = req->submit_s;
+    j->start_s = req->start_s;
+    memcpy(j->req_tres, req->req_tres, sizeof j->req_tres);
+    memcpy(j->alloc_tres, req->alloc_tres, sizeof j->alloc_tres);
+    j->billing_micro = req->billing_micro;
+    j->time_limit_s = req->time_limit_s;
+    j->status = refused ? JOB_REFUSED : JOB_HELD;
+    j->hold_sumin = refused ? 0 : req->amount_sumin;
+    if (payer) {
+        j->alloc_id = payer->id;
+        memcpy(j->payer_account, payer->account, sizeof j->payer_account);
+    }
+    j->updated_s = now;
+}
+
+/* PostgreSQL: a new run whose payer has the funds, held in one round trip by the server
+ * function allot_hold_fast (schema/pg/0007), which runs the same statements as the portable
+ * path below.  1 = held (res filled), 0 = not that case and nothing written (the caller
+ * runs the portable path: replay, no payer, refusal), -1 = error. */
+static int hold_fast(store_t *st, const struct hold_req *req, int64_t now,
+                     struct hold_result *res, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_JOB_HOLD_FAST, SQL_JOB_HOLD_FAST, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, req->cluster);
+    db_bind_int64(s, 2, req->job_id);
+    db_bind_int64(s, 3, req->run);
+    db_bind_text(s, 4, req->user);
+    db_bind_text(s, 5, req->account);
+    db_bind_text(s, 6, req->partition);
+    db_bind_text(s, 7, req->qos);
+    db_bind_int64(s, 8, req->submit_s);
+    db_bind_int64(s, 9, req->start_s);
+    db_bind_text(s, 10, req->req_tres);
+    db_bind_text(s, 11, req->alloc_tres);
+    db_bind_int64(s, 12, req->billing_micro);
+    db_bind_int64(s, 13, req->time_limit_s);
+    db_bind_text(s, 14, req->resource);
+    db_bind_int64(s, 15, req->start_s > 0 ? req->start_s : now);
+    db_bind_int64(s, 16, req->amount_sumin);
+    db_bind_text(s, 17, req->actor);
+    db_bind_int64(s, 18, now);
+    int rc = db_step(s, err);
+    if (rc == 1) {
+        store_read_alloc(s, 0, &res->alloc);
+        store_read_balance(s, STORE_ALLOC_NCOLS, res->alloc.id, &res->bal);
+        hold_job(req, now, 0, &res->alloc, &res->job);
+    }
+    db_reset(s);
+    return rc;
+}
+
 int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
                struct allot_error *err)
 {
@@ -270,7 +343,13 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         return -1;
     memset(res, 0, sizeof *res);
 
-    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
+    int rc;
+    if (strcmp(st->backend, "pg") == 0) {
+        rc = hold_fast(st, req, now_or(req->now_s), res, err);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
+    }
+    rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -325,27 +404,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         refused = rc == 1;
     }
 
-    memset(&j, 0, sizeof j);
-    memcpy(j.cluster, req->cluster, sizeof j.cluster);
-    j.job_id = req->job_id;
-    j.run = req->run;
-    memcpy(j.user, req->user, sizeof j.user);
-    memcpy(j.account, req->account, sizeof j.account);
-    memcpy(j.partition, req->partition, sizeof j.partition);
-    memcpy(j.qos, req->qos, sizeof j.qos);
-    j.submit_s = req->submit_s;
-    j.start_s = req->start_s;
-    memcpy(j.req_tres, req->req_tres, sizeof j.req_tres);
-    memcpy(j.alloc_tres, req->alloc_tres, sizeof j.alloc_tres);
-    j.billing_micro = req->billing_micro;
-    j.time_limit_s = req->time_limit_s;
-    j.status = refused ? JOB_REFUSED : JOB_HELD;
-    j.hold_sumin = refused ? 0 : req->amount_sumin;
-    if (have_payer) {
-        j.alloc_id = payer.id;
-        memcpy(j.payer_account, payer.account, sizeof j.payer_account);
-    }
-    j.updated_s = now;
+    hold_job(req, now, refused, have_payer ? &payer : NULL, &j);
     if (job_insert(st, &j, err) < 0)
         return -1;
     res->job = j;
