@@ -68,6 +68,11 @@ cpu_mark "$PGA_PID_A"
 "$LG" --tcp "${PGA_URL_A#http://}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
     --cluster c1 --partition batch --job-base 1 | tee one.out
 cpu_report
+# Which server processes spent it: allotd's writer connection is one backend, its HTTP
+# workers' read connections the others (one per worker).
+pm=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+ps --ppid "$pm" -o cputime=,args= | sort -r | head -n 4 | sed 's/^/top backend: /'
+echo "backends: $(ps --ppid "$pm" -o args= | grep -c 'idle\|idle in transaction') connected"
 
 echo "== allot, 2 allotd on PostgreSQL ($((CLIENTS / 2)) clients each)"
 pg_allotd_start B "Threads=$CLIENTS" || exit 1
