@@ -9,6 +9,7 @@
 #include "allotd/auth.h"
 #include "allotd/bank.h"
 #include "allotd/json.h"
+#include "allotd/json_fast.h"
 #include "allotd/submit.h"
 #include "allotd/tick.h"
 #include "libcore/money.h"
@@ -29,7 +30,7 @@ int api_job_admit(struct req *r, struct allot_error *err)
         {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &token}, /* api_submit.c */
     };
     store_t *st = req_reader(r, err);
-    if (!st || json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (!st || json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
         return -1;
     if (token && !api_submit_enabled(r->d))
         return allot_errorf(err, ALLOT_EINVAL,
@@ -125,6 +126,10 @@ static int finish_hold(struct req *r, struct allot_error *err)
                  s->q.account);
         return 0;
     }
+    /* Hot path: the same bytes as the jansson tree below, written directly (json_fast.h). */
+    r->text = json_fast_job_reply("held", h->replay, &h->job, &h->alloc, &h->bal, &r->text_len);
+    if (r->text)
+        return 0;
     r->out = json_pack("{s:b, s:b, s:o, s:o}", "held", 1, "replay", h->replay, "job",
                        json_job(&h->job), "balance", json_balance(&h->alloc, &h->bal));
     return 0;
@@ -154,7 +159,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
         {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &s->submit_token},
     };
     store_t *st = req_reader(r, err);
-    if (!st || json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (!st || json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
@@ -197,6 +202,10 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
 static int finish_settle(struct req *r, struct allot_error *err)
 {
     struct settle_op *s = r->scratch;
+    r->text = json_fast_job_reply(s->release ? "released" : "settled", s->res.replay,
+                                  &s->res.job, &s->res.alloc, &s->res.bal, &r->text_len);
+    if (r->text)
+        return 0;
     r->out = json_pack("{s:b, s:b, s:o, s:o}", s->release ? "released" : "settled", 1, "replay",
                        s->res.replay, "job", json_job(&s->res.job), "balance",
                        json_balance(&s->res.alloc, &s->res.bal));
@@ -229,7 +238,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
         {.name = "qos", .type = JF_NAME, .required = 0, .dst = q->qos, .allow_empty = 1},
         {.name = "time_limit_s", .type = JF_INT, .required = 0, .dst = &q->time_limit_s},
     };
-    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
@@ -263,7 +272,7 @@ int api_job_release(struct req *r, struct allot_error *err)
         {.name = "run", .type = JF_INT, .required = 0, .dst = &run},
         {.name = "comment", .type = JF_TEXT, .required = 0, .dst = s->comment, .size = sizeof(s->comment)},
     };
-    if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
