@@ -77,7 +77,7 @@ int api_alloc_get(struct req *r, struct allot_error *err)
     store_t *st = req_reader(r, err);
     struct allocation a;
     struct balance b;
-    int64_t id;
+    int64_t id = 0;
     if (!st || parse_id(r->param[0], &id, err) < 0 || store_alloc_get(st, id, &a, &b, err) < 0)
         return -1;
     int vis = auth_sees_account(r, a.account, err);

@@ -91,7 +91,7 @@ int api_command_list(struct req *r, struct allot_error *err)
 
 int api_command_get(struct req *r, struct allot_error *err)
 {
-    int64_t id;
+    int64_t id = 0;
     struct command c;
     store_t *st = req_reader(r, err);
     if (!st || parse_command_id(r->param[0], &id, err) < 0 ||

@@ -228,7 +228,7 @@ static int on_command(const struct command *c, void *arg)
  * unfinished commands with the time since they wait (DESIGN §5 "status"). */
 int api_policy_get(struct req *r, struct allot_error *err)
 {
-    int64_t id;
+    int64_t id = 0;
     struct policy p;
     store_t *st = req_reader(r, err);
     if (!st || parse_policy_id(r->param[0], &id, err) < 0 || store_policy_get(st, id, &p, err) < 0)
@@ -296,7 +296,7 @@ int api_policy_evaluate(struct req *r, struct allot_error *err)
 
 int api_policy_dry_run(struct req *r, struct allot_error *err)
 {
-    int64_t id, now_s;
+    int64_t id = 0, now_s;
     struct policy_eval e;
     store_t *st = req_reader(r, err);
     if (!st || parse_policy_id(r->param[0], &id, err) < 0 || body_now(r, &now_s, err) < 0)
