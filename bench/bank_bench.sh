@@ -40,15 +40,33 @@ for i in $(seq 0 $((ACCOUNTS - 1))); do
     post /v1/assocs "{\"cluster\":\"bench\",\"account\":\"acct$i\",\"user\":\"root\"}" &&
     post /v1/allocations "{\"account\":\"acct$i\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":100000000000}" || exit 1
 done
+# CPU used by allotd (utime+stime of /proc/PID/stat, clock ticks) and by the load
+# generator (bash's time), so a run shows what one request costs on these shared cores.
+tck=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14, $15}' "/proc/$pid/stat"; }
+TIMEFORMAT='loadgen cpu: user %U s, sys %S s'
+run_loadgen() {
+    local before after reqs
+    before=$(cpu_ticks)
+    { time "$ALLOT_BUILD_DIR/bench/bank_loadgen" "$@" >"$tmp/lg.out"; } 2>"$tmp/lg.time"
+    after=$(cpu_ticks)
+    cat "$tmp/lg.out" "$tmp/lg.time"
+    reqs=$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' "$tmp/lg.out")
+    awk -v b="$before" -v a="$after" -v hz="$tck" -v n="${reqs:-0}" 'BEGIN {
+        split(b, x, " "); split(a, y, " "); u = (y[1] - x[1]) / hz; s = (y[2] - x[2]) / hz
+        printf "allotd cpu: user %.2f s, sys %.2f s", u, s
+        if (n > 0) printf "; %.0f us user + %.0f us sys per request", 1e6 * u / n, 1e6 * s / n
+        print ""}'
+}
 echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
 echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations"
-"$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
+run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
     --pairs "$PAIRS" --accounts "$ACCOUNTS" --job-base 1
 echo "== $CLIENTS clients, $PAIRS pairs on one allocation"
-"$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
+run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
     --pairs "$PAIRS" --accounts 1 --job-base 5000000000
 echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations"
-"$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
+run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
     --pairs $((PAIRS / 4)) --accounts "$ACCOUNTS" --admit --job-base 9000000000
 # Group commit: ops per committed batch over the whole run (from allotd's /metrics).
 curl -sf "$url/metrics" | awk '/^allot_commit_batch_ops_sum/ {s = $2} /^allot_commit_batch_ops_count/ {c = $2}
