@@ -6,6 +6,9 @@
 # epilog) to allotd's acknowledged settle, from slurmctld's millisecond log timestamps.
 # Prints numbers, asserts nothing.  Usage (from a build tree):
 #   ALLOT_BUILD_DIR=build ALLOT_SRC_DIR=. bash bench/slurm_bench.sh [-v]   (N=$BENCH_JOBS, 100)
+# BENCH_HOLD_MODE=submit runs allotd (and so the plugins) with HoldMode=submit.
+# Also prints slurmctld's own time per submit RPC (its log's usec=), which excludes sbatch's
+# process start, so the plugins' share of it is visible apart from sbatch's noise.
 test_description='allot Slurm plugin benchmark'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -24,6 +27,17 @@ submit_rate() {
 	python3 -c "import sys; n,ns=int(sys.argv[1]),int(sys.argv[2]); print('%s: %d sbatch in %.3f s = %.1f jobs/s' % (sys.argv[3], n, ns/1e9, n/(ns/1e9)))" "$N" $((t1 - t0)) "$1" | tee -a results
 }
 
+# rpc_usec LABEL: slurmctld's own time per submit RPC (job_submit plugins included, sbatch's
+# process start and MUNGE encode excluded), from "_slurm_rpc_submit_batch_job: ... usec=N".
+rpc_usec() {
+	python3 - "$SLURM_DIR/log/slurmctld.log" "$1" <<-\PY | tee -a results
+	import re, sys
+	u = sorted(int(m[1]) for m in (re.search(r"_slurm_rpc_submit_batch_job: .* usec=(\d+)", l) for l in open(sys.argv[1])) if m)
+	if u:
+	    print("%s: slurmctld submit RPC n=%d median=%d us p90=%d us mean=%.0f us" % (sys.argv[2], len(u), u[len(u)//2], u[int(len(u)*0.9)], sum(u)/len(u)))
+	PY
+}
+
 wait_idle() { wait_for 300 sh -c 'test -z "$(squeue -h -t pending,running,configuring,completing)"'; }
 
 test_expect_success 'without plugins' '
@@ -31,7 +45,7 @@ test_expect_success 'without plugins' '
 	slurm_start --conf-extra plain.conf &&
 	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
 	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
-	submit_rate "no plugins  " && wait_idle && slurm_stop
+	submit_rate "no plugins  " && rpc_usec "no plugins  " && wait_idle && slurm_stop
 '
 
 test_expect_success 'with job_submit/allot and prep/allot' '
@@ -43,13 +57,15 @@ test_expect_success 'with job_submit/allot and prep/allot' '
 	slurm_start --plugin-dir "$plugins" --conf-extra extra.conf &&
 	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
 	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
-	allotd_start Operators=root "PrEpSpoolDir=$PWD/spool" &&
+	allotd_start Operators=root "PrEpSpoolDir=$PWD/spool" ${BENCH_HOLD_MODE:+HoldMode=$BENCH_HOLD_MODE} &&
 	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" >/dev/null &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" >/dev/null &&
+	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" >/dev/null &&
+	api POST /v1/assocs "{\"cluster\":\"$SLURM_CLUSTER\",\"account\":\"chem\",\"user\":\"root\"}" >/dev/null &&
 	api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"bank\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=1.0,Mem=0.5G\"}" >/dev/null &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":100000000}" >/dev/null &&
 	sleep 1.5 &&
-	submit_rate "with plugins" && wait_idle && sleep 2 &&
+	submit_rate "with plugins" && rpc_usec "with plugins" && wait_idle && sleep 2 &&
 	python3 - "$SLURM_DIR/log/slurmctld.log" <<-PY | tee -a results &&
 	import re, sys, datetime
 	ep, st = {}, {}
