@@ -117,10 +117,9 @@ static void test_ascii_escapes(void **state)
     struct allocation a;
     struct balance b;
     sample(&j, &a, &b);
-    char *fields[] = {j.cluster,   j.user,       j.account,         j.partition,
-                      j.qos,       j.req_tres,   j.alloc_tres,      j.slurm_state,
-                      j.payer_account, j.settle_source, a.account, a.resource,
-                      a.cluster,   a.category};
+    char *fields[] = {j.cluster,  j.user,       j.account,     j.partition,     j.qos,
+                      j.req_tres, j.alloc_tres, j.slurm_state, j.payer_account, j.settle_source,
+                      a.account,  a.resource,   a.cluster,     a.category};
     for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
         char saved[ALLOT_NAME_MAX];
         snprintf(saved, sizeof(saved), "%s", fields[f]);
@@ -145,8 +144,16 @@ static void test_times_and_integers(void **state)
     struct allocation a;
     struct balance b;
     sample(&j, &a, &b);
-    const int64_t times[] = {0, 1, -1, 86399, -86400 * 365, 253402300799, 253402300800,
-                             INT64_MAX, INT64_MIN, (int64_t)1 << 56};
+    const int64_t times[] = {0,
+                             1,
+                             -1,
+                             86399,
+                             -86400 * 365,
+                             253402300799,
+                             253402300800,
+                             INT64_MAX,
+                             INT64_MIN,
+                             (int64_t)1 << 56};
     for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
         j.submit_s = j.start_s = j.end_s = j.updated_s = times[i];
         a.start_s = a.end_s = times[i];
@@ -270,22 +277,34 @@ static void test_body_cases(void **state)
                                   "\"time_limit_s\":null}\r\n"),
                      1);
     /* billing then billing_micro share a destination: the later in the table wins. */
-    assert_int_equal(compare_body("{\"billing_micro\":5,\"billing\":2,\"cluster\":\"c\",\"job_id\":1}"), 1);
+    assert_int_equal(
+        compare_body("{\"billing_micro\":5,\"billing\":2,\"cluster\":\"c\",\"job_id\":1}"), 1);
     /* Declined: jansson decides (errors, escapes, reals, big numbers, unknown types). */
     const char *declined[] = {
-        "", "{}", "[]", "{\"cluster\":\"c1\"}", "{\"cluster\":\"c1\",\"job_id\":0}",
+        "",
+        "{}",
+        "[]",
+        "{\"cluster\":\"c1\"}",
+        "{\"cluster\":\"c1\",\"job_id\":0}",
         "{\"cluster\":\"c1\",\"job_id\":5,\"x\":1}",
         "{\"cluster\":\"c1\",\"cluster\":\"c2\",\"job_id\":5}",
-        "{\"cluster\":\"c\\u0031\",\"job_id\":5}", "{\"cluster\":\"c1\",\"job_id\":5.0}",
-        "{\"cluster\":\"c1\",\"job_id\":5e0}", "{\"cluster\":\"c1\",\"job_id\":05}",
+        "{\"cluster\":\"c\\u0031\",\"job_id\":5}",
+        "{\"cluster\":\"c1\",\"job_id\":5.0}",
+        "{\"cluster\":\"c1\",\"job_id\":5e0}",
+        "{\"cluster\":\"c1\",\"job_id\":05}",
         "{\"cluster\":\"c1\",\"job_id\":1234567890123456789}",
         "{\"cluster\":\"c1\",\"job_id\":5,\"amount_sumin\":3}",
-        "{\"cluster\":\"c1\",\"job_id\":5,}", "{\"cluster\":\"c1\",\"job_id\":5} x",
-        "{\"cluster\":\"bad name\",\"job_id\":5}", "{\"cluster\":\"c1\",\"job_id\":5,\"start\":-1}",
+        "{\"cluster\":\"c1\",\"job_id\":5,}",
+        "{\"cluster\":\"c1\",\"job_id\":5} x",
+        "{\"cluster\":\"bad name\",\"job_id\":5}",
+        "{\"cluster\":\"c1\",\"job_id\":5,\"start\":-1}",
         "{\"cluster\":\"c1\",\"job_id\":5,\"start\":\"yesterday\"}",
-        "{\"cluster\":\"caf\xc3\xa9\",\"job_id\":5}", "{\"cluster\":\"c1\",\"job_id\":\"5\"}",
-        "{\"cluster\":\"c1\",\"job_id\":5,\"flag\":1}", "{\"cluster\":\"c1\",\"job_id\":5,\"billing\":-1}",
-        "{\"cluster\":\"c1\",\"job_id\":5", "{\"cluster\":\"c1\",\"job_id\":tru}",
+        "{\"cluster\":\"caf\xc3\xa9\",\"job_id\":5}",
+        "{\"cluster\":\"c1\",\"job_id\":\"5\"}",
+        "{\"cluster\":\"c1\",\"job_id\":5,\"flag\":1}",
+        "{\"cluster\":\"c1\",\"job_id\":5,\"billing\":-1}",
+        "{\"cluster\":\"c1\",\"job_id\":5",
+        "{\"cluster\":\"c1\",\"job_id\":tru}",
     };
     for (size_t i = 0; i < sizeof(declined) / sizeof(declined[0]); i++)
         if (compare_body(declined[i]) != 0)
@@ -297,16 +316,36 @@ static void test_body_cases(void **state)
 static void test_body_random(void **state)
 {
     (void)state;
-    static const char *keys[] = {"cluster", "job_id", "run", "qos", "start", "time_limit_s",
-                                 "tres", "billing", "billing_micro", "flag", "amount_sumin",
-                                 "x", "clust", "cluster2", ""};
-    static const char *vals[] = {"\"c1\"", "\"\"", "5", "0", "-1", "-0", "1", "17", "null",
-                                 "true", "false", "\"2026-01-01\"", "\"cpu=2\"", "1.5", "1e3",
-                                 "\"a b\"", "\"x\\ny\"", "[]", "{}", "999999999999999999",
-                                 "9999999999999999999", "00", "\"\xc3\xa9\"", "\"a/b\"",
+    static const char *keys[] = {"cluster",      "job_id", "run",     "qos",           "start",
+                                 "time_limit_s", "tres",   "billing", "billing_micro", "flag",
+                                 "amount_sumin", "x",      "clust",   "cluster2",      ""};
+    static const char *vals[] = {"\"c1\"",
+                                 "\"\"",
+                                 "5",
+                                 "0",
+                                 "-1",
+                                 "-0",
+                                 "1",
+                                 "17",
+                                 "null",
+                                 "true",
+                                 "false",
+                                 "\"2026-01-01\"",
+                                 "\"cpu=2\"",
+                                 "1.5",
+                                 "1e3",
+                                 "\"a b\"",
+                                 "\"x\\ny\"",
+                                 "[]",
+                                 "{}",
+                                 "999999999999999999",
+                                 "9999999999999999999",
+                                 "00",
+                                 "\"\xc3\xa9\"",
+                                 "\"a/b\"",
                                  "9223372036854"};
-    static const char *seps[] = {",", ",", ",", ",", ",", ",", ",", ",", ",", ",",
-                                 ",", ",", " , ", ",\n", ",,", ":", ""};
+    static const char *seps[] = {",", ",", ",", ",",   ",",   ",",  ",", ",", ",",
+                                 ",", ",", ",", " , ", ",\n", ",,", ":", ""};
     char body[1024];
     int taken = 0;
     srand(777);
@@ -323,8 +362,7 @@ static void test_body_random(void **state)
             }
             const char *sep = k + 1 < nf ? seps[rand() % (sizeof(seps) / sizeof(seps[0]))] : "";
             len += (size_t)snprintf(body + len, sizeof(body) - len, "%s\"%s\"%s%s%s",
-                                    rand() % 5 ? "" : " ", key, rand() % 4 ? ":" : " : ", val,
-                                    sep);
+                                    rand() % 5 ? "" : " ", key, rand() % 4 ? ":" : " : ", val, sep);
         }
         if (rand() % 30)
             body[len++] = '}';
