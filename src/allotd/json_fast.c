@@ -290,10 +290,10 @@ static const char *scan_int(const char *p, const char *end, int64_t *out)
     const char *d = p;
     int64_t v = 0;
     while (p < end && *p >= '0' && *p <= '9') {
+        if (p - d >= 18) /* a 19th digit: leave it to jansson (and never overflow here) */
+            return NULL;
         v = v * 10 + (*p - '0');
         p++;
-        if (p - d > 18)
-            return NULL;
     }
     if (p == d || (*d == '0' && p - d > 1))
         return NULL;
