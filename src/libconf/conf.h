@@ -47,6 +47,8 @@ struct allot_conf {
     /* Authentication and roles (DESIGN §8) */
     char auth_type[16];               /* "munge" | "none" (test builds with TestMode=local) */
     char munge_socket[CONF_STR_MAX];  /* munged's socket; "" = libmunge's default */
+    int64_t socket_peer_auth;         /* 1: ListenSocket peers without a credential are their
+                                       * SO_PEERCRED uid (auth.c) */
     char super_users[CONF_STR_MAX];   /* canonical comma lists of user names */
     char admins[CONF_STR_MAX];
     char operators[CONF_STR_MAX];
