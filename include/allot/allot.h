@@ -7,7 +7,8 @@
  *
  * A client handle owns one libcurl easy handle that is reused between requests (HTTP
  * keep-alive), a MUNGE context pointing at the configured munged socket and the option
- * values.  Each request carries a fresh MUNGE credential in `X-Allot-Auth: MUNGE <cred>`.
+ * values.  Each request carries a fresh MUNGE credential in `X-Allot-Auth: MUNGE <cred>`,
+ * unless the handle was told to rely on Unix-socket peer credentials (allot_client_set_auth).
  *
  * Threads: a handle may be shared between threads; requests on one handle are serialised
  * by the handle's mutex (plugins that need parallel requests create one handle per thread).
@@ -38,7 +39,8 @@ typedef struct allot_client allot_client_t;
 /* Create a client for url: "http://HOST:PORT[/prefix]", "https://..." or
  * "unix:/abs/path/allotd.sock".  url NULL or "" means $ALLOT_URL, else ALLOT_DEFAULT_URL.
  * Other defaults read from the environment: $ALLOT_MUNGE_SOCKET (munged socket; unset = the
- * MUNGE library's default) and $ALLOT_TEST_USER (test user, see allot_client_set_test_user).
+ * MUNGE library's default), $ALLOT_AUTH ("munge" or "peer", see allot_client_set_auth) and
+ * $ALLOT_TEST_USER (test user, see allot_client_set_test_user).
  * No connection is made until the first request.
  * Returns a handle the caller releases with allot_client_destroy(), or NULL with err set
  * (EINVAL for a malformed url, ENOMEM, EINTERNAL when libcurl cannot initialise). */
@@ -66,6 +68,20 @@ int allot_client_set_run_as(allot_client_t *c, const char *user, struct allot_er
  * requests carry no MUNGE credential (munged is not asked).  NULL or "" clears it.  EINVAL
  * for a bad name. */
 int allot_client_set_test_user(allot_client_t *c, const char *user, struct allot_error *err);
+
+/* How requests prove who sends them. */
+enum allot_auth {
+    ALLOT_AUTH_MUNGE = 0, /* default: a fresh MUNGE credential per request (X-Allot-Auth) */
+    ALLOT_AUTH_PEER = 1   /* none: allotd takes the kernel's word for the Unix-socket peer
+                           * (SO_PEERCRED; allot.conf SocketPeerAuth=yes on the daemon).
+                           * Only for unix: URLs; saves the two munged round trips. */
+};
+
+/* Choose the authentication of c's requests.  ALLOT_AUTH_PEER needs a unix: URL (EINVAL
+ * otherwise: over TCP allotd always wants a credential) and a daemon with SocketPeerAuth=yes,
+ * else requests get EAUTH (401).  allot_client_create() reads $ALLOT_AUTH ("munge" or
+ * "peer") as the initial value.  A test user (allot_client_set_test_user) wins over both. */
+int allot_client_set_auth(allot_client_t *c, enum allot_auth auth, struct allot_error *err);
 
 /* on = 1 (default): keep the connection open between requests; 0: close it after each. */
 void allot_client_set_keepalive(allot_client_t *c, int on);

@@ -6,6 +6,10 @@
  * caller, mapped to a name with getpwuid_r.  Replays are refused by munged itself
  * (EMUNGE_CRED_REPLAYED).  Every munge failure is EAUTH (401) with a message saying what
  * was wrong; an unreachable munged is EUNAVAIL (503).
+ * SocketPeerAuth=yes (the default): a request on ListenSocket WITHOUT X-Allot-Auth is the
+ * peer's uid as the kernel recorded it at connect (SO_PEERCRED), mapped to a name the same
+ * way; a uid without a passwd entry is EAUTH.  TCP requests without a credential stay EAUTH,
+ * and a request that carries a credential is judged by MUNGE alone (its uid, not the peer's).
  * AuthType=none (ALLOT_TEST builds with TestMode=local only): loopback peers only; the
  * caller is X-Allot-User (default root).
  * Roles come from the current conf: SuperUsers, Admins, Operators, else user.  X-Allot-As

@@ -3,7 +3,7 @@
  *
  * Design: one libcurl easy handle per client, reused for keep-alive; a mutex serialises
  * requests on a handle because an easy handle is single-threaded.  Every request encodes a
- * fresh MUNGE credential (allotd refuses replays), sets the headers, bounds the whole
+ * fresh MUNGE credential (allotd refuses replays; ALLOT_AUTH_PEER on a unix: URL skips it), sets the headers, bounds the whole
  * exchange by the timeout and the reply by ALLOT_MAX_REPLY_BYTES, and turns any non-2xx
  * answer into the daemon's error (reply.c).
  * Invariants: the library never exits, logs or aborts; the only global is the pthread_once
@@ -30,6 +30,7 @@ struct allot_client {
     char *test_user;
     long timeout_ms;
     int keepalive;
+    enum allot_auth auth;
 };
 
 struct buf {
@@ -121,6 +122,22 @@ allot_client_t *allot_client_create(const char *url, struct allot_error *err)
         allot_error_prefix(err, "ALLOT_MUNGE_SOCKET");
         goto fail;
     }
+    env = getenv("ALLOT_AUTH");
+    if (env && *env) {
+        enum allot_auth a;
+        if (strcmp(env, "munge") == 0) {
+            a = ALLOT_AUTH_MUNGE;
+        } else if (strcmp(env, "peer") == 0) {
+            a = ALLOT_AUTH_PEER;
+        } else {
+            allot_errorf(err, ALLOT_EINVAL, "ALLOT_AUTH: '%s' is not munge or peer", env);
+            goto fail;
+        }
+        if (allot_client_set_auth(c, a, err) < 0) {
+            allot_error_prefix(err, "ALLOT_AUTH");
+            goto fail;
+        }
+    }
     env = getenv("ALLOT_TEST_USER");
     if (env && *env && allot_client_set_test_user(c, env, err) < 0) {
         allot_error_prefix(err, "ALLOT_TEST_USER");
@@ -185,6 +202,19 @@ int allot_client_set_test_user(allot_client_t *c, const char *user, struct allot
     if (user && *user && check_user("test user", user, err) < 0)
         return -1;
     return set_string(&c->test_user, user, err);
+}
+
+int allot_client_set_auth(allot_client_t *c, enum allot_auth auth, struct allot_error *err)
+{
+    if (auth != ALLOT_AUTH_MUNGE && auth != ALLOT_AUTH_PEER)
+        return allot_errorf(err, ALLOT_EINVAL, "auth: unknown method %d", (int)auth);
+    /* The kernel only vouches for the peer of a Unix socket; over TCP a request without a
+     * credential is always refused, so saying "peer" there is a configuration mistake. */
+    if (auth == ALLOT_AUTH_PEER && !c->socket_path)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "auth: peer credentials need a unix: URL (%s is not one)", c->url);
+    c->auth = auth;
+    return 0;
 }
 
 void allot_client_set_keepalive(allot_client_t *c, int on)
@@ -363,7 +393,8 @@ int allot_request(allot_client_t *c, const char *method, const char *path, const
 
     /* A test user means an AuthType=none daemon, which ignores credentials; asking munged
      * anyway would cost libmunge's two seconds of retries wherever none runs. */
-    if (!c->test_user) {
+    /* Peer auth: allotd reads our uid off the socket (SO_PEERCRED), munged is not asked. */
+    if (!c->test_user && c->auth != ALLOT_AUTH_PEER) {
         cred = encode_credential(c, &merr);
         if (!cred) {
             if (err)

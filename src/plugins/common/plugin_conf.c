@@ -50,6 +50,9 @@ int plugin_conf_load(const char *path, plugin_conf_t *out, struct allot_error *e
         goto toolong;
     pc.fail_open = strcmp(c->fail_mode, "open") == 0;
     pc.hold_at_submit = strcmp(c->hold_mode, "submit") == 0;
+    /* Same key as allotd's: on its Unix socket the kernel tells allotd that we are
+     * slurmctld's uid, so the two munged round trips per request are not needed. */
+    pc.peer_auth = c->socket_peer_auth && strncmp(pc.url, "unix:", 5) == 0;
     pc.timeout_ms = (long)c->plugin_timeout_ms;
     pc.min_threads = (int)c->prep_min_threads;
     pc.max_threads = (int)c->prep_max_threads;
@@ -70,6 +73,7 @@ allot_client_t *plugin_client_create(const plugin_conf_t *conf, struct allot_err
     if (!c)
         return NULL;
     if (allot_client_set_timeout_ms(c, conf->timeout_ms, err) < 0 ||
+        allot_client_set_auth(c, conf->peer_auth ? ALLOT_AUTH_PEER : ALLOT_AUTH_MUNGE, err) < 0 ||
         (conf->munge_socket[0] && allot_client_set_munge_socket(c, conf->munge_socket, err) < 0)) {
         allot_client_destroy(c);
         return NULL;

@@ -27,6 +27,7 @@ typedef struct plugin_conf {
     char munge_socket[PLUGIN_PATH_MAX]; /* "" = libmunge's default */
     int fail_open;                     /* FailMode=open */
     int hold_at_submit;                /* HoldMode=submit */
+    int peer_auth;                     /* SocketPeerAuth=yes and url is unix: (no MUNGE) */
     long timeout_ms;                   /* PluginTimeoutMs */
     int min_threads, max_threads;      /* PrEpMinThreads, PrEpMaxThreads */
     char spool_dir[PLUGIN_PATH_MAX];   /* PrEpSpoolDir */
@@ -40,7 +41,8 @@ typedef struct plugin_conf {
 int plugin_conf_load(const char *path, plugin_conf_t *out, struct allot_error *err);
 
 /*
- * plugin_client_create - a liballot client for CONF: its URL, timeout and munged socket.
+ * plugin_client_create - a liballot client for CONF: its URL, timeout, munged socket and
+ * authentication (ALLOT_AUTH_PEER when conf->peer_auth, else a MUNGE credential per request).
  * Returns a handle the caller destroys with allot_client_destroy(), or NULL with ERR.
  */
 allot_client_t *plugin_client_create(const plugin_conf_t *conf, struct allot_error *err);

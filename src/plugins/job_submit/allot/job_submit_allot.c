@@ -199,8 +199,9 @@ static int ready_locked(void)
         slurm_error("job_submit/allot: no allotd client: %s", err.msg);
         return -1;
     }
-    slurm_info("job_submit/allot: allotd %s, FailMode=%s, HoldMode=%s, timeout %ld ms",
-               js_conf.url, js_conf.fail_open ? "open" : "closed",
+    slurm_info("job_submit/allot: allotd %s (auth %s), FailMode=%s, HoldMode=%s, timeout %ld ms",
+               js_conf.url, js_conf.peer_auth ? "peer" : "munge",
+               js_conf.fail_open ? "open" : "closed",
                js_conf.hold_at_submit ? "submit" : "start", js_conf.timeout_ms);
     return 0;
 }

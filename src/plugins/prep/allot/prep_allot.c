@@ -437,8 +437,9 @@ static int start_locked(void)
         error("prep/allot: cannot start the worker pool");
         return -1;
     }
-    info("prep/allot: allotd %s, FailMode=%s, HoldMode=%s, workers %d..%d, spool %s",
-         allot_conf.url, allot_conf.fail_open ? "open" : "closed",
+    info("prep/allot: allotd %s (auth %s), FailMode=%s, HoldMode=%s, workers %d..%d, spool %s",
+         allot_conf.url, allot_conf.peer_auth ? "peer" : "munge",
+         allot_conf.fail_open ? "open" : "closed",
          allot_conf.hold_at_submit ? "submit" : "start", allot_conf.min_threads,
          allot_conf.max_threads, allot_conf.spool_dir);
     if (allot_conf.hold_at_submit && !allot_sweeper_started) {
