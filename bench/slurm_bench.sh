@@ -7,6 +7,8 @@
 # Prints numbers, asserts nothing.  Usage (from a build tree):
 #   ALLOT_BUILD_DIR=build ALLOT_SRC_DIR=. bash bench/slurm_bench.sh [-v]   (N=$BENCH_JOBS, 100)
 # BENCH_HOLD_MODE=submit runs allotd (and so the plugins) with HoldMode=submit.
+# BENCH_PEER_AUTH=no runs allotd and the plugins with SocketPeerAuth=no (a MUNGE credential
+# per plugin request, as before that key existed); default: the key's default (yes).
 # Also prints slurmctld's own time per submit RPC (its log's usec=), which excludes sbatch's
 # process start, so the plugins' share of it is visible apart from sbatch's noise.
 test_description='allot Slurm plugin benchmark'
@@ -57,7 +59,8 @@ test_expect_success 'with job_submit/allot and prep/allot' '
 	slurm_start --plugin-dir "$plugins" --conf-extra extra.conf &&
 	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
 	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
-	allotd_start Operators=root "PrEpSpoolDir=$PWD/spool" ${BENCH_HOLD_MODE:+HoldMode=$BENCH_HOLD_MODE} &&
+	allotd_start Operators=root "PrEpSpoolDir=$PWD/spool" ${BENCH_HOLD_MODE:+HoldMode=$BENCH_HOLD_MODE} \
+		${BENCH_PEER_AUTH:+SocketPeerAuth=$BENCH_PEER_AUTH} &&
 	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" >/dev/null &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" >/dev/null &&
 	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" >/dev/null &&
