@@ -176,6 +176,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
     q->billing_micro = s->c.billing_micro;
     q->amount_sumin = s->c.cost_sumin;
     snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
+    r->op.rerunnable = 1; /* run_hold rewrites its result; nothing outside the store */
     return req_defer_write(r, run_hold, s, finish_hold);
 }
 
@@ -257,6 +258,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
     }
     snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
     q->now_s = (int64_t)time(NULL);
+    r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
     return req_defer_write(r, run_settle, s, finish_settle);
 }
 
@@ -279,6 +281,7 @@ int api_job_release(struct req *r, struct allot_error *err)
     s->q.run = (int32_t)run;
     snprintf(s->q.actor, sizeof(s->q.actor), "%s", r->who.user);
     s->q.now_s = (int64_t)time(NULL);
+    r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
     return req_defer_write(r, run_settle, s, finish_settle);
 }
 

@@ -123,12 +123,36 @@ long writer_depth(struct writer *w)
     return d;
 }
 
+/* A batch of rerunnable ops without savepoints (writer.h).  1: all ran, the transaction is
+ * open for the commit; 0: an op failed (its rc and err are set), the transaction was
+ * rolled back and is open again (or ok is 0 when it could not be reopened). */
+static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
+                          struct allot_error *err)
+{
+    for (struct write_op *op = batch; op; op = op->next) {
+        if (!op->rerunnable)
+            return 0;
+    }
+    for (struct write_op *op = batch; op; op = op->next) {
+        if (op->run(w->st, op->arg, &op->err) < 0) {
+            op->rc = -1;
+            store_rollback(w->st);
+            *ok = store_begin(w->st, err) == 0;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Run one batch: begin, each op in a savepoint, commit; then complete all of them. */
 static void run_batch(struct writer *w, struct write_op *batch, int n)
 {
     struct allot_error err = {0};
     int ok = store_begin(w->st, &err) == 0;
-    for (struct write_op *op = batch; ok && op; op = op->next) {
+    int done = ok && run_optimistic(w, batch, &ok, &err);
+    for (struct write_op *op = batch; ok && !done && op; op = op->next) {
+        if (op->rc < 0) /* failed in run_optimistic: its error stands, nothing of it is left */
+            continue;
         if (store_savepoint(w->st, &op->err) < 0) {
             op->rc = -1;
             continue;
