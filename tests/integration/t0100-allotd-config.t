@@ -90,11 +90,18 @@ test_expect_success 'SIGTERM stops cleanly and removes the socket' '
 test_expect_success 'a second allotd on a busy port fails with a clear message' '
 	printf "StorageLoc=%s\nListenAddr=127.0.0.1:%s\n" "$PWD/y.db" "$(find_free_port)" >busy.conf &&
 	port=$(sed -n "s/^ListenAddr=127.0.0.1://p" busy.conf) &&
-	(exec 3<>/dev/null; python3 -c "import socket,time,sys
-s=socket.socket(); s.bind((\"127.0.0.1\",int(sys.argv[1]))); s.listen(1); time.sleep(5)" $port &) &&
-	sleep 0.5 &&
-	test_expect_code 1 "$ALLOTD_BIN" --config busy.conf 2>err &&
+	{ python3 -c "import socket,time,sys
+s=socket.socket(); s.bind((\"127.0.0.1\",int(sys.argv[1]))); s.listen(1)
+open(\"listening\",\"w\").close(); time.sleep(30)" $port </dev/null >/dev/null 2>&1 & } &&
+	echo $! >holder.pid &&
+	wait_for 20 test -f listening &&
+	# In the foreground and under timeout: an allotd that wrongly started would otherwise
+	# outlive the test (exit 124, not 1, then).
+	test_expect_code 1 timeout 20 "$ALLOTD_BIN" --config busy.conf --foreground 2>err &&
 	grep "ListenAddr 127.0.0.1:$port: Address already in use" err
 '
-test_expect_success 'cleanup' 'allotd_stop'
+test_expect_success 'cleanup' '
+	allotd_stop &&
+	kill $(cat holder.pid)
+'
 test_done
