@@ -127,8 +127,8 @@ static int decode_munge(struct req *r, struct allot_error *err)
     const char *hdr = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Allot-Auth");
     if (!hdr || !*hdr) {
         /* SocketPeerAuth: the kernel's word for who connected to ListenSocket.  A request
-         * that carries a credential is always judged by it (below), never by the peer. */
-        if (r->conf->socket_peer_auth) {
+         * that carries the header (even empty) is judged by it alone, never by the peer. */
+        if (!hdr && r->conf->socket_peer_auth) {
             uid_t uid = (uid_t)-1;
             int on_unix = peer_uid(r, &uid, err);
             if (on_unix < 0)

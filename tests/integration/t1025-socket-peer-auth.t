@@ -110,13 +110,16 @@ test_expect_success 'a replayed credential on the socket is 401 (no fallback to 
 	test "$(api_status)" = 401 &&
 	grep "replayed" out
 '
-test_expect_success 'a forged credential on the socket is 401' '
+test_expect_success 'a forged, foreign or empty credential on the socket is 401' '
 	forged="MUNGE:$(head -c 96 /dev/urandom | base64 -w0):" &&
 	test_expect_code 1 sock_api root GET /v1/whoami -H "X-Allot-Auth: MUNGE $forged" >out &&
 	test "$(api_status)" = 401 &&
 	grep "invalid credential" out &&
 	test_expect_code 1 sock_api root GET /v1/whoami -H "X-Allot-Auth: Basic cm9vdDo=" >out &&
-	test "$(api_status)" = 401
+	test "$(api_status)" = 401 &&
+	test_expect_code 1 sock_api root GET /v1/whoami -H "X-Allot-Auth;" >out &&
+	test "$(api_status)" = 401 &&
+	grep "no credential" out
 '
 test_expect_success 'CLI and liballot with ALLOT_AUTH=peer: no munged needed' '
 	ALLOT_AUTH=peer ALLOT_MUNGE_SOCKET=/nonexistent/munge.socket \
