@@ -53,6 +53,7 @@ struct client {
     long nlat;
     long errors;
     long refused;
+    long replays; /* answers marked "replay": the bank did nothing new (overlapping job ids) */
     int fd;
     char buf[16384];
 };
@@ -149,7 +150,15 @@ static int post(struct client *c, const char *path, const char *body)
             return -1;
         have += (size_t)r;
     }
+    c->buf[have] = '\0'; /* need < sizeof(c->buf): the body is a string for is_replay */
     return status;
+}
+
+/* The last reply (in c->buf) says the request was a replay of one already applied. */
+static int is_replay(const struct client *c)
+{
+    const char *body = strstr(c->buf, "\r\n\r\n");
+    return body && (strstr(body, "\"replay\":true") || strstr(body, "\"replay\": true"));
 }
 
 static int timed_post(struct client *c, const char *path, const char *body)
@@ -200,6 +209,8 @@ static void *client_main(void *arg)
             c->errors++;
             continue;
         }
+        if (is_replay(c))
+            c->replays++;
         snprintf(body, sizeof(body),
                  "{\"cluster\":\"%s\",\"job_id\":%ld,\"run\":0,\"elapsed_s\":55,"
                  "\"state\":\"COMPLETED\"}",
@@ -207,6 +218,8 @@ static void *client_main(void *arg)
         st = timed_post(c, "/v1/jobs/settle", body);
         if (st != 200)
             c->errors++;
+        else if (is_replay(c))
+            c->replays++;
     }
     close(c->fd);
     return NULL;
@@ -284,12 +297,17 @@ int main(int argc, char **argv)
         pthread_join(th[i], NULL);
     double secs = (now_us() - t0) / 1e6;
 
-    long total = 0, errors = 0, refused = 0;
+    long total = 0, errors = 0, refused = 0, replays = 0;
     for (int i = 0; i < o.clients; i++) {
         total += cl[i].nlat;
         errors += cl[i].errors;
         refused += cl[i].refused;
+        replays += cl[i].replays;
     }
+    if (replays)
+        fprintf(stderr, "bank_loadgen: WARNING: %ld answers were replays (job ids used before): "
+                        "those requests wrote nothing, so the numbers are not a fresh load\n",
+                replays);
     double *all = xcalloc((size_t)total + 1, sizeof(double));
     long k = 0;
     for (int i = 0; i < o.clients; i++) {
@@ -300,8 +318,9 @@ int main(int argc, char **argv)
     qsort(all, (size_t)total, sizeof(double), cmp_double);
 #define PCT(p) (total ? all[(long)((double)(total - 1) * (p))] / 1000.0 : 0.0)
     long pairs_done = o.pairs - refused;
-    printf("clients=%d accounts=%d admit=%d pairs=%ld requests=%ld errors=%ld refused=%ld\n",
-           o.clients, o.accounts, o.admit, pairs_done, total, errors, refused);
+    printf("clients=%d accounts=%d admit=%d pairs=%ld requests=%ld errors=%ld refused=%ld "
+           "replays=%ld\n",
+           o.clients, o.accounts, o.admit, pairs_done, total, errors, refused, replays);
     printf("elapsed_s=%.3f pairs_per_s=%.0f requests_per_s=%.0f\n", secs,
            (double)pairs_done / secs, (double)total / secs);
     printf("latency_ms p50=%.3f p99=%.3f p99.9=%.3f max=%.3f\n", PCT(0.50), PCT(0.99),

@@ -78,10 +78,10 @@ echo "== allot, 2 allotd on PostgreSQL ($((CLIENTS / 2)) clients each)"
 pg_allotd_start B "Threads=$CLIENTS" || exit 1
 cpu_mark "$PGA_PID_A" "$PGA_PID_B"
 "$LG" --tcp "${PGA_URL_A#http://}" --clients $((CLIENTS / 2)) --pairs $((PAIRS / 2)) \
-    --accounts 1 --cluster c1 --partition batch --job-base 500000000 >twoA.out &
+    --accounts 1 --cluster c1 --partition batch --job-base 10000000000 >twoA.out &
 a=$!
 "$LG" --tcp "${PGA_URL_B#http://}" --clients $((CLIENTS / 2)) --pairs $((PAIRS / 2)) \
-    --accounts 1 --cluster c1 --partition batch --job-base 900000000 >twoB.out &
+    --accounts 1 --cluster c1 --partition batch --job-base 20000000000 >twoB.out &
 b=$!
 wait $a $b
 cat twoA.out twoB.out
