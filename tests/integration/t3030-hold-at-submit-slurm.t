@@ -14,12 +14,7 @@ test_description='hold at submit through the Slurm plugins'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 
-plugins=$ALLOT_BUILD_DIR/plugins
-if ! test -f "$plugins/job_submit_allot.so" || ! test -f "$plugins/prep_allot.so"; then
-	skip_all="plugins not built in $plugins"
-	test_done
-fi
-test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+slurm_allot_plugins_or_skip
 
 export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
 SPOOL=$PWD/spool

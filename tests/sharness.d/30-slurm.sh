@@ -17,6 +17,7 @@
 #                    Also runs on any exit of the test script (EXIT trap), and a watchdog
 #                    stops the cluster if the test shell dies without running its traps.
 #   slurm_dump_logs  print every daemon log to stderr (done automatically on failure).
+#   slurm_allot_plugins_or_skip  $plugins = the build's plugin dir, or skip the script.
 #   slurm_wait_job JOBID STATE_REGEX [SECONDS]  wait until squeue/sacct shows the job in a
 #                    matching state (sacct when the job has left squeue).
 #
@@ -194,6 +195,17 @@ slurm_setup_dir_() {
     chmod 0755 "$real" &&
         mkdir -p "$real/etc" "$real/log" "$real/run" "$real/state" "$real/spool" || return 1
     SLURM_DIR=$real
+}
+
+# slurm_allot_plugins_or_skip: $plugins = this build's plugin directory; skip the whole
+# script when job_submit_allot.so, prep_allot.so or allotd are not built.
+slurm_allot_plugins_or_skip() {
+    plugins=$ALLOT_BUILD_DIR/plugins
+    if ! test -f "$plugins/job_submit_allot.so" || ! test -f "$plugins/prep_allot.so"; then
+        skip_all="plugins not built in $plugins"
+        test_done
+    fi
+    test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 }
 
 slurm_start() {

@@ -33,6 +33,20 @@ static int is_ours(const char *w, size_t n)
     return n >= k && memcmp(w, SUBMIT_TOKEN_KEY, k) == 0;
 }
 
+/* The next blank-separated word at *pp (length *len, 0 at the end); *pp moves past it. */
+static const char *next_word(const char **pp, size_t *len)
+{
+    const char *p = *pp;
+    while (*p && is_space(*p))
+        p++;
+    const char *w = p;
+    while (*p && !is_space(*p))
+        p++;
+    *len = (size_t)(p - w);
+    *pp = p;
+    return w;
+}
+
 int submit_token_parse(const char *text, int64_t *token)
 {
     const size_t k = sizeof(SUBMIT_TOKEN_KEY) - 1;
@@ -40,12 +54,8 @@ int submit_token_parse(const char *text, int64_t *token)
     int64_t v = 0;
 
     for (const char *p = text; p && *p;) {
-        while (*p && is_space(*p))
-            p++;
-        const char *w = p;
-        while (*p && !is_space(*p))
-            p++;
-        size_t n = (size_t)(p - w);
+        size_t n;
+        const char *w = next_word(&p, &n);
         if (!is_ours(w, n))
             continue;
         if (found++ || n == k || n - k > 19)
@@ -75,12 +85,8 @@ int submit_token_annotate(const char *text, int64_t token, char *out, size_t siz
         return -1;
     out[0] = '\0';
     for (const char *p = text; p && *p;) {
-        while (*p && is_space(*p))
-            p++;
-        const char *w = p;
-        while (*p && !is_space(*p))
-            p++;
-        size_t n = (size_t)(p - w);
+        size_t n;
+        const char *w = next_word(&p, &n);
         if (n == 0 || is_ours(w, n))
             continue;
         if (len + (len ? 1 : 0) + n >= size)
