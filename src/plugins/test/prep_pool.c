@@ -25,6 +25,7 @@ struct item {
 
 static atomic_int handled[256];
 static atomic_int freed, ctx_made, ctx_gone;
+static atomic_int ctx_destroy_ms; /* a slow context teardown, to catch destroy returning early */
 
 static void sleep_ms(int ms)
 {
@@ -43,6 +44,8 @@ static void ctx_destroy(void *ctx, void *arg)
 {
     (void)ctx;
     (void)arg;
+    if (atomic_load(&ctx_destroy_ms))
+        sleep_ms(atomic_load(&ctx_destroy_ms));
     atomic_fetch_add(&ctx_gone, 1);
 }
 
@@ -77,6 +80,7 @@ static void reset(void)
     atomic_store(&freed, 0);
     atomic_store(&ctx_made, 0);
     atomic_store(&ctx_gone, 0);
+    atomic_store(&ctx_destroy_ms, 0);
 }
 
 static struct item *mk(int id, int retries, int ms)
@@ -161,6 +165,23 @@ static void test_grows_and_shrinks(void **state)
     assert_int_equal(atomic_load(&ctx_made), atomic_load(&ctx_gone));
 }
 
+/* prep_pool_destroy returns only after every worker destroyed its context: a worker that
+ * touched the pool after that would use freed memory. */
+static void test_destroy_waits_for_contexts(void **state)
+{
+    (void)state;
+    reset();
+    prep_pool_t *p = prep_pool_create(3, 3, 10, 1000, &ops);
+    assert_non_null(p);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(prep_pool_push(p, mk(i, 0, 0)), 0);
+    wait_done(p, 6);
+    atomic_store(&ctx_destroy_ms, 100);
+    assert_int_equal(prep_pool_destroy(p, 5000), 0);
+    assert_int_equal(atomic_load(&ctx_made), 3);
+    assert_int_equal(atomic_load(&ctx_gone), 3);
+}
+
 static void test_destroy_frees_pending(void **state)
 {
     (void)state;
@@ -191,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_each_item_once),
         cmocka_unit_test(test_retry_does_not_block),
         cmocka_unit_test(test_grows_and_shrinks),
+        cmocka_unit_test(test_destroy_waits_for_contexts),
         cmocka_unit_test(test_destroy_frees_pending),
         cmocka_unit_test(test_bad_arguments),
     };

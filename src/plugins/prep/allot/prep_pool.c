@@ -6,7 +6,10 @@
  * `gone`.  Items due later (retries) stay in the list in arrival order; a worker takes the
  * first due one, so a retry never overtakes nor blocks fresh work.  Workers are detached:
  * the pool counts them instead of joining, so a shrinking worker needs nobody to reap it.
- * Invariant: threads == number of live workers; idle <= threads.
+ * `st.threads` counts workers that have not decided to leave (the shrink and grow decisions
+ * read it); `live` also counts a leaving worker until its context is destroyed, and is what
+ * prep_pool_destroy waits for, so no worker touches the pool after destroy returns.
+ * Invariant: idle <= threads <= live.
  */
 #include "plugins/prep/allot/prep_pool.h"
 
@@ -31,6 +34,7 @@ struct prep_pool {
     prep_pool_ops_t ops;
     int min, max, grow_after_ms, idle_exit_ms;
     int stopping;
+    int live; /* workers not yet past ctx_destroy */
     prep_pool_stats_t st;
 };
 
@@ -70,6 +74,7 @@ static int spawn_locked(prep_pool_t *p)
     if (rc != 0)
         return -1;
     p->st.threads++;
+    p->live++;
     if (p->st.threads > p->st.peak_threads)
         p->st.peak_threads = p->st.threads;
     return 0;
@@ -174,10 +179,13 @@ static void *worker(void *arg)
     }
     p->st.idle--;
     p->st.threads--;
-    pthread_cond_broadcast(&p->gone);
     pthread_mutex_unlock(&p->mu);
     if (p->ops.ctx_destroy)
         p->ops.ctx_destroy(ctx, p->ops.arg);
+    pthread_mutex_lock(&p->mu);
+    p->live--;
+    pthread_cond_broadcast(&p->gone);
+    pthread_mutex_unlock(&p->mu); /* the last touch of p */
     return NULL;
 }
 
@@ -267,11 +275,11 @@ int prep_pool_destroy(prep_pool_t *p, int wait_ms)
     p->stopping = 1;
     pthread_cond_broadcast(&p->work);
     abs_deadline(&ts, wait_ms > 0 ? wait_ms : 0);
-    while (p->st.threads > 0) {
+    while (p->live > 0) {
         if (pthread_cond_timedwait(&p->gone, &p->mu, &ts) == ETIMEDOUT)
             break;
     }
-    left = p->st.threads;
+    left = p->live;
     struct node *n = p->head;
     p->head = p->tail = NULL;
     pthread_mutex_unlock(&p->mu);
