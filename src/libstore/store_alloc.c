@@ -76,8 +76,9 @@ static const char SQL_LEDGER_APPEND[] = LEDGER_INSERT;
 #define LEDGER_COLS                                                                                \
     "l.id, l.alloc_id, l.kind, l.amount_sumin, l.actor, l.time_s, l.comment, l.cluster, "          \
     "l.job_id, l.run, l.idem_key"
+/* "<> ''" lets both backends use the partial unique index ledger_idem (schema 0009). */
 static const char SQL_LEDGER_BY_KEY[] =
-    "SELECT " LEDGER_COLS " FROM ledger l WHERE l.idem_key = $1";
+    "SELECT " LEDGER_COLS " FROM ledger l WHERE l.idem_key = $1 AND l.idem_key <> ''";
 static const char SQL_LEDGER_LIST[] =
     "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "
     "JOIN accounts ac ON ac.id = al.account_id "
