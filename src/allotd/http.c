@@ -41,13 +41,6 @@ enum { STAGE_BODY = 0, STAGE_WAITING, STAGE_WRITTEN };
 
 static atomic_ullong next_req_id;
 
-static int64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 const char *req_query(struct req *r, const char *name)
 {
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
@@ -154,7 +147,7 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     if (r->d->metrics)
-        metrics_request(r->d->metrics, r->route, r->status, now_us() - r->t0_us,
+        metrics_request(r->d->metrics, r->route, r->status, metrics_now_us() - r->t0_us,
                         routes_hot(r->route));
     return ret;
 }
@@ -199,7 +192,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->method = method;
         r->url = url;
         r->route = -1;
-        r->t0_us = now_us();
+        r->t0_us = metrics_now_us();
         r->id = atomic_fetch_add(&next_req_id, 1) + 1;
         r->conf = allotd_conf_get(d);
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");

@@ -11,10 +11,19 @@
 #define ALLOTD_METRICS_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "libstore/store.h"
 
 struct metrics;
+
+/* Monotonic microseconds: what every duration counted here is measured with. */
+static inline int64_t metrics_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 struct metrics *metrics_create(void);
 void metrics_destroy(struct metrics *m); /* NULL is a no-op */
@@ -22,8 +31,11 @@ void metrics_destroy(struct metrics *m); /* NULL is a no-op */
 /* One finished request: route index (routes.h; -1 = no route), HTTP status, latency.
  * hot: 1 for hold/settle (latency histogram). */
 void metrics_request(struct metrics *m, int route, int status, int64_t latency_us, int hot);
-/* One group commit of n ops; ok = 0 when the commit failed. */
-void metrics_batch(struct metrics *m, int n, int ok);
+/* One group commit of n ops; ok = 0 when the commit failed.  run_us, commit_us and
+ * complete_us: the writer's time running the ops, committing (the durable flush) and
+ * completing them (waking their connections), so an operator sees which one bounds it. */
+void metrics_batch(struct metrics *m, int n, int ok, int64_t run_us, int64_t commit_us,
+                   int64_t complete_us);
 
 /* Append the exposition text to *buf (xrealloc'd; the caller frees).  queue_depth is the
  * writer's; st (may be NULL) is read for allocation balances. */

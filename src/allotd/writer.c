@@ -148,6 +148,7 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
 static void run_batch(struct writer *w, struct write_op *batch, int n)
 {
     struct allot_error err = {0};
+    int64_t t0 = metrics_now_us(), t1 = t0;
     int ok = store_begin(w->st, &err) == 0;
     int done = ok && run_optimistic(w, batch, &ok, &err);
     for (struct write_op *op = batch; ok && !done && op; op = op->next) {
@@ -165,6 +166,7 @@ static void run_batch(struct writer *w, struct write_op *batch, int n)
             store_savepoint_rollback(w->st);
         }
     }
+    t1 = metrics_now_us();
     if (ok) {
         ALLOT_CRASHPOINT("writer.before_commit");
         if (store_commit(w->st, &err) < 0) {
@@ -181,7 +183,7 @@ static void run_batch(struct writer *w, struct write_op *batch, int n)
             op->err = err;
         }
     }
-    metrics_batch(w->m, n, ok);
+    int64_t t2 = metrics_now_us();
     /* done() may free or reuse the op: read next first. */
     struct write_op *op = batch;
     while (op) {
@@ -189,6 +191,7 @@ static void run_batch(struct writer *w, struct write_op *batch, int n)
         op->done(op);
         op = next;
     }
+    metrics_batch(w->m, n, ok, t1 - t0, t2 - t1, metrics_now_us() - t2);
 }
 
 static void *writer_main(void *arg)

@@ -131,6 +131,7 @@ test_expect_success 'store check passes; metrics count requests and commits' '
 	API_NOAUTH=1 api GET /metrics >out &&
 	grep "allot_requests_total{route=\"POST /v1/jobs/hold\",status=\"200\"}" out &&
 	grep "allot_commit_batch_ops_count" out &&
+	grep "^allot_writer_seconds_total{phase=\"commit\"} [0-9]" out &&
 	grep "allot_allocation_available_sumin{id=\"$(cat alloc_id)\"" out
 '
 test_expect_success 'QOS add and PATCH (factors as decimal strings)' '
