@@ -48,11 +48,10 @@
 
 /* One API worker: the state of one HTTP connection (one MHD thread). */
 struct worker {
-    PGconn *pg;                          /* NULL until the first hold/settle, or after a break */
-    int in_request;                      /* the current request's first call has been seen */
-    int too_big;                         /* the current body passed HADM_API_BODY_MAX */
+    PGconn *pg;  /* NULL until the first hold/settle, or after a break */
+    int too_big; /* the current body passed HADM_API_BODY_MAX */
     size_t body_len;
-    char body[HADM_API_BODY_MAX + 1];    /* + NUL for error messages; jansson gets the length */
+    char body[HADM_API_BODY_MAX]; /* not NUL-terminated: jansson gets the length */
 };
 
 static const char *g_conninfo;
@@ -128,8 +127,8 @@ static int worker_connect(struct worker *w, char *err, size_t err_size)
 
 /* Run a prepared call returning one boolean: 1 true, 0 false, -1 error (err filled; a
  * session that is no longer usable is closed so the next request opens a fresh one). */
-static int worker_call(struct worker *w, const char *name, int n, const char *const *v,
-                       char *err, size_t err_size)
+static int worker_call(struct worker *w, const char *name, int n, const char *const *v, char *err,
+                       size_t err_size)
 {
     if (worker_connect(w, err, err_size) < 0)
         return -1;
@@ -241,8 +240,8 @@ static enum MHD_Result dispatch(struct MHD_Connection *conn, struct worker *w, c
  * *upload_size 0 when the body is complete.  The body is gathered into the worker's
  * buffer: a connection serves one request at a time. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload, size_t *upload_size, void **req_cls)
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **req_cls)
 {
     (void)cls;
     (void)version;
@@ -273,7 +272,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_size = 0;
         return MHD_YES;
     }
-    w->body[w->body_len] = '\0';
     return dispatch(conn, w, url, method);
 }
 
@@ -330,8 +328,12 @@ int main(int argc, char **argv)
     int ch;
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         switch (ch) {
-        case 'd': g_conninfo = optarg; break;
-        case 'l': listen_at = optarg; break;
+        case 'd':
+            g_conninfo = optarg;
+            break;
+        case 'l':
+            listen_at = optarg;
+            break;
         case 't': {
             char *end;
             errno = 0;
@@ -340,7 +342,8 @@ int main(int argc, char **argv)
                 usage();
             break;
         }
-        default: usage();
+        default:
+            usage();
         }
     }
     struct sockaddr_in sa;
@@ -356,8 +359,8 @@ int main(int argc, char **argv)
         return 1;
     }
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-        0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
+        NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)threads, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)120, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_END);
     if (!d) {
