@@ -45,8 +45,16 @@ done
 tck=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14, $15}' "/proc/$pid/stat"; }
 TIMEFORMAT='loadgen cpu: user %U s, sys %S s'
+# The writer's time by phase and its batch count, from /metrics (allot_writer_seconds_total).
+writer_phases() {
+    curl -sf "$url/metrics" | awk '/^allot_writer_seconds_total\{phase="run"\}/ {r = $2}
+        /^allot_writer_seconds_total\{phase="commit"\}/ {c = $2}
+        /^allot_writer_seconds_total\{phase="complete"\}/ {d = $2}
+        /^allot_commit_batch_ops_count/ {n = $2} END {print r + 0, c + 0, d + 0, n + 0}'
+}
 run_loadgen() {
-    local before after reqs
+    local before after reqs wb wa
+    wb=$(writer_phases)
     before=$(cpu_ticks)
     { time "$ALLOT_BUILD_DIR/bench/bank_loadgen" "$@" >"$tmp/lg.out"; } 2>"$tmp/lg.time"
     after=$(cpu_ticks)
@@ -57,6 +65,11 @@ run_loadgen() {
         printf "allotd cpu: user %.2f s, sys %.2f s", u, s
         if (n > 0) printf "; %.0f us user + %.0f us sys per request", 1e6 * u / n, 1e6 * s / n
         print ""}'
+    wa=$(writer_phases)
+    awk -v b="$wb" -v a="$wa" 'BEGIN {
+        split(b, x, " "); split(a, y, " "); n = y[4] - x[4]; if (n <= 0) exit
+        printf "writer: %d batches; per batch run %.0f us, commit %.0f us, complete %.0f us\n",
+            n, 1e6 * (y[1] - x[1]) / n, 1e6 * (y[2] - x[2]) / n, 1e6 * (y[3] - x[3]) / n}'
 }
 echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
 echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations"
