@@ -49,8 +49,9 @@ TIMEFORMAT='loadgen cpu: user %U s, sys %S s'
 writer_phases() {
     curl -sf "$url/metrics" | awk '/^allot_writer_seconds_total\{phase="run"\}/ {r = $2}
         /^allot_writer_seconds_total\{phase="commit"\}/ {c = $2}
+        /^allot_writer_seconds_total\{phase="sync"\}/ {y = $2}
         /^allot_writer_seconds_total\{phase="complete"\}/ {d = $2}
-        /^allot_commit_batch_ops_count/ {n = $2} END {print r + 0, c + 0, d + 0, n + 0}'
+        /^allot_commit_batch_ops_count/ {n = $2} END {print r + 0, c + 0, y + 0, d + 0, n + 0}'
 }
 run_loadgen() {
     local before after reqs wb wa
@@ -67,9 +68,9 @@ run_loadgen() {
         print ""}'
     wa=$(writer_phases)
     awk -v b="$wb" -v a="$wa" 'BEGIN {
-        split(b, x, " "); split(a, y, " "); n = y[4] - x[4]; if (n <= 0) exit
-        printf "writer: %d batches; per batch run %.0f us, commit %.0f us, complete %.0f us\n",
-            n, 1e6 * (y[1] - x[1]) / n, 1e6 * (y[2] - x[2]) / n, 1e6 * (y[3] - x[3]) / n}'
+        split(b, x, " "); split(a, y, " "); n = y[5] - x[5]; if (n <= 0) exit
+        printf "writer: %d batches; per batch: writer runs %.0f us, commits %.0f us; completer syncs %.0f us, completes %.0f us\n",
+            n, 1e6 * (y[1] - x[1]) / n, 1e6 * (y[2] - x[2]) / n, 1e6 * (y[3] - x[3]) / n, 1e6 * (y[4] - x[4]) / n}'
 }
 echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
 echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations"

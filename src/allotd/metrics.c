@@ -27,7 +27,7 @@ struct metrics {
     atomic_ullong lat_sum_us, lat_count;
     atomic_ullong batch_bucket[NBATCH + 1];
     atomic_ullong batch_sum, batch_count, batch_failed;
-    atomic_ullong writer_us[3]; /* run, commit, complete */
+    atomic_ullong writer_us[4]; /* run, commit, sync, complete */
 };
 
 struct metrics *metrics_create(void)
@@ -66,15 +66,25 @@ void metrics_request(struct metrics *m, int route, int status, int64_t latency_u
     atomic_fetch_add_explicit(&m->lat_count, 1, memory_order_relaxed);
 }
 
-void metrics_batch(struct metrics *m, int n, int ok, int64_t run_us, int64_t commit_us,
-                   int64_t complete_us)
+static void add_us(atomic_ullong *c, int64_t us)
+{
+    atomic_fetch_add_explicit(c, (unsigned long long)(us > 0 ? us : 0), memory_order_relaxed);
+}
+
+void metrics_flush(struct metrics *m, int64_t sync_us, int64_t complete_us)
 {
     if (!m)
         return;
-    const int64_t us[3] = {run_us, commit_us, complete_us};
-    for (int i = 0; i < 3; i++)
-        atomic_fetch_add_explicit(&m->writer_us[i], (unsigned long long)(us[i] > 0 ? us[i] : 0),
-                                  memory_order_relaxed);
+    add_us(&m->writer_us[2], sync_us);
+    add_us(&m->writer_us[3], complete_us);
+}
+
+void metrics_batch(struct metrics *m, int n, int ok, int64_t run_us, int64_t commit_us)
+{
+    if (!m)
+        return;
+    add_us(&m->writer_us[0], run_us);
+    add_us(&m->writer_us[1], commit_us);
     int b = 0;
     while (b < NBATCH && n > batch_le[b])
         b++;
@@ -168,11 +178,12 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf
                    "# TYPE allot_commit_failures_total counter\n"
                    "allot_commit_failures_total %llu\n",
                atomic_load(&m->batch_failed));
-    out_printf(&o, "# HELP allot_writer_seconds_total Writer time by phase: running ops, "
-                   "committing (the durable flush), completing (waking connections).\n"
+    out_printf(&o, "# HELP allot_writer_seconds_total Group commit time by phase: the writer "
+                   "running ops and committing them, the completer flushing them to disk "
+                   "and completing them.\n"
                    "# TYPE allot_writer_seconds_total counter\n");
-    static const char *const phase[3] = {"run", "commit", "complete"};
-    for (int i = 0; i < 3; i++)
+    static const char *const phase[4] = {"run", "commit", "sync", "complete"};
+    for (int i = 0; i < 4; i++)
         out_printf(&o, "allot_writer_seconds_total{phase=\"%s\"} %.6f\n", phase[i],
                    (double)atomic_load(&m->writer_us[i]) / 1e6);
     out_printf(&o, "# HELP allot_writer_queue_depth Write operations waiting for the writer.\n"

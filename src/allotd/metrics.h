@@ -31,11 +31,12 @@ void metrics_destroy(struct metrics *m); /* NULL is a no-op */
 /* One finished request: route index (routes.h; -1 = no route), HTTP status, latency.
  * hot: 1 for hold/settle (latency histogram). */
 void metrics_request(struct metrics *m, int route, int status, int64_t latency_us, int hot);
-/* One group commit of n ops; ok = 0 when the commit failed.  run_us, commit_us and
- * complete_us: the writer's time running the ops, committing (the durable flush) and
- * completing them (waking their connections), so an operator sees which one bounds it. */
-void metrics_batch(struct metrics *m, int n, int ok, int64_t run_us, int64_t commit_us,
-                   int64_t complete_us);
+/* One group commit of n ops; ok = 0 when the commit failed.  run_us and commit_us: the
+ * writer's time running the ops and committing them. */
+void metrics_batch(struct metrics *m, int n, int ok, int64_t run_us, int64_t commit_us);
+/* One pass of the completer: sync_us flushing committed batches to disk, complete_us
+ * completing their ops (waking their connections). */
+void metrics_flush(struct metrics *m, int64_t sync_us, int64_t complete_us);
 
 /* Append the exposition text to *buf (xrealloc'd; the caller frees).  queue_depth is the
  * writer's; st (may be NULL) is read for allocation balances. */

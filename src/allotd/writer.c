@@ -4,9 +4,18 @@
  * Queue: a singly linked FIFO of caller-owned ops (no allocation per op), bounded by
  * queue_max, guarded by one mutex with two condition variables (work for the writer, room
  * for submitters).  The writer never holds the mutex while it talks to the store.
- * Crash points: writer.before_commit and writer.after_commit (crash.h) bracket the one
- * durability boundary, so a test can kill the daemon with a batch written but not
- * committed, or committed but not acknowledged.
+ * Completion runs on a second thread, the completer: the writer hands each finished batch
+ * over and goes on with the next one.  On SQLite (store_split_sync) a COMMIT only writes
+ * the WAL, and the completer makes the batches handed over durable with one fdatasync
+ * before it completes any of their ops, so the flush of batch N overlaps the running of
+ * batch N+1 and a reply still never precedes its flush.  A failed flush leaves no way to
+ * know what is on disk: allotd exits (unacknowledged ops are replayed by their clients,
+ * as after a crash).  Elsewhere the commit is durable by itself and the completer only
+ * completes.  Readers may see a batch a flush before it is acknowledged, never after a
+ * state that could be lost to them alone: the WAL is recovered as a prefix.
+ * Crash points: writer.before_commit, writer.after_commit and writer.after_sync (crash.h)
+ * bracket the durability boundary, so a test can kill the daemon with a batch written but
+ * not committed, committed but not flushed, or flushed but not acknowledged.
  */
 #include "allotd/writer.h"
 
@@ -15,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "allotd/crash.h"
 #include "allotd/metrics.h"
@@ -33,6 +43,13 @@ struct writer {
     pthread_t thread;
     store_t *st;
     struct metrics *m;
+    /* The completer: ops of committed (or failed) batches, in commit order. */
+    pthread_mutex_t c_lock;
+    pthread_cond_t c_work;
+    struct write_op *c_head, *c_tail;
+    int c_stopping;
+    pthread_t completer;
+    int sync_fd; /* fdatasync makes the commits so far durable; -1: they are already */
 };
 
 struct sync_wait {
@@ -144,11 +161,11 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
     return 1;
 }
 
-/* Run one batch: begin, each op in a savepoint, commit; then complete all of them. */
+/* Run one batch: begin, each op in a savepoint, commit; then hand it to the completer. */
 static void run_batch(struct writer *w, struct write_op *batch, int n)
 {
     struct allot_error err = {0};
-    int64_t t0 = metrics_now_us(), t1 = t0;
+    int64_t t0 = metrics_now_us(), t1;
     int ok = store_begin(w->st, &err) == 0;
     int done = ok && run_optimistic(w, batch, &ok, &err);
     for (struct write_op *op = batch; ok && !done && op; op = op->next) {
@@ -183,15 +200,57 @@ static void run_batch(struct writer *w, struct write_op *batch, int n)
             op->err = err;
         }
     }
-    int64_t t2 = metrics_now_us();
-    /* done() may free or reuse the op: read next first. */
-    struct write_op *op = batch;
-    while (op) {
-        struct write_op *next = op->next;
-        op->done(op);
-        op = next;
+    metrics_batch(w->m, n, ok, t1 - t0, metrics_now_us() - t1);
+    /* Hand the batch to the completer, which flushes (when split) and completes it. */
+    struct write_op *last = batch;
+    while (last->next)
+        last = last->next;
+    pthread_mutex_lock(&w->c_lock);
+    if (w->c_tail)
+        w->c_tail->next = batch;
+    else
+        w->c_head = batch;
+    w->c_tail = last;
+    pthread_cond_signal(&w->c_work);
+    pthread_mutex_unlock(&w->c_lock);
+}
+
+/* Complete ops handed over so far: one flush for all of them, then done() in order. */
+static void *completer_main(void *arg)
+{
+    struct writer *w = arg;
+    pthread_mutex_lock(&w->c_lock);
+    while (1) {
+        while (!w->c_head && !w->c_stopping)
+            pthread_cond_wait(&w->c_work, &w->c_lock);
+        if (!w->c_head)
+            break; /* stopping, and everything handed over is completed */
+        struct write_op *op = w->c_head;
+        w->c_head = w->c_tail = NULL;
+        pthread_mutex_unlock(&w->c_lock);
+
+        int64_t t0 = metrics_now_us();
+        int wrote = 0;
+        for (struct write_op *o = op; o && !wrote; o = o->next)
+            wrote = o->rc == 0;
+        if (w->sync_fd >= 0 && wrote && fdatasync(w->sync_fd) < 0) {
+            log_error("msg=\"cannot flush the database journal; exiting so that no write is "
+                      "acknowledged that may not be on disk\" error=\"%s\"",
+                      strerror(errno));
+            _exit(70);
+        }
+        ALLOT_CRASHPOINT("writer.after_sync");
+        int64_t t1 = metrics_now_us();
+        while (op) { /* done() may free or reuse the op: read next first */
+            struct write_op *next = op->next;
+            op->done(op);
+            op = next;
+        }
+        metrics_flush(w->m, t1 - t0, metrics_now_us() - t1);
+        pthread_mutex_lock(&w->c_lock);
     }
-    metrics_batch(w->m, n, ok, t1 - t0, t2 - t1, metrics_now_us() - t2);
+    pthread_mutex_unlock(&w->c_lock);
+    return NULL;
 }
 
 static void *writer_main(void *arg)
@@ -223,6 +282,19 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+static void writer_free(struct writer *w)
+{
+    if (w->sync_fd >= 0)
+        close(w->sync_fd);
+    store_close(w->st);
+    pthread_cond_destroy(&w->c_work);
+    pthread_mutex_destroy(&w->c_lock);
+    pthread_cond_destroy(&w->room);
+    pthread_cond_destroy(&w->work);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
 struct writer *writer_start(const struct store_config *cfg, int max_batch, int queue_max,
                             struct metrics *m, struct allot_error *err)
 {
@@ -233,17 +305,33 @@ struct writer *writer_start(const struct store_config *cfg, int max_batch, int q
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->work, NULL);
     pthread_cond_init(&w->room, NULL);
+    pthread_mutex_init(&w->c_lock, NULL);
+    pthread_cond_init(&w->c_work, NULL);
     w->max_batch = max_batch;
     w->queue_max = queue_max;
     w->st = st;
     w->m = m;
-    int rc = pthread_create(&w->thread, NULL, writer_main, w);
+    w->sync_fd = -1;
+    struct allot_error serr = {0};
+    if (store_split_sync(st, &w->sync_fd, &serr) < 0) {
+        /* Commits stay durable by themselves: slower, never less safe. */
+        log_warn("msg=\"group commit flushes inline\" error=\"%s\"", serr.msg);
+    }
+    int rc = pthread_create(&w->completer, NULL, completer_main, w);
     if (rc != 0) {
-        store_close(st);
-        pthread_cond_destroy(&w->room);
-        pthread_cond_destroy(&w->work);
-        pthread_mutex_destroy(&w->lock);
-        free(w);
+        writer_free(w);
+        allot_errorf(err, ALLOT_EINTERNAL, "cannot start the completer thread: %s",
+                     strerror(rc));
+        return NULL;
+    }
+    rc = pthread_create(&w->thread, NULL, writer_main, w);
+    if (rc != 0) {
+        pthread_mutex_lock(&w->c_lock);
+        w->c_stopping = 1;
+        pthread_cond_signal(&w->c_work);
+        pthread_mutex_unlock(&w->c_lock);
+        pthread_join(w->completer, NULL);
+        writer_free(w);
         allot_errorf(err, ALLOT_EINTERNAL, "cannot start the writer thread: %s", strerror(rc));
         return NULL;
     }
@@ -262,7 +350,15 @@ void writer_stop(struct writer *w)
     pthread_mutex_unlock(&w->lock);
     if (was)
         return;
-    pthread_join(w->thread, NULL);
+    pthread_join(w->thread, NULL); /* every queued op has run and been handed over */
+    pthread_mutex_lock(&w->c_lock);
+    w->c_stopping = 1;
+    pthread_cond_signal(&w->c_work);
+    pthread_mutex_unlock(&w->c_lock);
+    pthread_join(w->completer, NULL); /* ... and flushed and completed */
+    if (w->sync_fd >= 0)
+        close(w->sync_fd);
+    w->sync_fd = -1;
     store_close(w->st);
     w->st = NULL;
 }
@@ -272,8 +368,6 @@ void writer_destroy(struct writer *w)
     if (!w)
         return;
     writer_stop(w);
-    pthread_cond_destroy(&w->room);
-    pthread_cond_destroy(&w->work);
-    pthread_mutex_destroy(&w->lock);
-    free(w);
+    w->st = NULL; /* closed by writer_stop */
+    writer_free(w);
 }

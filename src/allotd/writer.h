@@ -3,21 +3,24 @@
  *
  * Request threads submit write operations; the writer takes up to MaxBatch queued ops,
  * opens one transaction (store_begin), runs each op inside its own savepoint (an op that
- * fails is rolled back alone and the others go on), commits once (one fsync for the whole
- * batch), and only then completes every op.  So a reply is never sent before its change is
- * durable, and many requests share one fsync.  When the commit itself fails, every op of the
+ * fails is rolled back alone and the others go on), commits once, and hands the batch to
+ * the completer thread, which makes it durable (one fdatasync for every batch handed over
+ * since its last flush, on SQLite; a PostgreSQL commit is durable by itself) and only then
+ * completes every op.  So a reply is never sent before its change is durable, many
+ * requests share one flush, and the writer runs the next batch while the last is flushed.  When the commit itself fails, every op of the
  * batch fails with the commit's error and nothing of the batch is visible.
  * Savepoints cost SQLite a copy of every page an op touches and a release per op (~20k
  * instructions per op), so a batch whose ops are all `rerunnable` runs without them; when
  * op k fails there, the transaction is rolled back, op k keeps its error, and the batch runs
  * again the usual way (savepoints) without op k: the outcome is what the usual way gives.
  *
- * Completion is a callback (op->done), called on the writer thread after the commit (or
- * after the failure); the HTTP layer uses it to resume a suspended connection, so a worker
+ * Completion is a callback (op->done), called on the completer thread after the flush (or
+ * after the failure), in commit order; the HTTP layer uses it to resume a suspended connection, so a worker
  * thread is never blocked waiting for a commit.  An op is owned by the submitter and must
  * stay valid until done() has been called.
  *
- * Threads: writer_submit() from any thread; ops run on the writer thread only.
+ * Threads: writer_submit() from any thread; ops run on the writer thread only, done() on
+ * the completer thread.
  */
 #ifndef ALLOTD_WRITER_H
 #define ALLOTD_WRITER_H
@@ -34,7 +37,7 @@ struct write_op {
     /* Inputs (set by the submitter). */
     int (*run)(store_t *st, void *arg, struct allot_error *err); /* in a savepoint */
     void *arg;
-    void (*done)(struct write_op *op); /* after commit; on the writer thread */
+    void (*done)(struct write_op *op); /* once durable (or failed); on the completer */
     void *done_arg;
     /* 1: run() may be run again after a rollback of its effects, with the same outcome
      * and no effect outside the store (it rewrites all its outputs).  A batch made only of

@@ -104,6 +104,14 @@ int db_run_deferred(db_stmt_t *s, struct allot_error *err)
     return s->db->ops->defer(s, err);
 }
 
+int db_split_sync(db_t *db, int *fd, struct allot_error *err)
+{
+    *fd = -1;
+    if (!db->ops->split_sync)
+        return 0;
+    return db->ops->split_sync(db, fd, err);
+}
+
 int64_t db_column_int64(db_stmt_t *s, int col)
 {
     return s->db->ops->column_int64(s, col);

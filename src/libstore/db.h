@@ -53,6 +53,8 @@ struct db_ops {
     /* Optional (NULL: db_run_deferred runs at once): queue a parameter-less statement
      * inside a transaction to travel with the next statement sent (db_pg.c). */
     int (*defer)(db_stmt_t *s, struct allot_error *err);
+    /* Optional (NULL: commits stay durable by themselves): db_split_sync. */
+    int (*split_sync)(db_t *db, int *fd, struct allot_error *err);
 };
 
 /* Base of every driver's connection and statement (drivers embed these first). */
@@ -107,6 +109,14 @@ int db_run(db_stmt_t *s, struct allot_error *err);
  * statement's db_step/db_run (the transaction is failed either way, so the caller unwinds
  * as for any failed statement).  Without that capability it is db_run.  Returns 0 or -1. */
 int db_run_deferred(db_stmt_t *s, struct allot_error *err);
+/* Commit without waiting for the disk, and make commits durable separately, so a group
+ * commit can run the next batch while the last one is flushed.  On 1, *fd is a new
+ * descriptor (the caller closes it) whose fdatasync() makes every transaction committed
+ * on this connection so far durable, and a COMMIT no longer syncs by itself (SQLite: the
+ * WAL file, synchronous=NORMAL, under which checkpoints still sync before the WAL is
+ * reused).  0: the backend has no such split (PostgreSQL) or is not in WAL mode; nothing
+ * changed, *fd = -1.  -1 with err; nothing changed. */
+int db_split_sync(db_t *db, int *fd, struct allot_error *err);
 /* Columns of the current row (0-based).  NULL text reads as "". */
 int64_t db_column_int64(db_stmt_t *s, int col);
 const char *db_column_text(db_stmt_t *s, int col);

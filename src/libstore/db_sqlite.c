@@ -11,10 +11,14 @@
  */
 #include "libstore/db.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct db_sqlite {
     struct db base; /* first: a db_t * is a struct db_sqlite * */
@@ -198,6 +202,61 @@ static int64_t drv_changes(db_stmt_t *s)
     return ((struct db_sqlite_stmt *)s)->changes;
 }
 
+/* fsync the directory holding path, so the file's own entry is durable. */
+static int sync_dir_of(const char *path, struct allot_error *err)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return allot_errorf(err, ALLOT_EINVAL, "sqlite: path too long: %s", path);
+    const char *dir = dirname(buf);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return allot_errorf(err, ALLOT_EIO, "sqlite: cannot open %s: %s", dir, strerror(errno));
+    int rc = fsync(dfd);
+    int e = errno;
+    close(dfd);
+    if (rc < 0)
+        return allot_errorf(err, ALLOT_EIO, "sqlite: cannot sync %s: %s", dir, strerror(e));
+    return 0;
+}
+
+static int drv_split_sync(db_t *db, int *fd, struct allot_error *err)
+{
+    sqlite3 *conn = conn_of(db);
+    const char *file = sqlite3_db_filename(conn, "main");
+    char wal[4096];
+    sqlite3_stmt *q = NULL;
+    int is_wal = 0;
+
+    if (sqlite3_prepare_v2(conn, "PRAGMA journal_mode", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        const unsigned char *mode = sqlite3_column_text(q, 0);
+        is_wal = mode && strcmp((const char *)mode, "wal") == 0;
+    }
+    sqlite3_finalize(q);
+    if (!is_wal || !file || !*file)
+        return 0; /* e.g. a file system without shared memory: commits keep syncing */
+    if (snprintf(wal, sizeof wal, "%s-wal", file) >= (int)sizeof wal)
+        return allot_errorf(err, ALLOT_EINVAL, "sqlite: path too long: %s", file);
+    /* The WAL exists while any connection is open (this one is, and has written). */
+    int w = open(wal, O_RDWR | O_CLOEXEC);
+    if (w < 0)
+        return allot_errorf(err, ALLOT_EIO, "sqlite: cannot open %s: %s", wal, strerror(errno));
+    if (sync_dir_of(wal, err) < 0)
+        goto fail;
+    if (fdatasync(w) < 0) {
+        allot_errorf(err, ALLOT_EIO, "sqlite: cannot sync %s: %s", wal, strerror(errno));
+        goto fail;
+    }
+    if (drv_exec(db, "PRAGMA synchronous=NORMAL", err) < 0)
+        goto fail;
+    *fd = w;
+    return 1;
+fail:
+    close(w);
+    return -1;
+}
+
 static const struct db_ops sqlite_ops = {
     .name = "sqlite",
     .close = drv_close,
@@ -215,6 +274,7 @@ static const struct db_ops sqlite_ops = {
     .column_text = drv_column_text,
     .column_is_null = drv_column_is_null,
     .changes = drv_changes,
+    .split_sync = drv_split_sync,
 };
 
 db_t *db_sqlite_open(const char *path, int busy_timeout_ms, int durable, struct allot_error *err)

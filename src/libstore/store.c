@@ -71,6 +71,7 @@ store_t *store_open(const struct store_config *cfg, struct allot_error *err)
         allot_errorf(err, ALLOT_ENOMEM, "store: out of memory");
         return NULL;
     }
+    st->durable = cfg->durable;
     if (strcmp(backend, "sqlite") == 0) {
         st->backend = "sqlite";
         st->db = db_sqlite_open(cfg->target, cfg->busy_timeout_ms, cfg->durable, err);
@@ -193,6 +194,16 @@ int store_commit(store_t *st, struct allot_error *err)
     st->in_tx = 0;
     st->sp_depth = 0;
     return 0;
+}
+
+int store_split_sync(store_t *st, int *fd, struct allot_error *err)
+{
+    *fd = -1;
+    if (st->in_tx)
+        return allot_errorf(err, ALLOT_EINTERNAL, "store_split_sync: inside a transaction");
+    if (!st->durable)
+        return 0;
+    return db_split_sync(st->db, fd, err);
 }
 
 void store_rollback(store_t *st)

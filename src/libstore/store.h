@@ -64,6 +64,13 @@ int store_upgrade(store_t *st, struct allot_error *err);
  * SQLite) so a batch never fails half-way on lock upgrade.  rollback never fails. */
 int store_begin(store_t *st, struct allot_error *err);
 int store_commit(store_t *st, struct allot_error *err);
+/* Split each durable commit in two (group commit with the flush off the writer's path):
+ * on 1, store_commit makes a transaction visible without waiting for the disk and
+ * fdatasync(*fd) (a new descriptor the caller closes; safe from any thread) makes every
+ * transaction committed so far durable.  0: not split (*fd = -1): the store is not durable
+ * (nothing to sync) or its commits sync by themselves (PostgreSQL).  -1 with err.
+ * Call outside a transaction. */
+int store_split_sync(store_t *st, int *fd, struct allot_error *err);
 void store_rollback(store_t *st);
 int store_savepoint(store_t *st, struct allot_error *err);
 int store_savepoint_release(store_t *st, struct allot_error *err);

@@ -38,6 +38,7 @@ struct store {
     const char *backend; /* static string */
     int in_tx;           /* between store_begin and store_commit/rollback */
     int sp_depth;        /* open savepoints */
+    int durable;         /* store_config.durable */
     int schema_current;
     int schema_latest;
 };

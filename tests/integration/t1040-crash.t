@@ -73,7 +73,7 @@ test_expect_success 'after restart every acknowledged operation is there once' '
 	allotd_start $CONF &&
 	verify
 '
-for point in writer.before_commit writer.after_commit; do
+for point in writer.before_commit writer.after_commit writer.after_sync; do
 	test_expect_success "crash point $point under load" '
 		allotd_stop &&
 		: >ack &&

@@ -5,7 +5,7 @@
 #
 # A sequential client runs a bank workload (reference data, allocation, idempotent credits,
 # holds, settles, releases) and logs each operation allotd acknowledged.  For each writer
-# crash point (writer.before_commit, writer.after_commit) and each N in a spread of batch
+# crash point (writer.before_commit, writer.after_commit, writer.after_sync) and each N in a spread of batch
 # numbers, allotd is started with ALLOT_CRASH=<point>:<N> and _exits at the Nth group commit.
 # After the restart: every acknowledged operation is present exactly once, no job has two
 # holds, debits or releases, GET /v1/check passes; then the client resumes from its first
@@ -187,7 +187,7 @@ test_expect_success 'reference: the workload without a crash' '
 '
 
 # Batches are counted from allotd start: 1 = the first write (the cluster), 32 = the last.
-for point in writer.before_commit writer.after_commit; do
+for point in writer.before_commit writer.after_commit writer.after_sync; do
 	for n in 1 2 4 6 9 13 18 24 29 32; do
 		test_expect_success "crash at $point pass $n: acknowledged ops once, resume equals reference" '
 			allotd_stop &&
