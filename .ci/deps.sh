@@ -18,8 +18,9 @@ apt_install build-essential cmake pkg-config libcmocka-dev sharness perl curl pr
 apt_install libsqlite3-dev sqlite3 libpq-dev postgresql
 # allotd: HTTP server, JSON, MUNGE authentication; liballot: HTTP client.
 apt_install libmicrohttpd-dev libjansson-dev munge libmunge-dev libcurl4-openssl-dev
-# Memory checking of the daemon's tests; clock jumps in policy tests.
-apt_install valgrind faketime
+# Memory checking of the daemon's tests; clock jumps in policy tests; syscall order of the
+# durable-reply test (t6010).
+apt_install valgrind faketime strace
 # Slurm integration (tests/sharness.d/30-slurm.sh, src/plugins): a real single-node cluster
 # (slurmctld, slurmd, slurmdbd on MariaDB, munge) and libslurm's public headers; dpkg-dev
 # lets .ci/slurm-source.sh unpack the matching Slurm source for the PrEp plugin's headers.
