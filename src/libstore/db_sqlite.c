@@ -10,6 +10,7 @@
  * values to the wrong columns silently.
  */
 #include "libstore/db.h"
+#include "libstore/db_sqlite_wal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -289,8 +290,10 @@ db_t *db_sqlite_open(const char *path, int busy_timeout_ms, int durable, struct 
         return NULL;
     }
     d->base.ops = &sqlite_ops;
+    /* The "allot" VFS writes a commit's WAL frames with one call (db_sqlite_wal.c). */
+    const char *vfs = db_sqlite_vfs_register() == SQLITE_OK ? DB_SQLITE_VFS : NULL;
     int rc = sqlite3_open_v2(
-        path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+        path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs);
     if (rc != SQLITE_OK) {
         allot_errorf(err, ALLOT_EUNAVAIL, "sqlite: cannot open %s: %s", path,
                      d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc));
