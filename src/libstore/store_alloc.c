@@ -166,58 +166,73 @@ int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_e
 
 /* ---- ledger append ---- */
 
-static int ledger_apply(store_t *st, struct ledger_entry *e, int checked, int want_id,
-                        struct allot_error *err)
+/* A ledger entry's effect on its allocation's balance row. */
+static int ledger_deltas(const struct ledger_entry *e, int64_t *dg, int64_t *du, int64_t *dh,
+                         struct allot_error *err)
 {
-    int64_t dg = 0, du = 0, dh = 0, a = e->amount_sumin;
+    int64_t a = e->amount_sumin;
     switch (e->kind) {
     case LEDGER_CREDIT:
     case LEDGER_CARRYOVER:
     case LEDGER_ADJUSTMENT:
-        dg = a;
-        break;
+        *dg += a;
+        return 0;
     case LEDGER_EXPIRY:
-        dg = -a;
-        break;
+        *dg -= a;
+        return 0;
     case LEDGER_DEBIT:
-        du = a;
-        break;
+        *du += a;
+        return 0;
     case LEDGER_REFUND:
-        du = -a;
-        break;
+        *du -= a;
+        return 0;
     case LEDGER_HOLD:
-        dh = a;
-        break;
+        *dh += a;
+        return 0;
     case LEDGER_RELEASE:
-        dh = -a;
+        *dh -= a;
+        return 0;
+    case LEDGER_KIND_MAX:
         break;
-    default:
-        return allot_errorf(err, ALLOT_EINTERNAL, "ledger: unknown kind %d", (int)e->kind);
     }
+    return allot_errorf(err, ALLOT_EINTERNAL, "ledger: unknown kind %d", (int)e->kind);
+}
+
+/* Move allocation alloc_id's balance by (dg, du, dh) in one UPDATE; what names the
+ * change in an error.  0 applied, 1 refused (checked: available would go negative), -1. */
+static int balance_move(store_t *st, int64_t alloc_id, int64_t dg, int64_t du, int64_t dh,
+                        int checked, const char *what, int64_t amount, struct allot_error *err)
+{
     db_stmt_t *s = store_stmt(st, STMT_BALANCE_APPLY, SQL_BALANCE_APPLY, err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, dg);
     db_bind_int64(s, 2, du);
     db_bind_int64(s, 3, dh);
-    db_bind_int64(s, 4, e->alloc_id);
+    db_bind_int64(s, 4, alloc_id);
     db_bind_int64(s, 5, checked ? 1 : 0);
     if (db_run(s, err) < 0)
         return -1;
-    if (db_changes(s) != 1) {
-        struct balance b;
-        if (store_balance_get(st, e->alloc_id, &b, err) < 0)
-            return -1;
-        if (b.used_sumin + du < 0 || b.held_sumin + dh < 0)
-            return allot_errorf(err, ALLOT_EINTERNAL,
-                                "allocation %lld: %s of %lld would make used or held negative "
-                                "(used %lld, held %lld)",
-                                (long long)e->alloc_id, model_ledger_kind_name(e->kind),
-                                (long long)a, (long long)b.used_sumin, (long long)b.held_sumin);
-        return 1; /* the funds check refused it */
-    }
-    s = want_id ? store_stmt(st, STMT_LEDGER_INSERT, SQL_LEDGER_INSERT, err)
-                : store_stmt(st, STMT_LEDGER_APPEND, SQL_LEDGER_APPEND, err);
+    if (db_changes(s) == 1)
+        return 0;
+    struct balance b;
+    if (store_balance_get(st, alloc_id, &b, err) < 0)
+        return -1;
+    if (b.used_sumin + du < 0 || b.held_sumin + dh < 0)
+        return allot_errorf(err, ALLOT_EINTERNAL,
+                            "allocation %lld: %s of %lld would make used or held negative "
+                            "(used %lld, held %lld)",
+                            (long long)alloc_id, what, (long long)amount,
+                            (long long)b.used_sumin, (long long)b.held_sumin);
+    return 1; /* the funds check refused it */
+}
+
+/* Append e to the ledger (its id into e->id when want_id, else e->id = 0). */
+static int ledger_append(store_t *st, struct ledger_entry *e, int want_id,
+                         struct allot_error *err)
+{
+    db_stmt_t *s = want_id ? store_stmt(st, STMT_LEDGER_INSERT, SQL_LEDGER_INSERT, err)
+                           : store_stmt(st, STMT_LEDGER_APPEND, SQL_LEDGER_APPEND, err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, e->alloc_id);
@@ -244,6 +259,19 @@ static int ledger_apply(store_t *st, struct ledger_entry *e, int checked, int wa
     return 0;
 }
 
+static int ledger_apply(store_t *st, struct ledger_entry *e, int checked, int want_id,
+                        struct allot_error *err)
+{
+    int64_t dg = 0, du = 0, dh = 0;
+    if (ledger_deltas(e, &dg, &du, &dh, err) < 0)
+        return -1;
+    int rc = balance_move(st, e->alloc_id, dg, du, dh, checked,
+                          model_ledger_kind_name(e->kind), e->amount_sumin, err);
+    if (rc != 0)
+        return rc;
+    return ledger_append(st, e, want_id, err);
+}
+
 int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct allot_error *err)
 {
     return ledger_apply(st, e, checked, 1, err);
@@ -253,6 +281,23 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
                             struct allot_error *err)
 {
     return ledger_apply(st, e, checked, 0, err);
+}
+
+int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_entry *e2,
+                            struct allot_error *err)
+{
+    int64_t dg = 0, du = 0, dh = 0;
+    if (e2 && e2->alloc_id != e1->alloc_id)
+        return allot_errorf(err, ALLOT_EINTERNAL, "ledger: a pair spans two allocations");
+    if (ledger_deltas(e1, &dg, &du, &dh, err) < 0 ||
+        (e2 && ledger_deltas(e2, &dg, &du, &dh, err) < 0))
+        return -1;
+    int rc = balance_move(st, e1->alloc_id, dg, du, dh, 0, "settle", e1->amount_sumin, err);
+    if (rc != 0)
+        return rc < 0 ? -1 : allot_errorf(err, ALLOT_EINTERNAL, "ledger: unchecked pair refused");
+    if (ledger_append(st, e1, 0, err) < 0)
+        return -1;
+    return e2 ? ledger_append(st, e2, 0, err) : 0;
 }
 
 /* ---- allocations ---- */

@@ -191,5 +191,9 @@ int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct 
  * a temporary table per statement (a third of a ledger append's cost). */
 int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
                             struct allot_error *err);
+/* A settle's release (e1) and debit (e2, may be NULL) of one allocation, unchecked: both
+ * entries appended (ids left 0) and the balance row moved by one UPDATE.  0 or -1. */
+int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_entry *e2,
+                            struct allot_error *err);
 
 #endif

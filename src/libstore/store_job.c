@@ -497,21 +497,28 @@ static int settle_charge(const struct settle_req *r, int64_t billing_micro, int6
     return 0;
 }
 
+static void job_entry(struct ledger_entry *e, enum ledger_kind kind, int64_t alloc_id,
+                      int64_t amount, const char *cluster, int64_t job_id, int32_t run,
+                      const char *actor, const char *comment, int64_t now)
+{
+    memset(e, 0, sizeof *e);
+    e->alloc_id = alloc_id;
+    e->kind = kind;
+    e->amount_sumin = amount;
+    snprintf(e->actor, sizeof e->actor, "%s", actor);
+    e->time_s = now;
+    snprintf(e->comment, sizeof e->comment, "%s", comment);
+    snprintf(e->cluster, sizeof e->cluster, "%s", cluster);
+    e->job_id = job_id;
+    e->run = run;
+}
+
 static int job_ledger(store_t *st, enum ledger_kind kind, int64_t alloc_id, int64_t amount,
                       const char *cluster, int64_t job_id, int32_t run, const char *actor,
                       const char *comment, int64_t now, struct allot_error *err)
 {
     struct ledger_entry e;
-    memset(&e, 0, sizeof e);
-    e.alloc_id = alloc_id;
-    e.kind = kind;
-    e.amount_sumin = amount;
-    snprintf(e.actor, sizeof e.actor, "%s", actor);
-    e.time_s = now;
-    snprintf(e.comment, sizeof e.comment, "%s", comment);
-    snprintf(e.cluster, sizeof e.cluster, "%s", cluster);
-    e.job_id = job_id;
-    e.run = run;
+    job_entry(&e, kind, alloc_id, amount, cluster, job_id, run, actor, comment, now);
     /* Unchecked: a release only lowers held, a debit records usage that happened. */
     return store_ledger_apply_noid(st, &e, 0, err) == 0 ? 0 : -1;
 }
@@ -569,11 +576,14 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         } else {
             if (settle_charge(req, billing, elapsed, &charge, err) < 0)
                 return -1;
-            if (job_ledger(st, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id, j.run,
-                           req->actor, "settle", now, err) < 0)
-                return -1;
-            if (charge > 0 && job_ledger(st, LEDGER_DEBIT, j.alloc_id, charge, j.cluster, j.job_id,
-                                         j.run, req->actor, req->slurm_state, now, err) < 0)
+            /* Release and debit: two ledger entries, one balance UPDATE (unchecked, as
+             * job_ledger: a release only lowers held, a debit records usage). */
+            struct ledger_entry rel, deb;
+            job_entry(&rel, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id,
+                      j.run, req->actor, "settle", now);
+            job_entry(&deb, LEDGER_DEBIT, j.alloc_id, charge, j.cluster, j.job_id, j.run,
+                      req->actor, req->slurm_state, now);
+            if (store_ledger_apply_pair(st, &rel, charge > 0 ? &deb : NULL, err) < 0)
                 return -1;
         }
         if (start > 0)
