@@ -44,6 +44,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "hadm_session.h"
+
 #define HADM_API_BODY_MAX 8192
 
 /* One API worker: the state of one HTTP connection (one MHD thread). */
@@ -101,26 +103,9 @@ static int worker_connect(struct worker *w, char *err, size_t err_size)
 {
     if (w->pg)
         return 0;
-    PGconn *pg = PQconnectdb(g_conninfo);
-    if (!pg) {
-        snprintf(err, err_size, "connect: out of memory");
+    PGconn *pg = hadm_session_open(g_conninfo, err, err_size);
+    if (!pg)
         return -1;
-    }
-    if (PQstatus(pg) != CONNECTION_OK) {
-        pg_msg(err, err_size, PQerrorMessage(pg));
-        PQfinish(pg);
-        return -1;
-    }
-    PGresult *r1 = PQprepare(pg, "pre", "SELECT hadm.predebit($1, $2, $3, $4)", 4, NULL);
-    PGresult *r2 = PQprepare(pg, "deb", "SELECT hadm.debit($1, $2)", 2, NULL);
-    int ok = PQresultStatus(r1) == PGRES_COMMAND_OK && PQresultStatus(r2) == PGRES_COMMAND_OK;
-    PQclear(r1);
-    PQclear(r2);
-    if (!ok) {
-        pg_msg(err, err_size, PQerrorMessage(pg));
-        PQfinish(pg);
-        return -1;
-    }
     w->pg = pg;
     return 0;
 }
@@ -189,7 +174,7 @@ static enum MHD_Result do_hold(struct MHD_Connection *conn, struct worker *w, js
     snprintf(j, sizeof j, "%lld", (long long)job);
     snprintf(amt, sizeof amt, "%lld", amount);
     const char *v[4] = {a, j, "0", amt};
-    int rc = worker_call(w, "pre", 4, v, err, sizeof err);
+    int rc = worker_call(w, HADM_PREDEBIT, 4, v, err, sizeof err);
     if (rc < 0)
         return reply_error(conn, 500, err);
     return rc ? reply(conn, 200, RESP_OK) : reply(conn, 402, RESP_SHORT);
@@ -207,7 +192,7 @@ static enum MHD_Result do_settle(struct MHD_Connection *conn, struct worker *w, 
     snprintf(j, sizeof j, "%lld", (long long)job);
     snprintf(act, sizeof act, "%lld", actual);
     const char *v[2] = {j, act};
-    int rc = worker_call(w, "deb", 2, v, err, sizeof err);
+    int rc = worker_call(w, HADM_DEBIT, 2, v, err, sizeof err);
     if (rc < 0)
         return reply_error(conn, 500, err);
     return rc ? reply(conn, 200, RESP_OK) : reply_error(conn, 404, "no executing pre-debit");

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "hadm_session.h"
+
 struct opts {
     const char *conninfo;
     int clients;
@@ -63,21 +65,10 @@ static void *client_main(void *arg)
 {
     struct client *c = arg;
     const struct opts *o = c->o;
-    PGconn *conn = PQconnectdb(o->conninfo);
-    if (PQstatus(conn) != CONNECTION_OK) {
-        fprintf(stderr, "hadm_baseline: connect: %s", PQerrorMessage(conn));
-        PQfinish(conn);
-        c->errors++;
-        return NULL;
-    }
-    PGresult *r1 = PQprepare(conn, "pre", "SELECT hadm.predebit($1, $2, $3, $4)", 4, NULL);
-    PGresult *r2 = PQprepare(conn, "deb", "SELECT hadm.debit($1, $2)", 2, NULL);
-    int ok = PQresultStatus(r1) == PGRES_COMMAND_OK && PQresultStatus(r2) == PGRES_COMMAND_OK;
-    PQclear(r1);
-    PQclear(r2);
-    if (!ok) {
-        fprintf(stderr, "hadm_baseline: prepare: %s", PQerrorMessage(conn));
-        PQfinish(conn);
+    char err[512];
+    PGconn *conn = hadm_session_open(o->conninfo, err, sizeof err);
+    if (!conn) {
+        fprintf(stderr, "hadm_baseline: %s\n", err);
         c->errors++;
         return NULL;
     }
@@ -90,7 +81,7 @@ static void *client_main(void *arg)
         snprintf(amount, sizeof amount, "10");
         snprintf(actual, sizeof actual, "1");
         const char *pv[4] = {alloc, job, uid, amount};
-        int rc = call(c, conn, "pre", 4, pv);
+        int rc = call(c, conn, HADM_PREDEBIT, 4, pv);
         if (rc < 0) {
             c->errors++;
             continue;
@@ -100,7 +91,7 @@ static void *client_main(void *arg)
             continue;
         }
         const char *dv[2] = {job, actual};
-        if (call(c, conn, "deb", 2, dv) != 1)
+        if (call(c, conn, HADM_DEBIT, 2, dv) != 1)
             c->errors++;
     }
     PQfinish(conn);
