@@ -162,7 +162,7 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
 }
 
 /* Run one batch: begin, each op in a savepoint, commit; then hand it to the completer. */
-static void run_batch(struct writer *w, struct write_op *batch, int n)
+static void run_batch(struct writer *w, struct write_op *batch, struct write_op *last, int n)
 {
     struct allot_error err = {0};
     int64_t t0 = metrics_now_us(), t1;
@@ -202,9 +202,6 @@ static void run_batch(struct writer *w, struct write_op *batch, int n)
     }
     metrics_batch(w->m, n, ok, t1 - t0, metrics_now_us() - t1);
     /* Hand the batch to the completer, which flushes (when split) and completes it. */
-    struct write_op *last = batch;
-    while (last->next)
-        last = last->next;
     pthread_mutex_lock(&w->c_lock);
     if (w->c_tail)
         w->c_tail->next = batch;
@@ -275,7 +272,7 @@ static void *writer_main(void *arg)
         w->depth -= n;
         pthread_cond_broadcast(&w->room);
         pthread_mutex_unlock(&w->lock);
-        run_batch(w, batch, n);
+        run_batch(w, batch, last, n);
         pthread_mutex_lock(&w->lock);
     }
     pthread_mutex_unlock(&w->lock);
@@ -368,6 +365,5 @@ void writer_destroy(struct writer *w)
     if (!w)
         return;
     writer_stop(w);
-    w->st = NULL; /* closed by writer_stop */
     writer_free(w);
 }

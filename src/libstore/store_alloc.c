@@ -224,6 +224,9 @@ static int balance_move(store_t *st, int64_t alloc_id, int64_t dg, int64_t du, i
                             "(used %lld, held %lld)",
                             (long long)alloc_id, what, (long long)amount,
                             (long long)b.used_sumin, (long long)b.held_sumin);
+    if (!checked) /* nothing else can stop an unchecked move */
+        return allot_errorf(err, ALLOT_EINTERNAL, "allocation %lld: %s of %lld changed no balance",
+                            (long long)alloc_id, what, (long long)amount);
     return 1; /* the funds check refused it */
 }
 
@@ -292,9 +295,8 @@ int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_
     if (ledger_deltas(e1, &dg, &du, &dh, err) < 0 ||
         (e2 && ledger_deltas(e2, &dg, &du, &dh, err) < 0))
         return -1;
-    int rc = balance_move(st, e1->alloc_id, dg, du, dh, 0, "settle", e1->amount_sumin, err);
-    if (rc != 0)
-        return rc < 0 ? -1 : allot_errorf(err, ALLOT_EINTERNAL, "ledger: unchecked pair refused");
+    if (balance_move(st, e1->alloc_id, dg, du, dh, 0, "settle", e1->amount_sumin, err) < 0)
+        return -1;
     if (ledger_append(st, e1, 0, err) < 0)
         return -1;
     return e2 ? ledger_append(st, e2, 0, err) : 0;

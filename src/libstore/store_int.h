@@ -183,8 +183,9 @@ int store_payer(store_t *st, const char *account, const char *resource, const ch
 /* Append e (alloc_id, kind, amount, actor, time_s, comment, cluster, job_id, run, idem_key
  * as given; e->id set) and apply it to the allocation's cached balance in the same
  * transaction.  checked: refuse (return 1, nothing written) when the entry would make
- * available < 0.  Returns 0 applied, 1 refused, -1 error (EINTERNAL when the balance row
- * would go negative in used or held: the books are inconsistent). */
+ * available < 0.  Returns 0 applied, 1 refused (only when checked), -1 error (EINTERNAL
+ * when the balance row would go negative in used or held, or is missing: the books are
+ * inconsistent). */
 int store_ledger_apply(store_t *st, struct ledger_entry *e, int checked, struct allot_error *err);
 /* The same for a job's own entry (hold, release, debit) whose id nobody reads: e->id is
  * left 0.  The append has no RETURNING clause, which on SQLite buffers the returned row in

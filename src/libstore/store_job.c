@@ -520,7 +520,7 @@ static int job_ledger(store_t *st, enum ledger_kind kind, int64_t alloc_id, int6
     struct ledger_entry e;
     job_entry(&e, kind, alloc_id, amount, cluster, job_id, run, actor, comment, now);
     /* Unchecked: a release only lowers held, a debit records usage that happened. */
-    return store_ledger_apply_noid(st, &e, 0, err) == 0 ? 0 : -1;
+    return store_ledger_apply_noid(st, &e, 0, err);
 }
 
 static int job_settle_update(store_t *st, const struct job *j, struct allot_error *err)
