@@ -195,7 +195,8 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
                              s->q.now_s, &s->res, err);
     if (store_settle(st, &s->q, &s->res, err) < 0)
         return -1;
-    if (!s->res.replay) /* DESIGN §5: thresholds are evaluated on each settle */
+    /* DESIGN §5: thresholds are evaluated on each settle (of an allocation with a policy) */
+    if (!s->res.replay && !s->res.no_policy)
         tick_after_settle(st, s->res.job.alloc_id, s->q.now_s);
     return 0;
 }

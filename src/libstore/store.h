@@ -265,6 +265,9 @@ struct settle_result {
     struct job job;
     struct allocation alloc;
     struct balance bal;
+    /* 1: alloc is known to have no policy, so a threshold check after this settle has
+     * nothing to evaluate; 0: not known (look it up).  Set on PostgreSQL's fast path. */
+    int no_policy;
 };
 
 /* Settle a run: release its whole hold and debit charge_sumin, both against the allocation

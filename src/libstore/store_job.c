@@ -27,6 +27,7 @@
     "cluster, job_id, run, user_name, account, partition_name, qos, submit_s, start_s, end_s, "    \
     "req_tres, alloc_tres, billing_micro, time_limit_s, elapsed_s, slurm_state, status, "          \
     "hold_sumin, charge_sumin, alloc_id, payer_account, settle_source, updated_s"
+#define JOB_NCOLS 23
 static const char SQL_JOB_GET[] =
     "SELECT " JOB_COLS " FROM jobs WHERE cluster = $1 AND job_id = $2 AND run = $3";
 static const char SQL_JOB_INSERT[] =
@@ -36,6 +37,10 @@ static const char SQL_JOB_INSERT[] =
 static const char SQL_JOB_HOLD_FAST[] =
     "SELECT * FROM allot_hold_fast($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
     "$15, $16, $17, $18)";
+/* PostgreSQL only (schema/pg/0010): a held run's settle in one round trip, see settle_fast. */
+static const char SQL_JOB_SETTLE_FAST[] =
+    "SELECT * FROM allot_settle_fast($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+    "$14)";
 static const char SQL_JOB_SETTLE[] =
     "UPDATE jobs SET start_s = $1, end_s = $2, elapsed_s = $3, slurm_state = $4, "
     "billing_micro = $5, alloc_tres = $6, status = $7, charge_sumin = $8, settle_source = $9, "
@@ -544,6 +549,42 @@ static int job_settle_update(store_t *st, const struct job *j, struct allot_erro
     return db_run(s, err);
 }
 
+/* PostgreSQL: a held run settled in one round trip by the server function
+ * allot_settle_fast (schema/pg/0010), which runs the statements of the held branch of
+ * store_settle below and also returns whether the payer allocation has a policy.  1 =
+ * settled (res filled), 0 = not that case and nothing written (the caller runs the portable
+ * path: replay, refused or never-held run, out-of-range charge), -1 = error. */
+static int settle_fast(store_t *st, const struct settle_req *req, int64_t elapsed, int64_t now,
+                       struct settle_result *res, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_JOB_SETTLE_FAST, SQL_JOB_SETTLE_FAST, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, req->cluster);
+    db_bind_int64(s, 2, req->job_id);
+    db_bind_int64(s, 3, req->run);
+    db_bind_int64(s, 4, req->start_s);
+    db_bind_int64(s, 5, req->end_s);
+    db_bind_int64(s, 6, elapsed);
+    db_bind_text(s, 7, req->slurm_state);
+    db_bind_int64(s, 8, req->billing_micro);
+    db_bind_text(s, 9, req->alloc_tres);
+    db_bind_int64(s, 10, is_node_fail(req->slurm_state));
+    db_bind_int64(s, 11, req->charge_sumin);
+    db_bind_text(s, 12, req->settle_source);
+    db_bind_text(s, 13, req->actor);
+    db_bind_int64(s, 14, now);
+    int rc = db_step(s, err);
+    if (rc == 1) {
+        read_job(s, &res->job);
+        store_read_alloc(s, JOB_NCOLS, &res->alloc);
+        store_read_balance(s, JOB_NCOLS + STORE_ALLOC_NCOLS, res->alloc.id, &res->bal);
+        res->no_policy = db_column_int64(s, JOB_NCOLS + STORE_ALLOC_NCOLS + 3) == 0;
+    }
+    db_reset(s);
+    return rc;
+}
+
 int store_settle(store_t *st, const struct settle_req *req, struct settle_result *res,
                  struct allot_error *err)
 {
@@ -551,7 +592,18 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
     if (store_ready_write(st, "settle", err) < 0 || settle_validate(req, err) < 0)
         return -1;
     memset(res, 0, sizeof *res);
-    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
+    int64_t now = now_or(req->now_s);
+    int64_t start = req->start_s;
+    int64_t elapsed = req->elapsed_s;
+    if (elapsed == 0 && req->end_s > 0 && start > 0)
+        elapsed = req->end_s - start;
+    int rc;
+    if (strcmp(st->backend, "pg") == 0) {
+        rc = settle_fast(st, req, elapsed, now, res, err);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
+    }
+    rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
     if (rc < 0)
         return -1;
     if (rc == 1 && (j.status == JOB_SETTLED || j.status == JOB_RELEASED)) {
@@ -559,11 +611,6 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         res->job = j;
         return fill_payer(st, &j, &res->alloc, &res->bal, err);
     }
-    int64_t now = now_or(req->now_s);
-    int64_t start = req->start_s;
-    int64_t elapsed = req->elapsed_s;
-    if (elapsed == 0 && req->end_s > 0 && start > 0)
-        elapsed = req->end_s - start;
     int64_t charge;
 
     if (rc == 1) {

@@ -116,6 +116,53 @@ static struct cmd_count commands(struct fx *f, const char *kind, const char *per
     return k;
 }
 
+/* A settle reports whether its allocation has a policy (settle_result.no_policy), and
+ * allotd skips the threshold check when it says none: so it must never say none for an
+ * allocation that has one, on either backend (PostgreSQL answers from allot_settle_fast). */
+static void test_settle_sees_policy(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    assert_int_equal(roll(f, id, T_JUL15, NULL).credit_sumin, 1000);
+    struct hold_req h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.cluster, sizeof h.cluster, "c1");
+    h.job_id = 7;
+    snprintf(h.user, sizeof h.user, "alice");
+    snprintf(h.account, sizeof h.account, "chem");
+    snprintf(h.partition, sizeof h.partition, "cpu");
+    snprintf(h.resource, sizeof h.resource, "cpu");
+    h.start_s = T_JUL15 + 60;
+    h.time_limit_s = 600;
+    h.billing_micro = 1000000;
+    h.amount_sumin = 10;
+    snprintf(h.actor, sizeof h.actor, "slurm");
+    h.now_s = T_JUL15 + 60;
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_false(hr.refused);
+    assert_int_equal(hr.alloc.id, alloc);
+    struct settle_req r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.cluster, sizeof r.cluster, "c1");
+    r.job_id = 7;
+    r.start_s = T_JUL15 + 60;
+    r.end_s = T_JUL15 + 120;
+    r.elapsed_s = 60;
+    snprintf(r.slurm_state, sizeof r.slurm_state, "COMPLETED");
+    r.charge_sumin = -1;
+    snprintf(r.settle_source, sizeof r.settle_source, "test");
+    snprintf(r.actor, sizeof r.actor, "slurm");
+    r.now_s = T_JUL15 + 120;
+    struct settle_result res;
+    TX(f, store_settle(f->st, &r, &res, &f->err));
+    assert_false(res.replay);
+    assert_int_equal(res.job.charge_sumin, 1);
+    assert_int_equal(res.alloc.id, alloc);
+    assert_false(res.no_policy);
+}
+
 static void test_month_exactly_once(void **state)
 {
     struct fx *f = *state;
@@ -426,6 +473,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_month_exactly_once, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_settle_sees_policy, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_marker_lost, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_total_never_resets, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_time_zone, fx_setup, fx_teardown),
