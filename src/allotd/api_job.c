@@ -102,11 +102,14 @@ struct hold_op {
     struct bank_job j;
     struct bank_cost c;
     int64_t submit_token; /* 0, or the provisional hold to move to this run */
+    struct store_job_op job; /* offered to the batch (writer.h) */
 };
 
 static int run_hold(store_t *st, void *arg, struct allot_error *err)
 {
     struct hold_op *s = arg;
+    if (s->job.done) /* applied with its batch */
+        return 0;
     if (s->submit_token)
         return store_submit_bind(st, s->submit_token, &s->q, &s->res, err);
     return store_hold(st, &s->q, &s->res, err);
@@ -177,6 +180,11 @@ int api_job_hold(struct req *r, struct allot_error *err)
     q->amount_sumin = s->c.cost_sumin;
     snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
     r->op.rerunnable = 1; /* run_hold rewrites its result; nothing outside the store */
+    if (!s->submit_token) {
+        s->job.hold = q;
+        s->job.hold_res = &s->res;
+        r->op.job = &s->job;
+    }
     return req_defer_write(r, run_hold, s, finish_hold);
 }
 
@@ -185,6 +193,7 @@ struct settle_op {
     struct settle_result res;
     int release;
     char comment[ALLOT_TEXT_MAX];
+    struct store_job_op job; /* offered to the batch (writer.h); not for release */
 };
 
 static int run_settle(store_t *st, void *arg, struct allot_error *err)
@@ -193,7 +202,7 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
     if (s->release)
         return store_release(st, s->q.cluster, s->q.job_id, s->q.run, s->q.actor, s->comment,
                              s->q.now_s, &s->res, err);
-    if (store_settle(st, &s->q, &s->res, err) < 0)
+    if (!s->job.done && store_settle(st, &s->q, &s->res, err) < 0)
         return -1;
     /* DESIGN §5: thresholds are evaluated on each settle (of an allocation with a policy) */
     if (!s->res.replay && !s->res.no_policy)
@@ -260,6 +269,9 @@ int api_job_settle(struct req *r, struct allot_error *err)
     snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
     q->now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
+    s->job.settle = q;
+    s->job.settle_res = &s->res;
+    r->op.job = &s->job;
     return req_defer_write(r, run_settle, s, finish_settle);
 }
 

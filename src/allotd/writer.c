@@ -50,6 +50,8 @@ struct writer {
     int c_stopping;
     pthread_t completer;
     int sync_fd; /* fdatasync makes the commits so far durable; -1: they are already */
+    struct store_job_op *jobs; /* max_batch slots: a batch's job ops for store_job_batch */
+    struct write_op **job_of;  /* jobs[i] belongs to job_of[i] */
 };
 
 struct sync_wait {
@@ -140,6 +142,43 @@ long writer_depth(struct writer *w)
     return d;
 }
 
+/* Nothing of a rolled-back batch stands, including what store_job_batch applied. */
+static void forget_jobs(struct write_op *batch)
+{
+    for (struct write_op *op = batch; op; op = op->next) {
+        if (op->job)
+            op->job->done = 0;
+    }
+}
+
+/* Offer the batch's holds and settles to store_job_batch (writer.h).  When it fails, the
+ * transaction is rolled back and opened again (ok = 0 when that fails) and every op runs
+ * by itself as without it. */
+static void offer_jobs(struct writer *w, struct write_op *batch, int *ok, struct allot_error *err)
+{
+    int m = 0;
+    for (struct write_op *op = batch; op; op = op->next) {
+        if (op->job) {
+            w->jobs[m] = *op->job;
+            w->job_of[m++] = op;
+        }
+    }
+    if (m < 2)
+        return;
+    struct allot_error jerr = {0};
+    if (store_job_batch(w->st, w->jobs, m, &jerr) < 0) {
+        log_warn("msg=\"batched holds and settles failed; running them one by one\" ops=%d "
+                 "error=\"%s\"",
+                 m, jerr.msg);
+        store_rollback(w->st);
+        forget_jobs(batch);
+        *ok = store_begin(w->st, err) == 0;
+        return;
+    }
+    for (int i = 0; i < m; i++)
+        w->job_of[i]->job->done = w->jobs[i].done;
+}
+
 /* A batch of rerunnable ops without savepoints (writer.h).  1: all ran, the transaction is
  * open for the commit; 0: an op failed (its rc and err are set), the transaction was
  * rolled back and is open again (or ok is 0 when it could not be reopened). */
@@ -154,6 +193,7 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
         if (op->run(w->st, op->arg, &op->err) < 0) {
             op->rc = -1;
             store_rollback(w->st);
+            forget_jobs(batch);
             *ok = store_begin(w->st, err) == 0;
             return 0;
         }
@@ -167,6 +207,8 @@ static void run_batch(struct writer *w, struct write_op *batch, struct write_op 
     struct allot_error err = {0};
     int64_t t0 = metrics_now_us(), t1;
     int ok = store_begin(w->st, &err) == 0;
+    if (ok)
+        offer_jobs(w, batch, &ok, &err);
     int done = ok && run_optimistic(w, batch, &ok, &err);
     for (struct write_op *op = batch; ok && !done && op; op = op->next) {
         if (op->rc < 0) /* failed in run_optimistic: its error stands, nothing of it is left */
@@ -194,6 +236,7 @@ static void run_batch(struct writer *w, struct write_op *batch, struct write_op 
         }
     }
     if (!ok) {
+        forget_jobs(batch);
         log_error("msg=\"group commit failed\" ops=%d error=\"%s\"", n, err.msg);
         for (struct write_op *op = batch; op; op = op->next) {
             op->rc = -1;
@@ -284,6 +327,8 @@ static void writer_free(struct writer *w)
     if (w->sync_fd >= 0)
         close(w->sync_fd);
     store_close(w->st);
+    free(w->jobs);
+    free(w->job_of);
     pthread_cond_destroy(&w->c_work);
     pthread_mutex_destroy(&w->c_lock);
     pthread_cond_destroy(&w->room);
@@ -306,6 +351,8 @@ struct writer *writer_start(const struct store_config *cfg, int max_batch, int q
     pthread_cond_init(&w->c_work, NULL);
     w->max_batch = max_batch;
     w->queue_max = queue_max;
+    w->jobs = xcalloc((size_t)max_batch, sizeof(*w->jobs));
+    w->job_of = xcalloc((size_t)max_batch, sizeof(*w->job_of));
     w->st = st;
     w->m = m;
     w->sync_fd = -1;

@@ -9,6 +9,8 @@
  * completes every op.  So a reply is never sent before its change is durable, many
  * requests share one flush, and the writer runs the next batch while the last is flushed.  When the commit itself fails, every op of the
  * batch fails with the commit's error and nothing of the batch is visible.
+ * Holds and settles (op->job) are first offered together to store_job_batch, which on
+ * PostgreSQL applies the common ones in one statement instead of a round trip each.
  * Savepoints cost SQLite a copy of every page an op touches and a release per op (~20k
  * instructions per op), so a batch whose ops are all `rerunnable` runs without them; when
  * op k fails there, the transaction is rolled back, op k keeps its error, and the batch runs
@@ -43,6 +45,12 @@ struct write_op {
      * and no effect outside the store (it rewrites all its outputs).  A batch made only of
      * such ops first runs without per-op savepoints (see below). */
     int rerunnable;
+    /* Optional: the op is this hold or settle, which the writer first offers, with the
+     * batch's others, to store_job_batch (one statement for the lot on PostgreSQL).  When
+     * job->done is 1 the result is already in place and run() must not run the verb again
+     * (it still runs, e.g. for a settle's threshold check); the writer clears done when it
+     * rolls the batch back.  NULL: run() does everything. */
+    struct store_job_op *job;
     /* Outputs (set by the writer before done()). */
     int rc; /* 0 ok and durable; -1 failed (err) and nothing of it is visible */
     struct allot_error err;

@@ -107,6 +107,8 @@ void store_close(store_t *st)
     if (st->in_tx)
         store_rollback(st);
     db_close(st->db);
+    free(st->batch_buf);
+    free(st->batch_ops);
     free(st);
 }
 

@@ -41,6 +41,10 @@ struct store {
     int durable;         /* store_config.durable */
     int schema_current;
     int schema_latest;
+    char *batch_buf; /* store_job_batch's parameter text, grown as needed, kept */
+    size_t batch_cap;
+    struct op_scratch *batch_ops; /* store_job_batch's per-op scratch, likewise */
+    size_t batch_ops_cap;
 };
 
 enum store_stmt_id {
@@ -121,6 +125,7 @@ enum store_stmt_id {
     STMT_JOB_HOLD_FAST,
     STMT_JOB_SETTLE,
     STMT_JOB_SETTLE_FAST,
+    STMT_JOB_BATCH,
     STMT_JOB_RELEASE,
     STMT_JOB_LIST,
     STMT_JOB_COUNT_HELD,
@@ -168,6 +173,22 @@ int store_check_amount(const char *field, int64_t v, int allow_negative, struct 
 #define STORE_BALANCE_NCOLS 3
 void store_read_alloc(db_stmt_t *s, int col, struct allocation *a);
 void store_read_balance(db_stmt_t *s, int col, int64_t alloc_id, struct balance *b);
+
+/* Job rows and the job verbs' shared pieces (store_job.c), also used by the batched path
+ * (store_job_batch.c).  store_read_job reads STORE_JOB_COLS from column `col`. */
+#define STORE_JOB_COLS                                                                             \
+    "cluster, job_id, run, user_name, account, partition_name, qos, submit_s, start_s, end_s, "    \
+    "req_tres, alloc_tres, billing_micro, time_limit_s, elapsed_s, slurm_state, status, "          \
+    "hold_sumin, charge_sumin, alloc_id, payer_account, settle_source, updated_s"
+#define STORE_JOB_NCOLS 23
+void store_read_job(db_stmt_t *s, int col, struct job *j);
+int64_t store_now_or(int64_t t); /* t, or the current time when t <= 0 */
+int store_hold_validate(const struct hold_req *r, struct allot_error *err);
+int store_settle_validate(const struct settle_req *r, struct allot_error *err);
+/* The jobs row a new hold writes (payer NULL: none found). */
+void store_hold_job(const struct hold_req *req, int64_t now, int refused,
+                    const struct allocation *payer, struct job *j);
+int store_is_node_fail(const char *slurm_state); /* NODE_FAIL costs 0 (DESIGN §3) */
 
 /* Read allocation id with its balance; ENOENT when missing. */
 int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,

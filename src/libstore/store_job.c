@@ -23,11 +23,8 @@
 #include "libcore/money.h"
 #include "libstore/store_int.h"
 
-#define JOB_COLS                                                                                   \
-    "cluster, job_id, run, user_name, account, partition_name, qos, submit_s, start_s, end_s, "    \
-    "req_tres, alloc_tres, billing_micro, time_limit_s, elapsed_s, slurm_state, status, "          \
-    "hold_sumin, charge_sumin, alloc_id, payer_account, settle_source, updated_s"
-#define JOB_NCOLS 23
+#define JOB_COLS STORE_JOB_COLS
+#define JOB_NCOLS STORE_JOB_NCOLS
 static const char SQL_JOB_GET[] =
     "SELECT " JOB_COLS " FROM jobs WHERE cluster = $1 AND job_id = $2 AND run = $3";
 static const char SQL_JOB_INSERT[] =
@@ -81,33 +78,33 @@ static const char SQL_FAILURE_LIST[] =
 
 /* ---- rows ---- */
 
-static void read_job(db_stmt_t *s, struct job *j)
+void store_read_job(db_stmt_t *s, int col, struct job *j)
 {
     memset(j, 0, sizeof *j);
-    db_column_copy(s, 0, j->cluster, sizeof j->cluster);
-    j->job_id = db_column_int64(s, 1);
-    j->run = (int32_t)db_column_int64(s, 2);
-    db_column_copy(s, 3, j->user, sizeof j->user);
-    db_column_copy(s, 4, j->account, sizeof j->account);
-    db_column_copy(s, 5, j->partition, sizeof j->partition);
-    db_column_copy(s, 6, j->qos, sizeof j->qos);
-    j->submit_s = db_column_int64(s, 7);
-    j->start_s = db_column_int64(s, 8);
-    j->end_s = db_column_int64(s, 9);
-    db_column_copy(s, 10, j->req_tres, sizeof j->req_tres);
-    db_column_copy(s, 11, j->alloc_tres, sizeof j->alloc_tres);
-    j->billing_micro = db_column_int64(s, 12);
-    j->time_limit_s = db_column_int64(s, 13);
-    j->elapsed_s = db_column_int64(s, 14);
-    db_column_copy(s, 15, j->slurm_state, sizeof j->slurm_state);
-    if (model_job_status_parse(db_column_text(s, 16), &j->status) < 0)
+    db_column_copy(s, col, j->cluster, sizeof j->cluster);
+    j->job_id = db_column_int64(s, col + 1);
+    j->run = (int32_t)db_column_int64(s, col + 2);
+    db_column_copy(s, col + 3, j->user, sizeof j->user);
+    db_column_copy(s, col + 4, j->account, sizeof j->account);
+    db_column_copy(s, col + 5, j->partition, sizeof j->partition);
+    db_column_copy(s, col + 6, j->qos, sizeof j->qos);
+    j->submit_s = db_column_int64(s, col + 7);
+    j->start_s = db_column_int64(s, col + 8);
+    j->end_s = db_column_int64(s, col + 9);
+    db_column_copy(s, col + 10, j->req_tres, sizeof j->req_tres);
+    db_column_copy(s, col + 11, j->alloc_tres, sizeof j->alloc_tres);
+    j->billing_micro = db_column_int64(s, col + 12);
+    j->time_limit_s = db_column_int64(s, col + 13);
+    j->elapsed_s = db_column_int64(s, col + 14);
+    db_column_copy(s, col + 15, j->slurm_state, sizeof j->slurm_state);
+    if (model_job_status_parse(db_column_text(s, col + 16), &j->status) < 0)
         j->status = JOB_STATUS_MAX; /* unknown text: flagged by store_check */
-    j->hold_sumin = db_column_int64(s, 17);
-    j->charge_sumin = db_column_int64(s, 18);
-    j->alloc_id = db_column_int64(s, 19);
-    db_column_copy(s, 20, j->payer_account, sizeof j->payer_account);
-    db_column_copy(s, 21, j->settle_source, sizeof j->settle_source);
-    j->updated_s = db_column_int64(s, 22);
+    j->hold_sumin = db_column_int64(s, col + 17);
+    j->charge_sumin = db_column_int64(s, col + 18);
+    j->alloc_id = db_column_int64(s, col + 19);
+    db_column_copy(s, col + 20, j->payer_account, sizeof j->payer_account);
+    db_column_copy(s, col + 21, j->settle_source, sizeof j->settle_source);
+    j->updated_s = db_column_int64(s, col + 22);
 }
 
 static void read_failure(db_stmt_t *s, struct failure *f)
@@ -141,7 +138,7 @@ static int job_lookup(store_t *st, const char *cluster, int64_t job_id, int32_t 
     db_bind_int64(s, 3, run);
     int rc = db_step(s, err);
     if (rc == 1)
-        read_job(s, j);
+        store_read_job(s, 0, j);
     db_reset(s);
     return rc;
 }
@@ -216,7 +213,7 @@ static int fill_payer(store_t *st, const struct job *j, struct allocation *a, st
     return store_alloc_read(st, j->alloc_id, a, b, err);
 }
 
-static int64_t now_or(int64_t t)
+int64_t store_now_or(int64_t t)
 {
     return t > 0 ? t : (int64_t)time(NULL);
 }
@@ -245,7 +242,7 @@ static int check_field(const char *field, const char *v, size_t size, struct all
 
 /* ---- hold ---- */
 
-static int hold_validate(const struct hold_req *r, struct allot_error *err)
+int store_hold_validate(const struct hold_req *r, struct allot_error *err)
 {
     if (check_job_key(r->cluster, r->job_id, r->run, err) < 0 ||
         model_check_name("user", r->user, 0, err) < 0 ||
@@ -273,8 +270,7 @@ static void format_su(int64_t sumin, char *buf, size_t len)
         snprintf(buf, len, "%lldm", (long long)sumin);
 }
 
-/* The jobs row a new hold writes (payer NULL: none found). */
-static void hold_job(const struct hold_req *req, int64_t now, int refused,
+void store_hold_job(const struct hold_req *req, int64_t now, int refused,
                      const struct allocation *payer, struct job *j)
 {
     memset(j, 0, sizeof *j);
@@ -332,7 +328,7 @@ static int hold_fast(store_t *st, const struct hold_req *req, int64_t now,
     if (rc == 1) {
         store_read_alloc(s, 0, &res->alloc);
         store_read_balance(s, STORE_ALLOC_NCOLS, res->alloc.id, &res->bal);
-        hold_job(req, now, 0, &res->alloc, &res->job);
+        store_hold_job(req, now, 0, &res->alloc, &res->job);
     }
     db_reset(s);
     return rc;
@@ -344,13 +340,13 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     struct job j;
     struct allocation payer;
     struct balance bal;
-    if (store_ready_write(st, "hold", err) < 0 || hold_validate(req, err) < 0)
+    if (store_ready_write(st, "hold", err) < 0 || store_hold_validate(req, err) < 0)
         return -1;
     memset(res, 0, sizeof *res);
 
     int rc;
     if (strcmp(st->backend, "pg") == 0) {
-        rc = hold_fast(st, req, now_or(req->now_s), res, err);
+        rc = hold_fast(st, req, store_now_or(req->now_s), res, err);
         if (rc != 0)
             return rc < 0 ? -1 : 0;
     }
@@ -381,7 +377,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         return 0;
     }
 
-    int64_t now = now_or(req->now_s);
+    int64_t now = store_now_or(req->now_s);
     struct allot_error nopayer = {0};
     rc = store_payer(st, req->account, req->resource, req->cluster,
                      req->start_s > 0 ? req->start_s : now, &payer, &bal, &nopayer);
@@ -409,7 +405,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         refused = rc == 1;
     }
 
-    hold_job(req, now, refused, have_payer ? &payer : NULL, &j);
+    store_hold_job(req, now, refused, have_payer ? &payer : NULL, &j);
     if (job_insert(st, &j, err) < 0)
         return -1;
     res->job = j;
@@ -455,12 +451,12 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
 
 /* ---- settle and release ---- */
 
-static int is_node_fail(const char *state)
+int store_is_node_fail(const char *state)
 {
     return strncmp(state, "NODE_FAIL", 9) == 0 && (state[9] == '\0' || state[9] == ' ');
 }
 
-static int settle_validate(const struct settle_req *r, struct allot_error *err)
+int store_settle_validate(const struct settle_req *r, struct allot_error *err)
 {
     if (check_job_key(r->cluster, r->job_id, r->run, err) < 0 ||
         model_check_name("actor", r->actor, 1, err) < 0 ||
@@ -486,7 +482,7 @@ static int settle_validate(const struct settle_req *r, struct allot_error *err)
 static int settle_charge(const struct settle_req *r, int64_t billing_micro, int64_t elapsed_s,
                          int64_t *charge, struct allot_error *err)
 {
-    if (is_node_fail(r->slurm_state)) {
+    if (store_is_node_fail(r->slurm_state)) {
         *charge = 0;
         return 0;
     }
@@ -569,14 +565,14 @@ static int settle_fast(store_t *st, const struct settle_req *req, int64_t elapse
     db_bind_text(s, 7, req->slurm_state);
     db_bind_int64(s, 8, req->billing_micro);
     db_bind_text(s, 9, req->alloc_tres);
-    db_bind_int64(s, 10, is_node_fail(req->slurm_state));
+    db_bind_int64(s, 10, store_is_node_fail(req->slurm_state));
     db_bind_int64(s, 11, req->charge_sumin);
     db_bind_text(s, 12, req->settle_source);
     db_bind_text(s, 13, req->actor);
     db_bind_int64(s, 14, now);
     int rc = db_step(s, err);
     if (rc == 1) {
-        read_job(s, &res->job);
+        store_read_job(s, 0, &res->job);
         store_read_alloc(s, JOB_NCOLS, &res->alloc);
         store_read_balance(s, JOB_NCOLS + STORE_ALLOC_NCOLS, res->alloc.id, &res->bal);
         res->no_policy = db_column_int64(s, JOB_NCOLS + STORE_ALLOC_NCOLS + 3) == 0;
@@ -589,10 +585,10 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
                  struct allot_error *err)
 {
     struct job j;
-    if (store_ready_write(st, "settle", err) < 0 || settle_validate(req, err) < 0)
+    if (store_ready_write(st, "settle", err) < 0 || store_settle_validate(req, err) < 0)
         return -1;
     memset(res, 0, sizeof *res);
-    int64_t now = now_or(req->now_s);
+    int64_t now = store_now_or(req->now_s);
     int64_t start = req->start_s;
     int64_t elapsed = req->elapsed_s;
     if (elapsed == 0 && req->end_s > 0 && start > 0)
@@ -718,7 +714,7 @@ int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
         res->job = j;
         return fill_payer(st, &j, &res->alloc, &res->bal, err);
     }
-    int64_t now = now_or(now_s);
+    int64_t now = store_now_or(now_s);
     if (job_ledger(st, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id, j.run,
                    actor ? actor : "", text[0] ? text : "release", now, err) < 0)
         return -1;
@@ -776,7 +772,7 @@ int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void
     int rc;
     while ((rc = db_step(s, err)) == 1) {
         struct job j;
-        read_job(s, &j);
+        store_read_job(s, 0, &j);
         int r = cb(&j, arg);
         if (r) {
             db_reset(s);
@@ -839,7 +835,7 @@ int store_failure_add(store_t *st, struct failure *f, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "stage: must be 'admit' or 'hold'");
     if (f->job_id < 0 || f->run < 0 || f->alloc_id < 0)
         return allot_errorf(err, ALLOT_EINVAL, "job_id: must not be negative");
-    f->time_s = now_or(f->time_s);
+    f->time_s = store_now_or(f->time_s);
     return failure_insert(st, f, err);
 }
 

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test/writer.c - the group-commit writer on a real SQLite file: a batch of rerunnable ops
+/* test/writer.c - the group-commit writer on a real SQLite file (and PostgreSQL as
+ * allotd_writer_pg, label pg): a batch of rerunnable ops
  * (run without savepoints) in which one op fails after writing keeps the others' effects
  * and none of the failed op's, and reports the failed op's own error; the same with a
  * non-rerunnable op in the batch (savepoints from the start); and a batch without failure
  * commits all.  A first op that sleeps keeps the writer busy so that the next ops queue
- * up and form one batch. */
+ * up and form one batch.  Holds offered to store_job_batch (op->job): applied by it on
+ * PostgreSQL when the batch commits, and run again by their verbs when another op's
+ * failure rolls the batch back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +22,7 @@
 
 #include "allotd/metrics.h"
 #include "allotd/writer.h"
+#include "libstore/test/store_test_pg.h"
 
 struct acct_op {
     struct write_op op;
@@ -26,6 +30,10 @@ struct acct_op {
     int fail;  /* 1: add the account, then fail */
     int sleep; /* 1: sleep 300 ms first (keeps the writer busy) */
     int done;
+    /* A hold instead of an account (hold.job_id > 0), as api_job.c runs one. */
+    struct hold_req hold;
+    struct hold_result hres;
+    struct store_job_op job;
 };
 
 static int run_add(store_t *st, void *arg, struct allot_error *err)
@@ -35,6 +43,8 @@ static int run_add(store_t *st, void *arg, struct allot_error *err)
         struct timespec ts = {0, 300 * 1000000L};
         nanosleep(&ts, NULL);
     }
+    if (a->hold.job_id > 0)
+        return a->job.done ? 0 : store_hold(st, &a->hold, &a->hres, err);
     struct account acc;
     memset(&acc, 0, sizeof(acc));
     snprintf(acc.name, sizeof(acc.name), "%s", a->name);
@@ -58,6 +68,9 @@ struct fixture {
     char path[128];
     struct store_config cfg;
     struct metrics *m;
+    char pg_schema[64]; /* PostgreSQL: this fixture's schema */
+    char pg_conninfo[1024];
+    int64_t alloc_id; /* chem's cpu allocation */
 };
 
 static int setup(void **state)
@@ -68,10 +81,40 @@ static int setup(void **state)
     assert_non_null(mkdtemp(fx->dir));
     snprintf(fx->path, sizeof(fx->path), "%s/w.sqlite", fx->dir);
     fx->cfg = (struct store_config){.backend = "sqlite", .target = fx->path, .durable = 1};
+    if (fx_pg_base()) {
+        fx_pg_create(fx->pg_schema, sizeof(fx->pg_schema), fx->pg_conninfo,
+                     sizeof(fx->pg_conninfo));
+        fx->cfg.backend = "pg";
+        fx->cfg.target = fx->pg_conninfo;
+    }
     struct allot_error err = {0};
     store_t *st = store_open(&fx->cfg, &err);
     assert_non_null(st);
     assert_int_equal(store_upgrade(st, &err), 0);
+    /* For the holds: account chem with 1000 SU-minutes of cpu. */
+    struct account acc;
+    memset(&acc, 0, sizeof(acc));
+    snprintf(acc.name, sizeof(acc.name), "chem");
+    snprintf(acc.parent, sizeof(acc.parent), "root");
+    acc.shares = 1;
+    struct allocation al;
+    memset(&al, 0, sizeof(al));
+    snprintf(al.account, sizeof(al.account), "chem");
+    snprintf(al.resource, sizeof(al.resource), "cpu");
+    al.start_s = 0;
+    al.end_s = INT64_C(4102444800);
+    struct ledger_entry e;
+    memset(&e, 0, sizeof(e));
+    e.kind = LEDGER_CREDIT;
+    e.amount_sumin = 1000;
+    int replay;
+    assert_int_equal(store_begin(st, &err), 0);
+    assert_int_equal(store_account_add(st, &acc, &err), 0);
+    assert_int_equal(store_alloc_add(st, &al, &err), 0);
+    e.alloc_id = al.id;
+    assert_int_equal(store_credit(st, &e, &replay, &err), 0);
+    assert_int_equal(store_commit(st, &err), 0);
+    fx->alloc_id = al.id;
     store_close(st);
     fx->m = metrics_create();
     *state = fx;
@@ -85,6 +128,8 @@ static int teardown(void **state)
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->dir);
     if (system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", fx->dir);
+    if (fx->pg_schema[0])
+        fx_pg_drop(fx->pg_schema);
     metrics_destroy(fx->m);
     free(fx);
     return 0;
@@ -204,6 +249,95 @@ static void test_rerunnable_batch_duplicate(void **state)
     assert_true(account_exists(fx, "d3"));
 }
 
+/* A balance as stored. */
+static struct balance stored_balance(struct fixture *fx)
+{
+    struct allot_error err = {0};
+    store_t *st = store_open(&fx->cfg, &err);
+    assert_non_null(st);
+    struct balance b;
+    assert_int_equal(store_alloc_get(st, fx->alloc_id, NULL, &b, &err), 0);
+    store_close(st);
+    return b;
+}
+
+/* ops[1..nholds]: holds of 10 SU-minutes each on chem, offered as job ops. */
+static void make_holds(struct acct_op *ops, int first, int nholds)
+{
+    for (int i = first; i < first + nholds; i++) {
+        struct hold_req *h = &ops[i].hold;
+        snprintf(h->cluster, sizeof(h->cluster), "c1");
+        h->job_id = 100 + i;
+        snprintf(h->user, sizeof(h->user), "alice");
+        snprintf(h->account, sizeof(h->account), "chem");
+        snprintf(h->partition, sizeof(h->partition), "cpu");
+        snprintf(h->resource, sizeof(h->resource), "cpu");
+        h->start_s = 1000000;
+        h->time_limit_s = 600;
+        h->billing_micro = 1000000;
+        h->amount_sumin = 10;
+        snprintf(h->actor, sizeof(h->actor), "slurm");
+        h->now_s = 1000000;
+        ops[i].job.hold = h;
+        ops[i].job.hold_res = &ops[i].hres;
+        ops[i].op.job = &ops[i].job;
+        ops[i].op.rerunnable = 1;
+    }
+}
+
+/* Holds batched with each other: all held once; on PostgreSQL by store_job_batch. */
+static void test_job_batch_commits(void **state)
+{
+    struct fixture *fx = *state;
+    struct acct_op ops[5];
+    memset(ops, 0, sizeof(ops));
+    snprintf(ops[0].name, sizeof(ops[0].name), "sleeper");
+    ops[0].sleep = 1;
+    ops[0].op.rerunnable = 1;
+    make_holds(ops, 1, 4);
+    run_ops(fx, ops, 5);
+    int64_t seen = 0;
+    for (int i = 1; i < 5; i++) {
+        assert_int_equal(ops[i].op.rc, 0);
+        assert_int_equal(ops[i].job.done, fx->pg_schema[0] ? 1 : 0);
+        assert_false(ops[i].hres.replay);
+        assert_int_equal(ops[i].hres.job.status, JOB_HELD);
+        assert_int_equal(ops[i].hres.alloc.id, fx->alloc_id);
+        /* The balance after each hold: 10, 20, 30, 40 held, each once. */
+        int64_t held = ops[i].hres.bal.held_sumin;
+        assert_true(held % 10 == 0 && held >= 10 && held <= 40);
+        assert_false(seen & (1 << (held / 10)));
+        seen |= 1 << (held / 10);
+    }
+    assert_int_equal(stored_balance(fx).held_sumin, 40);
+}
+
+/* An op after the batched holds fails: the whole batch is rolled back, so the holds'
+ * batched effects are gone and their verbs must run again (writer.c forget_jobs). */
+static void test_job_batch_rolled_back(void **state)
+{
+    struct fixture *fx = *state;
+    struct acct_op ops[6];
+    memset(ops, 0, sizeof(ops));
+    snprintf(ops[0].name, sizeof(ops[0].name), "sleeper");
+    ops[0].sleep = 1;
+    ops[0].op.rerunnable = 1;
+    make_holds(ops, 1, 4);
+    snprintf(ops[5].name, sizeof(ops[5].name), "bad");
+    ops[5].fail = 1;
+    ops[5].op.rerunnable = 1;
+    run_ops(fx, ops, 6);
+    for (int i = 1; i < 5; i++) {
+        assert_int_equal(ops[i].op.rc, 0);
+        assert_int_equal(ops[i].job.done, 0);
+        assert_int_equal(ops[i].hres.job.status, JOB_HELD);
+    }
+    assert_int_equal(ops[5].op.rc, -1);
+    assert_false(account_exists(fx, "bad"));
+    assert_true(account_exists(fx, "sleeper"));
+    assert_int_equal(stored_balance(fx).held_sumin, 40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +345,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mixed_batch_with_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rerunnable_batch_commits_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rerunnable_batch_duplicate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_batch_commits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_batch_rolled_back, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

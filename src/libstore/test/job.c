@@ -262,6 +262,141 @@ static void test_settle_charge_vectors(void **state)
     fx_check_clean(f);
 }
 
+/* store_job_batch: one batch of settles and holds of every kind.  PostgreSQL takes the
+ * common cases in one statement (which ones is asserted); SQLite takes none.  The rest run
+ * through the verbs afterwards, in the same transaction, each in a savepoint as the writer
+ * runs them; the end state must be the same numbers on both backends, the answers of
+ * taken ops must equal what is stored, and store_check must pass. */
+static void test_job_batch(void **state)
+{
+    struct fx *f = *state;
+    int64_t chem = setup_bank(f, 600);
+    int64_t sci = fx_add_alloc(f, "science", "cpu", "", T0, T0 + 30 * DAY, 1000);
+    fx_add_account(f, "bio", "science"); /* no allocation of its own: science pays */
+    struct hold_result hr;
+    struct settle_result sr;
+    for (int64_t job = 1; job <= 4; job++) {
+        struct hold_req h = hold_req(job, 0, 60);
+        TX(f, store_hold(f->st, &h, &hr, &f->err));
+    }
+    struct settle_req s4 = settle_req(4, 0, 60, "COMPLETED");
+    TX(f, store_settle(f->st, &s4, &sr, &f->err));
+    /* chem before: granted 600, used 1, held 180 (runs 1-3). */
+
+    enum { N = 14 };
+    struct hold_req hq[N];
+    struct settle_req sq[N];
+    struct hold_result hres[N];
+    struct settle_result sres[N];
+    struct store_job_op ops[N];
+    memset(ops, 0, sizeof ops);
+    static const struct {
+        char kind;
+        int64_t job, amount_or_elapsed;
+        const char *what; /* hold: account; settle: state */
+        int taken;        /* on PostgreSQL */
+    } v[N] = {
+        {'s', 1, 600, "COMPLETED", 1}, /* charge 10, releases 60 */
+        {'h', 10, 100, "chem", 1},
+        {'s', 2, 600, "NODE_FAIL", 1}, /* charge 0 */
+        {'h', 11, 50, "bio", 0},       /* paid by an ancestor */
+        {'h', 1, 60, "chem", 0},       /* a replay */
+        {'s', 4, 60, "COMPLETED", 0},  /* a replay */
+        {'h', 12, 200, "chem", 1},
+        {'h', 13, 10000, "chem", 0},   /* refused */
+        {'h', 14, 10, "chem", 0},      /* after a hold that did not fit: left for the verb */
+        {'s', 99, 60, "COMPLETED", 0}, /* never held, no who/where: EINVAL from the verb */
+        {'h', 15, 15, "chem", 0},      /* named twice */
+        {'h', 15, 15, "chem", 0},
+        {'s', 3, 120, "COMPLETED", 0}, /* named twice: charge 2 */
+        {'s', 3, 120, "COMPLETED", 0},
+    };
+    for (int k = 0; k < N; k++) {
+        if (v[k].kind == 'h') {
+            hq[k] = hold_req(v[k].job, 0, v[k].amount_or_elapsed);
+            snprintf(hq[k].account, sizeof hq[k].account, "%s", v[k].what);
+            ops[k].hold = &hq[k];
+            ops[k].hold_res = &hres[k];
+        } else {
+            sq[k] = settle_req(v[k].job, 0, v[k].amount_or_elapsed, v[k].what);
+            ops[k].settle = &sq[k];
+            ops[k].settle_res = &sres[k];
+        }
+    }
+    int rows = fx_ledger_rows(f);
+    BEGIN(f);
+    OK(f, store_job_batch(f->st, ops, N, &f->err));
+    int pg = f->pg_schema[0] != 0, taken = 0;
+    for (int k = 0; k < N; k++) {
+        assert_int_equal(ops[k].done, pg ? v[k].taken : 0);
+        taken += ops[k].done;
+    }
+    int failed = 0;
+    for (int k = 0; k < N; k++) {
+        if (ops[k].done)
+            continue;
+        OK(f, store_savepoint(f->st, &f->err));
+        int rc = ops[k].hold ? store_hold(f->st, ops[k].hold, &hres[k], &f->err)
+                             : store_settle(f->st, ops[k].settle, &sres[k], &f->err);
+        if (rc < 0) {
+            assert_int_equal(v[k].job, 99);
+            assert_int_equal(f->err.code, ALLOT_EINVAL);
+            store_savepoint_rollback(f->st);
+            failed++;
+        } else {
+            OK(f, store_savepoint_release(f->st, &f->err));
+        }
+    }
+    COMMIT(f);
+    assert_int_equal(failed, 1);
+    assert_int_equal(taken, pg ? 4 : 0);
+
+    /* The outcomes, whichever path ran them. */
+    assert_int_equal(sres[0].job.charge_sumin, 10);
+    assert_int_equal(sres[2].job.charge_sumin, 0);
+    assert_true(sres[5].replay);
+    assert_int_equal(sres[5].job.charge_sumin, 1);
+    assert_true(hres[4].replay);
+    assert_false(hres[3].refused);
+    assert_int_equal(hres[3].alloc.id, sci);
+    assert_true(hres[7].refused);
+    assert_false(hres[8].refused);
+    assert_true(hres[10].replay != hres[11].replay);
+    assert_true(sres[12].replay != sres[13].replay);
+    for (int k = 0; k < N; k++) {
+        if (!v[k].taken)
+            continue;
+        struct job j;
+        OK(f, store_job_get(f->st, "c1", v[k].job, 0, &j, &f->err));
+        const struct job *got = v[k].kind == 'h' ? &hres[k].job : &sres[k].job;
+        assert_int_equal(j.status, got->status);
+        assert_int_equal(j.hold_sumin, got->hold_sumin);
+        assert_int_equal(j.charge_sumin, got->charge_sumin);
+        assert_int_equal(j.alloc_id, got->alloc_id);
+        assert_string_equal(j.payer_account, got->payer_account);
+        assert_int_equal(j.updated_s, got->updated_s);
+        assert_int_equal(j.billing_micro, got->billing_micro);
+        assert_int_equal(v[k].kind == 'h' ? hres[k].alloc.id : sres[k].alloc.id, chem);
+    }
+    if (pg) { /* balances right after each taken op: settles first, then holds */
+        assert_int_equal(sres[0].bal.used_sumin, 11);
+        assert_int_equal(sres[0].bal.held_sumin, 120);
+        assert_int_equal(sres[2].bal.held_sumin, 60);
+        assert_int_equal(hres[1].bal.held_sumin, 160);
+        assert_int_equal(hres[6].bal.held_sumin, 360);
+        assert_int_equal(hres[6].bal.available_sumin, 600 - 11 - 360);
+        assert_true(sres[0].no_policy);
+    }
+    /* chem: used 1 + 10 + 0 + 2; held: run 10 (100), 12 (200), 14 (10), 15 (15). */
+    struct balance b = bal_of(f, chem);
+    assert_int_equal(b.used_sumin, 13);
+    assert_int_equal(b.held_sumin, 325);
+    assert_int_equal(bal_of(f, sci).held_sumin, 50);
+    /* Ledger: releases 1, 2, 3; debits 1, 3; holds 10, 11, 12, 14, 15. */
+    assert_int_equal(fx_ledger_rows(f), rows + 10);
+    fx_check_clean(f);
+}
+
 static void test_release_never_started(void **state)
 {
     struct fx *f = *state;
@@ -566,6 +701,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hold_settle_idempotent, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_node_fail_and_billing, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_charge_vectors, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_job_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_release_never_started, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_requeue_is_new_run, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_straddle, fx_setup, fx_teardown),
