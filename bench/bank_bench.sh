@@ -82,6 +82,8 @@ run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
 echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations"
 run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
     --pairs $((PAIRS / 4)) --accounts "$ACCOUNTS" --admit --job-base 9000000000
+echo "== $CLIENTS clients, HTTP floor: $PAIRS x 2 GET /v1/whoami (no storage; the ceiling this machine allows)"
+run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" --pairs "$PAIRS" --floor
 # Group commit: ops per committed batch over the whole run (from allotd's /metrics).
 curl -sf "$url/metrics" | awk '/^allot_commit_batch_ops_sum/ {s = $2} /^allot_commit_batch_ops_count/ {c = $2}
     END {if (c > 0) printf "group commit: %d batches, %.1f ops/batch\n", c, s / c}'

@@ -9,6 +9,9 @@
  * settle, both acknowledged (durable) by allotd.  Raw sockets instead of libcurl keep the
  * client's own cost small next to the server's.
  *
+ * --floor sends two GET /v1/whoami per pair instead: no storage at all, so it measures what
+ * the HTTP path and this load generator allow on the machine (a ceiling for the bank).
+ *
  * Authentication: the target must run with AuthType=none (test builds, loopback): the
  * client sends X-Allot-User.  Jobs are spread over --accounts accounts (acct0..acctK-1)
  * that the caller created with an active allocation each; --accounts 1 puts every client
@@ -39,6 +42,7 @@ struct opts {
     long pairs;         /* total hold+settle pairs over all clients */
     int accounts;
     int admit;          /* 1: also POST /v1/jobs/admit before each hold */
+    int floor;          /* 1: GET /v1/whoami twice per "pair" instead (no storage) */
     const char *cluster;
     const char *partition;
     const char *user;
@@ -108,14 +112,18 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* Send one POST and read the whole reply; returns the HTTP status or -1. */
+/* Send one POST (a GET when body is NULL) and read the whole reply; returns the HTTP
+ * status or -1. */
 static int post(struct client *c, const char *path, const char *body)
 {
     char req[2048];
-    int n = snprintf(req, sizeof(req),
-                     "POST %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n"
-                     "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                     path, c->o->user, strlen(body), body);
+    int n = body ? snprintf(req, sizeof(req),
+                            "POST %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n"
+                            "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                            path, c->o->user, strlen(body), body)
+                 : snprintf(req, sizeof(req),
+                            "GET %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n\r\n",
+                            path, c->o->user);
     if (n < 0 || (size_t)n >= sizeof(req) || write_all(c->fd, req, (size_t)n) < 0)
         return -1;
     size_t have = 0;
@@ -183,7 +191,14 @@ static void *client_main(void *arg)
         c->errors++;
         return NULL;
     }
-    for (long i = 0; i < c->pairs; i++) {
+    for (long i = 0; i < c->pairs && o->floor; i++) {
+        /* Two requests that touch no storage: the cost of the HTTP path alone. */
+        for (int k = 0; k < 2; k++) {
+            if (timed_post(c, "/v1/whoami", NULL) != 200)
+                c->errors++;
+        }
+    }
+    for (long i = 0; i < c->pairs && !o->floor; i++) {
         long job = o->job_base + (long)c->id * 100000000L + i;
         int acct = (int)((c->id + i) % o->accounts);
         if (o->admit) {
@@ -236,7 +251,9 @@ static void usage(void)
     fprintf(stderr,
             "usage: bank_loadgen (--tcp HOST:PORT | --unix PATH) [--clients N] [--pairs N]\n"
             "                    [--accounts K] [--admit] [--cluster C] [--partition P]\n"
-            "                    [--user U] [--job-base N]\n");
+            "                    [--user U] [--job-base N] [--floor]\n"
+            "  --floor: two GET /v1/whoami per pair instead of hold+settle (the HTTP path\n"
+            "           alone, no storage: what the machine allows before the bank's work)\n");
     exit(2);
 }
 
@@ -248,7 +265,7 @@ int main(int argc, char **argv)
         {"tcp", 1, 0, 't'},      {"unix", 1, 0, 'u'},     {"clients", 1, 0, 'c'},
         {"pairs", 1, 0, 'n'},    {"accounts", 1, 0, 'a'}, {"admit", 0, 0, 'A'},
         {"cluster", 1, 0, 'C'},  {"partition", 1, 0, 'p'}, {"user", 1, 0, 'U'},
-        {"job-base", 1, 0, 'j'}, {0, 0, 0, 0}};
+        {"job-base", 1, 0, 'j'}, {"floor", 0, 0, 'F'},     {0, 0, 0, 0}};
     static char host[256];
     int ch;
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -271,6 +288,7 @@ int main(int argc, char **argv)
         case 'p': o.partition = optarg; break;
         case 'U': o.user = optarg; break;
         case 'j': o.job_base = atol(optarg); break;
+        case 'F': o.floor = 1; break;
         default: usage();
         }
     }
