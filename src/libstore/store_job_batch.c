@@ -42,8 +42,10 @@ static const char SQL_JOB_BATCH[] =
     "s0 AS ("
     " SELECT sin.*, j.alloc_id AS j_alloc, j.hold_sumin AS j_hold,"
     "  CASE WHEN sin.billing > 0 THEN sin.billing ELSE j.billing_micro END AS bill"
-    " FROM sin JOIN jobs j ON j.cluster = sin.cluster AND j.job_id = sin.job_id"
-    "  AND j.run = sin.run"
+    /* LATERAL ... OFFSET 0: one primary-key lookup per settle; as a plain join the
+     * planner may scan every held job through jobs_usage (status, end_s) instead. */
+    " FROM sin CROSS JOIN LATERAL (SELECT j1.* FROM jobs j1 WHERE j1.cluster = sin.cluster"
+    "  AND j1.job_id = sin.job_id AND j1.run = sin.run OFFSET 0) j"
     " WHERE sin.n = 1 AND j.status = 'held' AND j.hold_sumin > 0 AND j.alloc_id > 0),"
     "s1 AS ("
     " SELECT s0.*, CASE WHEN s0.node_fail <> 0 THEN 0::numeric"
