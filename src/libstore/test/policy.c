@@ -161,6 +161,30 @@ static void test_settle_sees_policy(void **state)
     assert_int_equal(res.job.charge_sumin, 1);
     assert_int_equal(res.alloc.id, alloc);
     assert_false(res.no_policy);
+
+    /* The same through store_job_batch (PostgreSQL takes both settles at once). */
+    struct settle_req sq[2];
+    struct settle_result sres[2];
+    struct store_job_op ops[2];
+    memset(ops, 0, sizeof ops);
+    for (int k = 0; k < 2; k++) {
+        h.job_id = 8 + k;
+        TX(f, store_hold(f->st, &h, &hr, &f->err));
+        sq[k] = r;
+        sq[k].job_id = 8 + k;
+        ops[k].settle = &sq[k];
+        ops[k].settle_res = &sres[k];
+    }
+    BEGIN(f);
+    OK(f, store_job_batch(f->st, ops, 2, &f->err));
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(ops[k].done, f->pg_schema[0] ? 1 : 0);
+        if (!ops[k].done)
+            OK(f, store_settle(f->st, &sq[k], &sres[k], &f->err));
+        assert_int_equal(sres[k].job.charge_sumin, 1);
+        assert_false(sres[k].no_policy);
+    }
+    COMMIT(f);
 }
 
 static void test_month_exactly_once(void **state)
