@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* store_job_batch.c - a group commit's holds and settles in one statement (PostgreSQL).
  *
- * Why: on PostgreSQL each statement is a round trip and a executor start on the server,
+ * Why: on PostgreSQL each statement is a round trip and an executor start on the server,
  * and with one writer connection under the bank's write lock those, not the work, bound
  * the bank (bench/results/postgresql.md).  Here a whole batch of the common case is one
  * statement with data-modifying CTEs over array parameters: one balance UPDATE per

@@ -397,6 +397,66 @@ static void test_job_batch(void **state)
     fx_check_clean(f);
 }
 
+/* Free-text fields reach PostgreSQL's batch statement inside array literals: quotes,
+ * backslashes, braces, commas, spaces, the word NULL and an empty string must arrive
+ * exactly as given. */
+static void test_job_batch_text(void **state)
+{
+    struct fx *f = *state;
+    setup_bank(f, 6000);
+    static const char *odd[] = {"cpu=1,\"gres\"=a\\b {x}", "NULL", "", " spaced , out "};
+    enum { N = 4 };
+    struct hold_req hq[N];
+    struct hold_result hres[N];
+    struct store_job_op ops[N];
+    memset(ops, 0, sizeof ops);
+    for (int k = 0; k < N; k++) {
+        hq[k] = hold_req(700 + k, 0, 10);
+        snprintf(hq[k].req_tres, sizeof hq[k].req_tres, "%s", odd[k]);
+        snprintf(hq[k].alloc_tres, sizeof hq[k].alloc_tres, "%s", odd[(k + 1) % N]);
+        ops[k].hold = &hq[k];
+        ops[k].hold_res = &hres[k];
+    }
+    BEGIN(f);
+    OK(f, store_job_batch(f->st, ops, N, &f->err));
+    for (int k = 0; k < N; k++) {
+        assert_int_equal(ops[k].done, f->pg_schema[0] ? 1 : 0);
+        if (!ops[k].done)
+            OK(f, store_hold(f->st, &hq[k], &hres[k], &f->err));
+    }
+    COMMIT(f);
+    struct settle_req sq[N];
+    struct settle_result sres[N];
+    memset(ops, 0, sizeof ops);
+    for (int k = 0; k < N; k++) {
+        sq[k] = settle_req(700 + k, 0, 60, "COMPLETED");
+        snprintf(sq[k].slurm_state, sizeof sq[k].slurm_state, "%s", k ? odd[k] : "NODE_FAIL \\ \"x\"");
+        snprintf(sq[k].alloc_tres, sizeof sq[k].alloc_tres, "%s", odd[(k + 2) % N]);
+        ops[k].settle = &sq[k];
+        ops[k].settle_res = &sres[k];
+    }
+    BEGIN(f);
+    OK(f, store_job_batch(f->st, ops, N, &f->err));
+    for (int k = 0; k < N; k++) {
+        assert_int_equal(ops[k].done, f->pg_schema[0] ? 1 : 0);
+        if (!ops[k].done)
+            OK(f, store_settle(f->st, &sq[k], &sres[k], &f->err));
+    }
+    COMMIT(f);
+    for (int k = 0; k < N; k++) {
+        struct job j;
+        OK(f, store_job_get(f->st, "c1", 700 + k, 0, &j, &f->err));
+        assert_string_equal(j.req_tres, odd[k]);
+        /* An empty alloc_tres at settle keeps the one recorded at hold. */
+        assert_string_equal(j.alloc_tres, odd[(k + 2) % N][0] ? odd[(k + 2) % N]
+                                                                : odd[(k + 1) % N]);
+        assert_string_equal(j.slurm_state, sq[k].slurm_state);
+        assert_string_equal(sres[k].job.slurm_state, sq[k].slurm_state);
+        assert_string_equal(sres[k].job.req_tres, odd[k]);
+    }
+    fx_check_clean(f);
+}
+
 static void test_release_never_started(void **state)
 {
     struct fx *f = *state;
@@ -702,6 +762,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_node_fail_and_billing, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_charge_vectors, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_job_batch_text, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_release_never_started, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_requeue_is_new_run, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_straddle, fx_setup, fx_teardown),
