@@ -201,12 +201,14 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
     return 1;
 }
 
-/* Run one batch: begin, each op in a savepoint, commit; then hand it to the completer. */
-static void run_batch(struct writer *w, struct write_op *batch, struct write_op *last, int n)
+/* Run one batch in the transaction writer_main opened (ok = 0 when it could not, with
+ * begin_err): each op (in a savepoint unless optimistic), commit; then hand it to the
+ * completer. */
+static void run_batch(struct writer *w, struct write_op *batch, struct write_op *last, int n,
+                      int ok, const struct allot_error *begin_err, int64_t t0)
 {
-    struct allot_error err = {0};
-    int64_t t0 = metrics_now_us(), t1;
-    int ok = store_begin(w->st, &err) == 0;
+    struct allot_error err = *begin_err;
+    int64_t t1;
     if (ok)
         offer_jobs(w, batch, &ok, &err);
     int done = ok && run_optimistic(w, batch, &ok, &err);
@@ -302,6 +304,14 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&w->work, &w->lock);
         if (!w->head && w->stopping)
             break;
+        /* Begin first, then take the batch: ops that arrive while BEGIN waits (for the
+         * round trip, or for another allotd's batch to release PostgreSQL's write lock)
+         * join this batch instead of waiting for the next. */
+        pthread_mutex_unlock(&w->lock);
+        struct allot_error err = {0};
+        int64_t t0 = metrics_now_us();
+        int ok = store_begin(w->st, &err) == 0;
+        pthread_mutex_lock(&w->lock);
         struct write_op *batch = w->head, *last = w->head;
         int n = 1;
         while (n < w->max_batch && last->next) {
@@ -315,7 +325,7 @@ static void *writer_main(void *arg)
         w->depth -= n;
         pthread_cond_broadcast(&w->room);
         pthread_mutex_unlock(&w->lock);
-        run_batch(w, batch, last, n);
+        run_batch(w, batch, last, n, ok, &err, t0);
         pthread_mutex_lock(&w->lock);
     }
     pthread_mutex_unlock(&w->lock);

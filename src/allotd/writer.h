@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* writer.h - group commit: ONE thread owns the writing store_t (DESIGN §10).
  *
- * Request threads submit write operations; the writer takes up to MaxBatch queued ops,
- * opens one transaction (store_begin), runs each op inside its own savepoint (an op that
+ * Request threads submit write operations; once one is queued the writer opens one
+ * transaction (store_begin) and then takes up to MaxBatch queued ops (so ops that arrive
+ * while BEGIN waits join the batch), runs each op inside its own savepoint (an op that
  * fails is rolled back alone and the others go on), commits once, and hands the batch to
  * the completer thread, which makes it durable (one fdatasync for every batch handed over
  * since its last flush, on SQLite; a PostgreSQL commit is durable by itself) and only then
