@@ -218,6 +218,18 @@ int64_t store_now_or(int64_t t)
     return t > 0 ? t : (int64_t)time(NULL);
 }
 
+int64_t store_hold_at(const struct hold_req *r, int64_t now)
+{
+    return r->start_s > 0 ? r->start_s : now;
+}
+
+int64_t store_settle_elapsed(const struct settle_req *r)
+{
+    if (r->elapsed_s == 0 && r->end_s > 0 && r->start_s > 0)
+        return r->end_s - r->start_s;
+    return r->elapsed_s;
+}
+
 static int check_job_key(const char *cluster, int64_t job_id, int32_t run, struct allot_error *err)
 {
     if (model_check_name("cluster", cluster, 0, err) < 0)
@@ -320,7 +332,7 @@ static int hold_fast(store_t *st, const struct hold_req *req, int64_t now,
     db_bind_int64(s, 12, req->billing_micro);
     db_bind_int64(s, 13, req->time_limit_s);
     db_bind_text(s, 14, req->resource);
-    db_bind_int64(s, 15, req->start_s > 0 ? req->start_s : now);
+    db_bind_int64(s, 15, store_hold_at(req, now));
     db_bind_int64(s, 16, req->amount_sumin);
     db_bind_text(s, 17, req->actor);
     db_bind_int64(s, 18, now);
@@ -380,7 +392,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     int64_t now = store_now_or(req->now_s);
     struct allot_error nopayer = {0};
     rc = store_payer(st, req->account, req->resource, req->cluster,
-                     req->start_s > 0 ? req->start_s : now, &payer, &bal, &nopayer);
+                     store_hold_at(req, now), &payer, &bal, &nopayer);
     if (rc < 0) {
         if (err)
             *err = nopayer;
@@ -590,9 +602,7 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
     memset(res, 0, sizeof *res);
     int64_t now = store_now_or(req->now_s);
     int64_t start = req->start_s;
-    int64_t elapsed = req->elapsed_s;
-    if (elapsed == 0 && req->end_s > 0 && start > 0)
-        elapsed = req->end_s - start;
+    int64_t elapsed = store_settle_elapsed(req);
     int rc;
     if (strcmp(st->backend, "pg") == 0) {
         rc = settle_fast(st, req, elapsed, now, res, err);

@@ -254,22 +254,19 @@ static void build(struct params *p, struct store_job_op *ops, int n, const struc
                 case 11: put_int(p, first, h->billing_micro); break;
                 case 12: put_int(p, first, h->time_limit_s); break;
                 case 13: put_text(p, first, h->resource); break;
-                case 14: put_int(p, first, h->start_s > 0 ? h->start_s : now); break;
+                case 14: put_int(p, first, store_hold_at(h, now)); break;
                 case 15: put_int(p, first, h->amount_sumin); break;
                 case 16: put_text(p, first, h->actor); break;
                 default: put_int(p, first, now); break;
                 }
             } else {
-                int64_t elapsed = s->elapsed_s;
-                if (elapsed == 0 && s->end_s > 0 && s->start_s > 0)
-                    elapsed = s->end_s - s->start_s;
                 switch (a - 18) {
                 case 0: put_text(p, first, s->cluster); break;
                 case 1: put_int(p, first, s->job_id); break;
                 case 2: put_int(p, first, s->run); break;
                 case 3: put_int(p, first, s->start_s); break;
                 case 4: put_int(p, first, s->end_s); break;
-                case 5: put_int(p, first, elapsed); break;
+                case 5: put_int(p, first, store_settle_elapsed(s)); break;
                 case 6: put_text(p, first, s->slurm_state); break;
                 case 7: put_int(p, first, s->billing_micro); break;
                 case 8: put_text(p, first, s->alloc_tres); break;

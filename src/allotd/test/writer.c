@@ -261,7 +261,15 @@ static struct balance stored_balance(struct fixture *fx)
     return b;
 }
 
-/* ops[1..nholds]: holds of 10 SU-minutes each on chem, offered as job ops. */
+/* ops[0]: an account add that sleeps first, so that the ops after it form one batch. */
+static void make_sleeper(struct acct_op *op)
+{
+    snprintf(op->name, sizeof(op->name), "sleeper");
+    op->sleep = 1;
+    op->op.rerunnable = 1;
+}
+
+/* ops[first..first+nholds-1]: holds of 10 SU-minutes each on chem, offered as job ops. */
 static void make_holds(struct acct_op *ops, int first, int nholds)
 {
     for (int i = first; i < first + nholds; i++) {
@@ -291,9 +299,7 @@ static void test_job_batch_commits(void **state)
     struct fixture *fx = *state;
     struct acct_op ops[5];
     memset(ops, 0, sizeof(ops));
-    snprintf(ops[0].name, sizeof(ops[0].name), "sleeper");
-    ops[0].sleep = 1;
-    ops[0].op.rerunnable = 1;
+    make_sleeper(&ops[0]);
     make_holds(ops, 1, 4);
     run_ops(fx, ops, 5);
     int64_t seen = 0;
@@ -319,9 +325,7 @@ static void test_job_batch_rolled_back(void **state)
     struct fixture *fx = *state;
     struct acct_op ops[6];
     memset(ops, 0, sizeof(ops));
-    snprintf(ops[0].name, sizeof(ops[0].name), "sleeper");
-    ops[0].sleep = 1;
-    ops[0].op.rerunnable = 1;
+    make_sleeper(&ops[0]);
     make_holds(ops, 1, 4);
     snprintf(ops[5].name, sizeof(ops[5].name), "bad");
     ops[5].fail = 1;

@@ -417,14 +417,7 @@ static void test_job_batch_text(void **state)
         ops[k].hold = &hq[k];
         ops[k].hold_res = &hres[k];
     }
-    BEGIN(f);
-    OK(f, store_job_batch(f->st, ops, N, &f->err));
-    for (int k = 0; k < N; k++) {
-        assert_int_equal(ops[k].done, f->pg_schema[0] ? 1 : 0);
-        if (!ops[k].done)
-            OK(f, store_hold(f->st, &hq[k], &hres[k], &f->err));
-    }
-    COMMIT(f);
+    fx_job_batch_all(f, ops, N);
     struct settle_req sq[N];
     struct settle_result sres[N];
     memset(ops, 0, sizeof ops);
@@ -435,14 +428,7 @@ static void test_job_batch_text(void **state)
         ops[k].settle = &sq[k];
         ops[k].settle_res = &sres[k];
     }
-    BEGIN(f);
-    OK(f, store_job_batch(f->st, ops, N, &f->err));
-    for (int k = 0; k < N; k++) {
-        assert_int_equal(ops[k].done, f->pg_schema[0] ? 1 : 0);
-        if (!ops[k].done)
-            OK(f, store_settle(f->st, &sq[k], &sres[k], &f->err));
-    }
-    COMMIT(f);
+    fx_job_batch_all(f, ops, N);
     for (int k = 0; k < N; k++) {
         struct job j;
         OK(f, store_job_get(f->st, "c1", 700 + k, 0, &j, &f->err));

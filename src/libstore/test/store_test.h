@@ -198,6 +198,25 @@ static inline int fx_ledger_rows(struct fx *f)
     return n;
 }
 
+/* Offer every op to store_job_batch in one transaction, as allotd's writer does, and run
+ * the verb of each op it did not take.  Every op must be one the batch takes on
+ * PostgreSQL (done = 1) and none on SQLite (done = 0). */
+static inline void fx_job_batch_all(struct fx *f, struct store_job_op *ops, int n)
+{
+    BEGIN(f);
+    OK(f, store_job_batch(f->st, ops, n, &f->err));
+    for (int k = 0; k < n; k++) {
+        assert_int_equal(ops[k].done, f->pg_schema[0] ? 1 : 0);
+        if (ops[k].done)
+            continue;
+        if (ops[k].hold)
+            OK(f, store_hold(f->st, ops[k].hold, ops[k].hold_res, &f->err));
+        else
+            OK(f, store_settle(f->st, ops[k].settle, ops[k].settle_res, &f->err));
+    }
+    COMMIT(f);
+}
+
 static inline void fx_problem_print(const char *problem, void *arg)
 {
     (void)arg;
