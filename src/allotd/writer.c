@@ -163,7 +163,7 @@ static void offer_jobs(struct writer *w, struct write_op *batch, int *ok, struct
             w->job_of[m++] = op;
         }
     }
-    if (m < 2)
+    if (m == 0)
         return;
     struct allot_error jerr = {0};
     if (store_job_batch(w->st, w->jobs, m, &jerr) < 0) {

@@ -266,7 +266,7 @@ struct settle_result {
     struct allocation alloc;
     struct balance bal;
     /* 1: alloc is known to have no policy, so a threshold check after this settle has
-     * nothing to evaluate; 0: not known (look it up).  Set on PostgreSQL's fast path. */
+     * nothing to evaluate; 0: not known (look it up).  Set by store_job_batch. */
     int no_policy;
 };
 
@@ -291,6 +291,7 @@ int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
  * not done (replays, refusals, runs named twice in the batch, ancestor payers, anything
  * unusual) are for the caller to run with store_hold/store_settle afterwards, in the same
  * transaction: a valid order, because none of the batch's requests has been answered yet.
+ * Any n >= 1: a single op takes the same statement (the verbs' PostgreSQL fast path).
  * SQLite does nothing here (done stays 0): its verbs cost no round trips.
  * Write transaction of the caller.  0, or -1 with err when the statement failed: then the
  * transaction must be rolled back and no op is done. */

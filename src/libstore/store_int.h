@@ -122,9 +122,7 @@ enum store_stmt_id {
     /* store_job.c */
     STMT_JOB_GET,
     STMT_JOB_INSERT,
-    STMT_JOB_HOLD_FAST,
     STMT_JOB_SETTLE,
-    STMT_JOB_SETTLE_FAST,
     STMT_JOB_BATCH,
     STMT_JOB_RELEASE,
     STMT_JOB_LIST,

@@ -9,10 +9,9 @@
  * Hot path: a hold is the job lookup, the payer query, one conditional balance UPDATE (the
  * atomic check-and-hold), the ledger INSERT, the job INSERT and a balance re-read: six
  * prepared statements, no heap allocation, no SQL text built at run time.
- * On PostgreSQL a new hold whose payer has the funds is one round trip instead: the server
- * function allot_hold_fast (schema/pg/0007) runs those statements and returns the payer row;
- * when it returns none (replay, no payer, refusal) it wrote nothing and the portable path
- * runs, so replays and refusals are recorded by one piece of code on both backends.
+ * These verbs are the one implementation of every case on both backends.  On PostgreSQL
+ * allotd's writer first offers its holds and settles to store_job_batch (one statement for
+ * a batch's common cases, store_job_batch.c) and runs here only what that left.
  * A settle releases the run's whole hold and debits the charge against the allocation that
  * holds the hold, so a run straddling two periods pays from the one it started in.
  */
@@ -24,20 +23,11 @@
 #include "libstore/store_int.h"
 
 #define JOB_COLS STORE_JOB_COLS
-#define JOB_NCOLS STORE_JOB_NCOLS
 static const char SQL_JOB_GET[] =
     "SELECT " JOB_COLS " FROM jobs WHERE cluster = $1 AND job_id = $2 AND run = $3";
 static const char SQL_JOB_INSERT[] =
     "INSERT INTO jobs (" JOB_COLS ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
     "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)";
-/* PostgreSQL only (schema/pg/0007): a new hold's writes in one round trip, see hold_fast. */
-static const char SQL_JOB_HOLD_FAST[] =
-    "SELECT * FROM allot_hold_fast($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
-    "$15, $16, $17, $18)";
-/* PostgreSQL only (schema/pg/0010): a held run's settle in one round trip, see settle_fast. */
-static const char SQL_JOB_SETTLE_FAST[] =
-    "SELECT * FROM allot_settle_fast($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-    "$14)";
 static const char SQL_JOB_SETTLE[] =
     "UPDATE jobs SET start_s = $1, end_s = $2, elapsed_s = $3, slurm_state = $4, "
     "billing_micro = $5, alloc_tres = $6, status = $7, charge_sumin = $8, settle_source = $9, "
@@ -308,44 +298,6 @@ void store_hold_job(const struct hold_req *req, int64_t now, int refused,
     j->updated_s = now;
 }
 
-/* PostgreSQL: a new run whose payer has the funds, held in one round trip by the server
- * function allot_hold_fast (schema/pg/0007), which runs the same statements as the portable
- * path below.  1 = held (res filled), 0 = not that case and nothing written (the caller
- * runs the portable path: replay, no payer, refusal), -1 = error. */
-static int hold_fast(store_t *st, const struct hold_req *req, int64_t now,
-                     struct hold_result *res, struct allot_error *err)
-{
-    db_stmt_t *s = store_stmt(st, STMT_JOB_HOLD_FAST, SQL_JOB_HOLD_FAST, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, req->cluster);
-    db_bind_int64(s, 2, req->job_id);
-    db_bind_int64(s, 3, req->run);
-    db_bind_text(s, 4, req->user);
-    db_bind_text(s, 5, req->account);
-    db_bind_text(s, 6, req->partition);
-    db_bind_text(s, 7, req->qos);
-    db_bind_int64(s, 8, req->submit_s);
-    db_bind_int64(s, 9, req->start_s);
-    db_bind_text(s, 10, req->req_tres);
-    db_bind_text(s, 11, req->alloc_tres);
-    db_bind_int64(s, 12, req->billing_micro);
-    db_bind_int64(s, 13, req->time_limit_s);
-    db_bind_text(s, 14, req->resource);
-    db_bind_int64(s, 15, store_hold_at(req, now));
-    db_bind_int64(s, 16, req->amount_sumin);
-    db_bind_text(s, 17, req->actor);
-    db_bind_int64(s, 18, now);
-    int rc = db_step(s, err);
-    if (rc == 1) {
-        store_read_alloc(s, 0, &res->alloc);
-        store_read_balance(s, STORE_ALLOC_NCOLS, res->alloc.id, &res->bal);
-        store_hold_job(req, now, 0, &res->alloc, &res->job);
-    }
-    db_reset(s);
-    return rc;
-}
-
 int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
                struct allot_error *err)
 {
@@ -356,13 +308,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         return -1;
     memset(res, 0, sizeof *res);
 
-    int rc;
-    if (strcmp(st->backend, "pg") == 0) {
-        rc = hold_fast(st, req, store_now_or(req->now_s), res, err);
-        if (rc != 0)
-            return rc < 0 ? -1 : 0;
-    }
-    rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
+    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -557,42 +503,6 @@ static int job_settle_update(store_t *st, const struct job *j, struct allot_erro
     return db_run(s, err);
 }
 
-/* PostgreSQL: a held run settled in one round trip by the server function
- * allot_settle_fast (schema/pg/0010), which runs the statements of the held branch of
- * store_settle below and also returns whether the payer allocation has a policy.  1 =
- * settled (res filled), 0 = not that case and nothing written (the caller runs the portable
- * path: replay, refused or never-held run, out-of-range charge), -1 = error. */
-static int settle_fast(store_t *st, const struct settle_req *req, int64_t elapsed, int64_t now,
-                       struct settle_result *res, struct allot_error *err)
-{
-    db_stmt_t *s = store_stmt(st, STMT_JOB_SETTLE_FAST, SQL_JOB_SETTLE_FAST, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, req->cluster);
-    db_bind_int64(s, 2, req->job_id);
-    db_bind_int64(s, 3, req->run);
-    db_bind_int64(s, 4, req->start_s);
-    db_bind_int64(s, 5, req->end_s);
-    db_bind_int64(s, 6, elapsed);
-    db_bind_text(s, 7, req->slurm_state);
-    db_bind_int64(s, 8, req->billing_micro);
-    db_bind_text(s, 9, req->alloc_tres);
-    db_bind_int64(s, 10, store_is_node_fail(req->slurm_state));
-    db_bind_int64(s, 11, req->charge_sumin);
-    db_bind_text(s, 12, req->settle_source);
-    db_bind_text(s, 13, req->actor);
-    db_bind_int64(s, 14, now);
-    int rc = db_step(s, err);
-    if (rc == 1) {
-        store_read_job(s, 0, &res->job);
-        store_read_alloc(s, JOB_NCOLS, &res->alloc);
-        store_read_balance(s, JOB_NCOLS + STORE_ALLOC_NCOLS, res->alloc.id, &res->bal);
-        res->no_policy = db_column_int64(s, JOB_NCOLS + STORE_ALLOC_NCOLS + 3) == 0;
-    }
-    db_reset(s);
-    return rc;
-}
-
 int store_settle(store_t *st, const struct settle_req *req, struct settle_result *res,
                  struct allot_error *err)
 {
@@ -603,13 +513,7 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
     int64_t now = store_now_or(req->now_s);
     int64_t start = req->start_s;
     int64_t elapsed = store_settle_elapsed(req);
-    int rc;
-    if (strcmp(st->backend, "pg") == 0) {
-        rc = settle_fast(st, req, elapsed, now, res, err);
-        if (rc != 0)
-            return rc < 0 ? -1 : 0;
-    }
-    rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
+    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
     if (rc < 0)
         return -1;
     if (rc == 1 && (j.status == JOB_SETTLED || j.status == JOB_RELEASED)) {

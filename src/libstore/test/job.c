@@ -201,8 +201,9 @@ static void test_node_fail_and_billing(void **state)
 
 /* Charges at rounding edges and large values, with the job's billing and with the
  * settle's own; the settle's answer must equal the job as stored and the balance as
- * stored.  On PostgreSQL these settles take allot_settle_fast (schema/pg/0010), which
- * computes the charge in SQL, so this compares it with money_charge_sumin. */
+ * stored.  Each hold and settle goes through store_job_batch as a batch of one, as the
+ * writer sends it: on PostgreSQL its statement computes the charge in SQL, so this compares
+ * that with money_charge_sumin (on SQLite the verbs run). */
 static void test_settle_charge_vectors(void **state)
 {
     struct fx *f = *state;
@@ -223,13 +224,15 @@ static void test_settle_charge_vectors(void **state)
         struct hold_req h = hold_req(job, 0, 10);
         h.billing_micro = v[i].use_settle_billing ? 1000000 : v[i].billing;
         struct hold_result hr;
-        TX(f, store_hold(f->st, &h, &hr, &f->err));
+        struct store_job_op hop = {.hold = &h, .hold_res = &hr};
+        fx_job_batch_all(f, &hop, 1);
         assert_false(hr.refused);
         struct settle_req s = settle_req(job, 0, v[i].elapsed, "COMPLETED");
         if (v[i].use_settle_billing)
             s.billing_micro = v[i].billing;
         struct settle_result sr;
-        TX(f, store_settle(f->st, &s, &sr, &f->err));
+        struct store_job_op sop = {.settle = &s, .settle_res = &sr};
+        fx_job_batch_all(f, &sop, 1);
         used += want;
         assert_false(sr.replay);
         assert_int_equal(sr.job.charge_sumin, want);
@@ -244,11 +247,12 @@ static void test_settle_charge_vectors(void **state)
         struct balance b = bal_of(f, id);
         assert_int_equal(b.used_sumin, sr.bal.used_sumin);
         assert_int_equal(b.available_sumin, sr.bal.available_sumin);
-        /* No policy on this allocation: PostgreSQL's one-call settle says so (proving it
-         * ran); SQLite's settle does not look. */
+        /* No policy on this allocation: PostgreSQL's batch statement says so; SQLite's
+         * settle does not look. */
         assert_int_equal(sr.no_policy, f->pg_schema[0] ? 1 : 0);
     }
-    /* A charge beyond the largest amount is refused and writes nothing. */
+    /* A charge beyond the largest amount is refused and writes nothing: the batch leaves
+     * it to the verb, which says why. */
     struct hold_req h = hold_req(600, 0, 10);
     struct hold_result hr;
     TX(f, store_hold(f->st, &h, &hr, &f->err));
@@ -256,7 +260,14 @@ static void test_settle_charge_vectors(void **state)
     struct settle_req s = settle_req(600, 0, 1000000000, "COMPLETED");
     s.billing_micro = 1000000000000000;
     struct settle_result sr;
-    TX_FAILS(f, ALLOT_EINVAL, store_settle(f->st, &s, &sr, &f->err));
+    struct store_job_op sop = {.settle = &s, .settle_res = &sr};
+    BEGIN(f);
+    OK(f, store_job_batch(f->st, &sop, 1, &f->err));
+    assert_int_equal(sop.done, 0);
+    allot_error_clear(&f->err);
+    assert_int_equal(store_settle(f->st, &s, &sr, &f->err), -1);
+    assert_int_equal(f->err.code, ALLOT_EINVAL);
+    store_rollback(f->st);
     assert_int_equal(fx_ledger_rows(f), rows);
     assert_int_equal(bal_of(f, id).held_sumin, 10);
     fx_check_clean(f);

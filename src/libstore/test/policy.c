@@ -118,7 +118,8 @@ static struct cmd_count commands(struct fx *f, const char *kind, const char *per
 
 /* A settle reports whether its allocation has a policy (settle_result.no_policy), and
  * allotd skips the threshold check when it says none: so it must never say none for an
- * allocation that has one, on either backend (PostgreSQL answers from allot_settle_fast). */
+ * allocation that has one, on either backend (on PostgreSQL store_job_batch answers it;
+ * the verbs never say none). */
 static void test_settle_sees_policy(void **state)
 {
     struct fx *f = *state;
@@ -156,13 +157,14 @@ static void test_settle_sees_policy(void **state)
     snprintf(r.actor, sizeof r.actor, "slurm");
     r.now_s = T_JUL15 + 120;
     struct settle_result res;
-    TX(f, store_settle(f->st, &r, &res, &f->err));
+    struct store_job_op one = {.settle = &r, .settle_res = &res};
+    fx_job_batch_all(f, &one, 1); /* a batch of one, as allotd's writer sends a lone settle */
     assert_false(res.replay);
     assert_int_equal(res.job.charge_sumin, 1);
     assert_int_equal(res.alloc.id, alloc);
     assert_false(res.no_policy);
 
-    /* The same through store_job_batch (PostgreSQL takes both settles at once). */
+    /* Two settles in one batch (PostgreSQL takes both in one statement). */
     struct settle_req sq[2];
     struct settle_result sres[2];
     struct store_job_op ops[2];
