@@ -8,6 +8,18 @@
 #include "libstore/store_int.h" /* store_migrations: build a bank at an older version */
 #include "store_test.h"
 
+/* Remove an extra SQLite file a test made in the fixture's directory (and its WAL files),
+ * so that fx_teardown can remove the directory. */
+static void unlink_db(const struct fx *f, const char *name)
+{
+    static const char *suffix[] = {"", "-wal", "-shm"};
+    char path[192];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s%s", f->dir, name, suffix[i]);
+        unlink(path);
+    }
+}
+
 static void test_empty_database(void **state)
 {
     struct fx *f = *state;
@@ -31,11 +43,7 @@ static void test_empty_database(void **state)
     assert_string_equal(a.parent, "");
     assert_int_equal(a.shares, 1);
     store_close(st);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/empty.db-wal", f->dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/empty.db-shm", f->dir);
-    unlink(path);
+    unlink_db(f, "empty.db");
 }
 
 static void test_upgrade_idempotent(void **state)
@@ -232,11 +240,7 @@ static void test_upgrade_populated(void **state)
                         "jobs_held_account jobs_held_user jobs_settled_end jobs_updated");
     sqlite3_finalize(q);
     sqlite3_close(db);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/old.db-wal", f->dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/old.db-shm", f->dir);
-    unlink(path);
+    unlink_db(f, "old.db");
 }
 
 /* A second connection waits for the write lock, then reports EUNAVAIL. */
