@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # pg_profile.sh [BUILD_DIR] - where allot's time goes on PostgreSQL, statement by statement:
 # a private server with pg_stat_statements (track = all, so statements inside allot's
-# PL/pgSQL count too; track_planning on), one allotd, bank_loadgen with 64 clients on one
-# allocation; prints the ledger rows written and the statements by total execution time,
+# PL/pgSQL count too; track_planning on), one allotd, bank_loadgen with CLIENTS clients
+# (default 64) on one allocation; prints the ledger rows written and the statements by total execution time,
 # once on a fresh bank and once after ANALYZE.  Measures and prints; asserts nothing.
-#   PAIRS=2000 bash bench/pg_profile.sh build-rel
+#   PAIRS=2000 [CLIENTS=64] bash bench/pg_profile.sh build-rel
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
@@ -38,7 +38,7 @@ top_statements() {
 }
 run() { # $1 = job base
     pg_psql "SELECT pg_stat_statements_reset()" >/dev/null
-    "$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "${PGA_URL_A#http://}" --clients 64 \
+    "$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "${PGA_URL_A#http://}" --clients "${CLIENTS:-64}" \
         --pairs "${PAIRS:-2000}" --accounts 1 --cluster c1 --partition batch --job-base "$1"
     echo "ledger: $(pg_psql "SELECT kind, count(*) FROM ledger GROUP BY kind ORDER BY kind" | paste -sd' ')"
     echo "calls|plans|plan_ms|exec_ms|ms_per_call|statement"
