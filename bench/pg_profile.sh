@@ -3,8 +3,9 @@
 # pg_profile.sh [BUILD_DIR] - where allot's time goes on PostgreSQL, statement by statement:
 # a private server with pg_stat_statements (track = all, so statements inside allot's
 # PL/pgSQL count too; track_planning on), one allotd, bank_loadgen with CLIENTS clients
-# (default 64) on one allocation; prints the ledger rows written and the statements by total execution time,
-# once on a fresh bank and once after ANALYZE.  Measures and prints; asserts nothing.
+# (default 64) on one allocation; prints the ledger rows written and the statements by total
+# execution time, once on a fresh bank and once after ANALYZE.  Measures and prints; asserts
+# nothing.
 #   PAIRS=2000 [CLIENTS=64] bash bench/pg_profile.sh build-rel
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
