@@ -50,6 +50,7 @@ struct writer {
     int c_stopping;
     pthread_t completer;
     int sync_fd; /* fdatasync makes the commits so far durable; -1: they are already */
+    int batch_jobs; /* store_batches_jobs: holds and settles go to store_job_batch first */
     struct store_job_op *jobs; /* max_batch slots: a batch's job ops for store_job_batch */
     struct write_op **job_of;  /* jobs[i] belongs to job_of[i] */
 };
@@ -142,19 +143,10 @@ long writer_depth(struct writer *w)
     return d;
 }
 
-/* Nothing of a rolled-back batch stands, including what store_job_batch applied. */
-static void forget_jobs(struct write_op *batch)
-{
-    for (struct write_op *op = batch; op; op = op->next) {
-        if (op->job)
-            op->job->done = 0;
-    }
-}
-
-/* Offer the batch's holds and settles to store_job_batch (writer.h).  When it fails, the
- * transaction is rolled back and opened again (ok = 0 when that fails) and every op runs
- * by itself as without it. */
-static void offer_jobs(struct writer *w, struct write_op *batch, int *ok, struct allot_error *err)
+/* Offer the batch's holds and settles to store_job_batch (writer.h), which commits what it
+ * applies in a transaction of its own, before the writer opens one.  When it fails, no op
+ * is done and each runs by itself as without it. */
+static void offer_jobs(struct writer *w, struct write_op *batch)
 {
     int m = 0;
     for (struct write_op *op = batch; op; op = op->next) {
@@ -166,17 +158,25 @@ static void offer_jobs(struct writer *w, struct write_op *batch, int *ok, struct
     if (m == 0)
         return;
     struct allot_error jerr = {0};
+    ALLOT_CRASHPOINT("writer.before_commit");
     if (store_job_batch(w->st, w->jobs, m, &jerr) < 0) {
         log_warn("msg=\"batched holds and settles failed; running them one by one\" ops=%d "
                  "error=\"%s\"",
                  m, jerr.msg);
-        store_rollback(w->st);
-        forget_jobs(batch);
-        *ok = store_begin(w->st, err) == 0;
         return;
     }
+    ALLOT_CRASHPOINT("writer.after_commit");
     for (int i = 0; i < m; i++)
         w->job_of[i]->job->done = w->jobs[i].done;
+}
+
+/* Whether op has anything left to run in the writer's transaction: all but a hold or
+ * settle store_job_batch applied, except a settle of an allocation with a policy, whose
+ * run() still checks its thresholds (api_job.c). */
+static int needs_tx(const struct write_op *op)
+{
+    const struct store_job_op *j = op->job;
+    return !j || !j->done || (j->settle_res && !j->settle_res->no_policy);
 }
 
 /* A batch of rerunnable ops without savepoints (writer.h).  1: all ran, the transaction is
@@ -193,7 +193,6 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
         if (op->run(w->st, op->arg, &op->err) < 0) {
             op->rc = -1;
             store_rollback(w->st);
-            forget_jobs(batch);
             *ok = store_begin(w->st, err) == 0;
             return 0;
         }
@@ -201,17 +200,25 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
     return 1;
 }
 
-/* Run one batch in the transaction writer_main opened (ok = 0 when it could not, with
- * begin_err): each op (in a savepoint unless optimistic), commit; then hand it to the
- * completer. */
+/* Run one batch: its holds and settles through store_job_batch first when the store
+ * batches them (no transaction is open yet), else in the transaction writer_main opened
+ * (ok = 0 when it could not, with begin_err); then each op that needs it (in a savepoint
+ * unless optimistic), commit; then hand the batch to the completer. */
 static void run_batch(struct writer *w, struct write_op *batch, struct write_op *last, int n,
                       int ok, const struct allot_error *begin_err, int64_t t0)
 {
     struct allot_error err = *begin_err;
     int64_t t1;
-    if (ok)
-        offer_jobs(w, batch, &ok, &err);
-    int done = ok && run_optimistic(w, batch, &ok, &err);
+    int need = 1;
+    if (w->batch_jobs) {
+        offer_jobs(w, batch);
+        need = 0;
+        for (struct write_op *op = batch; op && !need; op = op->next)
+            need = needs_tx(op);
+        if (need)
+            ok = store_begin(w->st, &err) == 0;
+    }
+    int done = !need || (ok && run_optimistic(w, batch, &ok, &err));
     for (struct write_op *op = batch; ok && !done && op; op = op->next) {
         if (op->rc < 0) /* failed in run_optimistic: its error stands, nothing of it is left */
             continue;
@@ -228,7 +235,7 @@ static void run_batch(struct writer *w, struct write_op *batch, struct write_op 
         }
     }
     t1 = metrics_now_us();
-    if (ok) {
+    if (ok && need) {
         ALLOT_CRASHPOINT("writer.before_commit");
         if (store_commit(w->st, &err) < 0) {
             ok = 0;
@@ -238,9 +245,10 @@ static void run_batch(struct writer *w, struct write_op *batch, struct write_op 
         }
     }
     if (!ok) {
-        forget_jobs(batch);
         log_error("msg=\"group commit failed\" ops=%d error=\"%s\"", n, err.msg);
         for (struct write_op *op = batch; op; op = op->next) {
+            if (op->job && op->job->done)
+                continue; /* committed by store_job_batch: it stands */
             op->rc = -1;
             op->err = err;
         }
@@ -304,14 +312,18 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&w->work, &w->lock);
         if (!w->head && w->stopping)
             break;
-        /* Begin first, then take the batch: ops that arrive while BEGIN waits (for the
-         * round trip, or for another allotd's batch to release PostgreSQL's write lock)
-         * join this batch instead of waiting for the next. */
-        pthread_mutex_unlock(&w->lock);
+        /* Begin first, then take the batch: ops that arrive while BEGIN waits join this
+         * batch instead of waiting for the next.  Not when holds and settles go to
+         * store_job_batch first: it begins, runs and commits in one round trip, and ops
+         * that arrive meanwhile make the next batch. */
         struct allot_error err = {0};
         int64_t t0 = metrics_now_us();
-        int ok = store_begin(w->st, &err) == 0;
-        pthread_mutex_lock(&w->lock);
+        int ok = 1;
+        if (!w->batch_jobs) {
+            pthread_mutex_unlock(&w->lock);
+            ok = store_begin(w->st, &err) == 0;
+            pthread_mutex_lock(&w->lock);
+        }
         struct write_op *batch = w->head, *last = w->head;
         int n = 1;
         while (n < w->max_batch && last->next) {
@@ -364,6 +376,7 @@ struct writer *writer_start(const struct store_config *cfg, int max_batch, int q
     w->jobs = xcalloc((size_t)max_batch, sizeof(*w->jobs));
     w->job_of = xcalloc((size_t)max_batch, sizeof(*w->job_of));
     w->st = st;
+    w->batch_jobs = store_batches_jobs(st);
     w->m = m;
     w->sync_fd = -1;
     struct allot_error serr = {0};

@@ -8,10 +8,16 @@
  * the completer thread, which makes it durable (one fdatasync for every batch handed over
  * since its last flush, on SQLite; a PostgreSQL commit is durable by itself) and only then
  * completes every op.  So a reply is never sent before its change is durable, many
- * requests share one flush, and the writer runs the next batch while the last is flushed.  When the commit itself fails, every op of the
- * batch fails with the commit's error and nothing of the batch is visible.
- * Holds and settles (op->job) are first offered together to store_job_batch, which on
- * PostgreSQL applies the common ones in one statement instead of a round trip each.
+ * requests share one flush, and the writer runs the next batch while the last is flushed.
+ * When the commit itself fails, every op of the batch fails with the commit's error and
+ * nothing of it is visible -- except what store_job_batch committed (below).
+ * Where the store batches holds and settles (store_batches_jobs: PostgreSQL), the writer
+ * does not begin first: it offers the batch's holds and settles (op->job) to
+ * store_job_batch, which applies the common ones in one statement and commits them in one
+ * round trip (BEGIN, lock, statement, COMMIT pipelined), and only then opens its
+ * transaction for what is left, if anything: ops it did not apply, other ops, and settles
+ * whose run() has a threshold check to make.  Ops it applied stand whatever happens to
+ * that second transaction.
  * Savepoints cost SQLite a copy of every page an op touches and a release per op (~20k
  * instructions per op), so a batch whose ops are all `rerunnable` runs without them; when
  * op k fails there, the transaction is rolled back, op k keeps its error, and the batch runs
@@ -48,9 +54,9 @@ struct write_op {
     int rerunnable;
     /* Optional: the op is this hold or settle, which the writer first offers, with the
      * batch's others, to store_job_batch (one statement for the lot on PostgreSQL).  When
-     * job->done is 1 the result is already in place and run() must not run the verb again
-     * (it still runs, e.g. for a settle's threshold check); the writer clears done when it
-     * rolls the batch back.  NULL: run() does everything. */
+     * job->done is 1 the result is already committed and run() must not run the verb
+     * again (it still runs, in the writer's transaction, when the op needs it: a settle of
+     * an allocation with a policy, for its threshold check).  NULL: run() does everything. */
     struct store_job_op *job;
     /* Outputs (set by the writer before done()). */
     int rc; /* 0 ok and durable; -1 failed (err) and nothing of it is visible */

@@ -88,6 +88,17 @@ int db_step(db_stmt_t *s, struct allot_error *err)
     return s->db->ops->step(s, err);
 }
 
+int db_step_tx(db_stmt_t *s, struct allot_error *err)
+{
+    if (!s->db->ops->step_tx)
+        return allot_errorf(err, ALLOT_EINTERNAL, "db: %s runs no statement as a transaction",
+                            s->db->ops->name);
+    if (s->bind_failed)
+        return allot_errorf(err, ALLOT_EINTERNAL, "db: binding parameter $%d failed",
+                            s->bind_failed);
+    return s->db->ops->step_tx(s, err);
+}
+
 int db_run(db_stmt_t *s, struct allot_error *err)
 {
     int rc;

@@ -53,6 +53,8 @@ struct db_ops {
     /* Optional (NULL: db_run_deferred runs at once): queue a parameter-less statement
      * inside a transaction to travel with the next statement sent (db_pg.c). */
     int (*defer)(db_stmt_t *s, struct allot_error *err);
+    /* Optional (NULL: db_step_tx fails with EINTERNAL): db_step_tx. */
+    int (*step_tx)(db_stmt_t *s, struct allot_error *err);
     /* Optional (NULL: commits stay durable by themselves): db_split_sync. */
     int (*split_sync)(db_t *db, int *fd, struct allot_error *err);
 };
@@ -99,6 +101,14 @@ void db_bind_null(db_stmt_t *s, int idx);
 
 /* Advance: 1 = a row is available, 0 = done, -1 = error (err set). */
 int db_step(db_stmt_t *s, struct allot_error *err);
+/* Run s as a write transaction of its own, outside any: take the write lock, run s,
+ * commit, in one round trip (PostgreSQL pipelines the four; SQLite has no such call and
+ * fails with EINTERNAL: its statements cost no round trip, and it cannot commit while a
+ * statement's rows are being read).  1/0 as db_step, and the rows are read the same way,
+ * but what s did is committed (durable when the connection is).  -1 with err: nothing of
+ * s stands, no transaction is open (or, after a lost connection, whether the commit
+ * happened is unknown, as for any COMMIT whose answer was lost). */
+int db_step_tx(db_stmt_t *s, struct allot_error *err);
 /* Step a statement whose rows (if any) are ignored to its end, then reset it;
  * db_changes() stays valid.
  * Returns 0 or -1. */

@@ -36,6 +36,12 @@
  * ROLLBACK drops the queue (it undoes those statements anyway); exec and table_exists send
  * the queue alone first.  A lost connection drops the queue with the transaction.
  *
+ * One-round-trip transactions (db_step_tx).  A statement that is a whole write transaction
+ * by itself (store_job_batch) is sent as "BEGIN, lock, statement, Sync, COMMIT, Sync": the
+ * lock is taken, the statement runs and commits without a round trip in between.  If BEGIN,
+ * the lock or the statement fails, COMMIT ends the failed transaction (the server answers
+ * ROLLBACK) and the first error is returned; nothing is retried.
+ *
  * Error mapping (db.h): connection failure (class 08, 57P01-57P03) and lock_not_available
  * 55P03, serialization_failure 40001, deadlock_detected 40P01 -> EUNAVAIL; unique_violation
  * 23505 -> EEXIST; other integrity violations (23xxx) -> ECONFLICT; out of memory 53200 ->
@@ -590,6 +596,76 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
     return q->nrows > 0 ? 1 : 0;
 }
 
+/* db_step_tx: BEGIN, the write lock and s, Sync, COMMIT, Sync -- one round trip.  The sync
+ * point before COMMIT makes COMMIT run whatever happened before it: it commits when every
+ * statement before it succeeded, and ends the failed transaction (as ROLLBACK) when one
+ * did not, whose error is the one returned.  No retry on a broken connection: whether
+ * its COMMIT ran is then unknown, and the caller's fallback (db_begin) reconnects. */
+static int drv_step_tx(db_stmt_t *s, struct allot_error *err)
+{
+    struct db_pg_stmt *q = (struct db_pg_stmt *)s;
+    struct db_pg *d = pg_of(s->db);
+    if (d->tx_open || d->ndeferred > 0 || q->res)
+        return allot_errorf(err, ALLOT_EINTERNAL, "db: step_tx inside a transaction");
+    if (ensure_conn(d, err) < 0)
+        return -1;
+    if (q->gen != d->gen && server_prepare(q, err) < 0)
+        return -1;
+    if (!PQenterPipelineMode(d->conn))
+        return fail_res(d, NULL, "pipeline", err);
+    static const char *const head[] = {
+        "BEGIN", "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")"};
+    int sent = 1;
+    for (int i = 0; sent && i < 2; i++)
+        sent = PQsendQueryParams(d->conn, head[i], 0, NULL, NULL, NULL, NULL, 0);
+    sent = sent &&
+           PQsendQueryPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0) &&
+           PQpipelineSync(d->conn) &&
+           PQsendQueryParams(d->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) &&
+           PQpipelineSync(d->conn);
+    if (!sent) {
+        int rc = fail_res(d, NULL, "pipeline send", err);
+        (void)PQexitPipelineMode(d->conn);
+        return rc;
+    }
+    PGresult *r[3];
+    for (int i = 0; i < 3; i++)
+        r[i] = pipe_take(d->conn);
+    pipe_sync(d->conn);
+    PGresult *commit = pipe_take(d->conn);
+    pipe_sync(d->conn);
+    (void)PQexitPipelineMode(d->conn); /* fails only on a broken connection (pipe_flush) */
+    static const char *const what[] = {"begin", "begin (write lock)", "step"};
+    static const ExecStatusType want[] = {PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_TUPLES_OK};
+    int rc = 0;
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        ExecStatusType st = PQresultStatus(r[i]);
+        if (st != want[i] && !(i == 2 && st == PGRES_COMMAND_OK))
+            rc = fail_res(d, r[i], what[i], err);
+    }
+    if (rc == 0 && PQresultStatus(commit) != PGRES_COMMAND_OK)
+        rc = fail_res(d, commit, "commit", err);
+    else if (rc == 0 && strcmp(PQcmdStatus(commit), "COMMIT") != 0)
+        rc = allot_errorf(err, ALLOT_EIO, "pg: commit: the transaction was rolled back");
+    PQclear(r[0]);
+    PQclear(r[1]);
+    PQclear(commit);
+    if (PQstatus(d->conn) == CONNECTION_OK &&
+        PQtransactionStatus(d->conn) != PQTRANS_IDLE) /* not expected: COMMIT always ran */
+        PQclear(PQexec(d->conn, "ROLLBACK"));
+    d->tx_open = 0;
+    if (rc < 0) {
+        PQclear(r[2]);
+        return -1;
+    }
+    const char *ct = PQcmdTuples(r[2]);
+    q->changes = ct && *ct ? strtoll(ct, NULL, 10) : 0;
+    q->res = r[2];
+    q->nrows = PQresultStatus(r[2]) == PGRES_TUPLES_OK ? PQntuples(r[2]) : 0;
+    q->row = 0;
+    return q->nrows > 0 ? 1 : 0;
+}
+
 static int64_t drv_column_int64(db_stmt_t *s, int col)
 {
     struct db_pg_stmt *q = (struct db_pg_stmt *)s;
@@ -645,6 +721,7 @@ static const struct db_ops pg_ops = {
     .column_is_null = drv_column_is_null,
     .changes = drv_changes,
     .defer = drv_defer,
+    .step_tx = drv_step_tx,
 };
 
 db_t *db_pg_open(const char *conninfo, int busy_timeout_ms, int durable, struct allot_error *err)

@@ -283,18 +283,21 @@ int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
                   const char *actor, const char *comment, int64_t now_s,
                   struct settle_result *res, struct allot_error *err);
 
-/* Many holds and settles at once (group commit, PostgreSQL).  The writer offers a batch's
- * job verbs here before running them one by one: on PostgreSQL one statement applies every
- * op of the common case -- a settle of a held run, a new hold paid by its own account's
- * allocation with the funds -- marks it done and fills its result, exactly as the verb
- * would have (the batch's settles first, then its holds, each in array order).  Ops left
- * not done (replays, refusals, runs named twice in the batch, ancestor payers, anything
- * unusual) are for the caller to run with store_hold/store_settle afterwards, in the same
- * transaction: a valid order, because none of the batch's requests has been answered yet.
- * Any n >= 1: a single op takes the same statement (the verbs' PostgreSQL fast path).
- * SQLite does nothing here (done stays 0): its verbs cost no round trips.
- * Write transaction of the caller.  0, or -1 with err when the statement failed: then the
- * transaction must be rolled back and no op is done. */
+/* Many holds and settles at once (group commit, PostgreSQL), in a write transaction of
+ * their own.  The writer offers a batch's job verbs here before running the rest in its
+ * transaction: on PostgreSQL one statement applies every op of the common case -- a settle
+ * of a held run, a new hold paid by its own account's allocation with the funds -- and
+ * commits, all in one round trip (db_step_tx: BEGIN, the write lock, the statement,
+ * COMMIT), marks each op it applied done and fills its result, exactly as the verb would
+ * have (the batch's settles first, then its holds, each in array order).  Ops left not
+ * done (replays, refusals, runs named twice in the batch, ancestor payers, anything
+ * unusual) are for the caller to run with store_hold/store_settle afterwards: a valid
+ * order, because none of the batch's requests has been answered yet.  Any n >= 1: a
+ * single op takes the same statement (the verbs' PostgreSQL fast path).
+ * Outside a transaction.  SQLite does nothing here (done stays 0, no transaction): its
+ * verbs cost no round trips; store_batches_jobs says which.  0, or -1 with err: no op is
+ * done and the statement's work does not stand (except when its answer could not be read
+ * after the commit, an internal error: the verbs then answer those ops as replays). */
 struct store_job_op {
     const struct hold_req *hold;     /* exactly one of hold and settle */
     const struct settle_req *settle;
@@ -303,6 +306,8 @@ struct store_job_op {
     int done;                        /* out: 1 = applied, result filled */
 };
 int store_job_batch(store_t *st, struct store_job_op *ops, int n, struct allot_error *err);
+/* 1 when store_job_batch applies ops on this backend (PostgreSQL), 0 when it never does. */
+int store_batches_jobs(const store_t *st);
 
 struct job_filter {
     const char *cluster; /* NULL = any */

@@ -5,7 +5,9 @@
  * and with one writer connection under the bank's write lock those, not the work, bound
  * the bank (bench/results/postgresql.md).  Here a whole batch of the common case is one
  * statement with data-modifying CTEs over array parameters: one balance UPDATE per
- * allocation, one ledger INSERT, one jobs UPDATE, one jobs INSERT.
+ * allocation, one ledger INSERT, one jobs UPDATE, one jobs INSERT; and it runs as a
+ * transaction of its own, pipelined with BEGIN, the write lock and COMMIT (db_step_tx),
+ * so a batch of holds and settles costs one round trip.
  *
  * The statement takes exactly what the one-by-one verbs would do without a branch:
  *   a settle of a run that is held, named once in the batch, whose charge is in range;
@@ -13,15 +15,15 @@
  *   allocation (no walk up the tree), while that allocation's available (after the
  *   batch's settles) covers it and every earlier taken hold on it (a prefix in array
  *   order: amounts are positive).
- * It reads the state as of the statement start (the transaction's earlier writes
- * included) and returns one row per op taken, with the balance right after that op in
+ * It reads the state as of the statement start (after the write lock: every earlier
+ * commit) and returns one row per op taken, with the balance right after that op in
  * the order "settles, then holds".  Each allocation's balance moves once, by one UPDATE
  * with the predicate of the one-by-one verbs (used and held stay >= 0; available stays
  * >= 0 where holds were taken), so no overdraft depends on the write lock.  When a row
  * does not match (the books were inconsistent, or something wrote without the lock) the
- * counts returned differ: the statement's writes are then not used, the batch fails as a
- * whole and the writer rolls it back and runs its ops one by one, which report the
- * problem where it is.
+ * statement fails by itself (allot_batch_guard, schema 0013: the COMMIT behind it then
+ * ends the transaction as a rollback), and the writer runs the ops one by one, which
+ * report the problem where it is.
  * The rows and columns it writes are the ones store_hold/store_settle write (store_job.c);
  * tests run the same ops both ways and compare.  A batch of one op takes this path too:
  * it is the one fast path of the hot verbs on PostgreSQL (schema 0012 dropped the
@@ -106,7 +108,10 @@ static const char SQL_JOB_BATCH[] =
     "  AND b.held_sumin + d.dh >= 0 AND (NOT d.hold"
     "   OR b.granted_sumin - (b.used_sumin + d.du) - (b.held_sumin + d.dh) >= 0)"
     " RETURNING b.alloc_id),"
-    "n AS (SELECT (SELECT count(*) FROM d) AS moves, (SELECT count(*) FROM bal) AS moved),"
+    /* Fails the statement when a row refused (0013): the COMMIT behind it then rolls back.
+     * Every op taken makes a row below, and each row reads n, so the guard always runs. */
+    "n AS (SELECT allot_batch_guard((SELECT count(*) FROM d), (SELECT count(*) FROM bal))"
+    " AS moved),"
     "led AS ("
     " INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster,"
     "  job_id, run, idem_key)"
@@ -137,14 +142,14 @@ static const char SQL_JOB_BATCH[] =
     "  h.submit_s, h.start_s, 0, h.req_tres, h.alloc_tres, h.billing, h.time_limit_s, 0, '',"
     "  'held', h.amount, 0, h.alloc_id, h.account, '', h.now_s FROM h ORDER BY h.i)"
     /* One row per op taken: kind, index, job (settles), payer, balance after the op, its
-     * policy (settles), and how many balance rows were to move and moved. */
+     * policy (settles), and how many balance rows moved (read so that the guard runs). */
     "SELECT 's', sr.i, ju.cluster, ju.job_id, ju.run, ju.user_name, ju.account,"
     " ju.partition_name, ju.qos, ju.submit_s, ju.start_s, ju.end_s, ju.req_tres, ju.alloc_tres,"
     " ju.billing_micro, ju.time_limit_s, ju.elapsed_s, ju.slurm_state, ju.status, ju.hold_sumin,"
     " ju.charge_sumin, ju.alloc_id, ju.payer_account, ju.settle_source, ju.updated_s, "
     STORE_ALLOC_COLS ","
     " b0.granted_sumin, (b0.used_sumin + sr.cum_du)::bigint,"
-    " (b0.held_sumin - sr.cum_dh)::bigint, COALESCE(p.id, 0), n.moves, n.moved"
+    " (b0.held_sumin - sr.cum_dh)::bigint, COALESCE(p.id, 0), n.moved"
     " FROM sr JOIN ju ON ju.i = sr.i JOIN allocations al ON al.id = sr.j_alloc"
     " JOIN accounts ac ON ac.id = al.account_id JOIN b0 ON b0.alloc_id = sr.j_alloc"
     " CROSS JOIN n LEFT JOIN policies p ON p.alloc_id = sr.j_alloc"
@@ -154,14 +159,13 @@ static const char SQL_JOB_BATCH[] =
     " NULL::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint,"
     " NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::bigint, " STORE_ALLOC_COLS ","
     " b0.granted_sumin, (b0.used_sumin + COALESCE(sd.du, 0))::bigint,"
-    " (b0.held_sumin - COALESCE(sd.dh, 0) + h.cum)::bigint, 0, n.moves, n.moved"
+    " (b0.held_sumin - COALESCE(sd.dh, 0) + h.cum)::bigint, 0, n.moved"
     " FROM h JOIN allocations al ON al.id = h.alloc_id JOIN accounts ac ON ac.id = al.account_id"
     " JOIN b0 ON b0.alloc_id = h.alloc_id CROSS JOIN n"
     " LEFT JOIN sd ON sd.alloc_id = h.alloc_id";
 
 enum { COL_KIND, COL_I, COL_JOB, COL_ALLOC = COL_JOB + STORE_JOB_NCOLS,
-       COL_BAL = COL_ALLOC + STORE_ALLOC_NCOLS, COL_POLICY = COL_BAL + STORE_BALANCE_NCOLS,
-       COL_MOVES, COL_MOVED };
+       COL_BAL = COL_ALLOC + STORE_ALLOC_NCOLS, COL_POLICY = COL_BAL + STORE_BALANCE_NCOLS };
 
 #define NPARAMS 32
 
@@ -222,7 +226,7 @@ static void put_text(struct params *p, int first, const char *v)
     put(p, "\"", 1);
 }
 
-static int is_pg(const store_t *st)
+int store_batches_jobs(const store_t *st)
 {
     return strcmp(st->backend, "pg") == 0;
 }
@@ -287,11 +291,13 @@ static void build(struct params *p, struct store_job_op *ops, int n, const struc
 
 int store_job_batch(store_t *st, struct store_job_op *ops, int n, struct allot_error *err)
 {
-    if (store_ready_write(st, "job batch", err) < 0)
-        return -1;
     for (int k = 0; k < n; k++)
         ops[k].done = 0;
-    if (!is_pg(st) || n < 1)
+    if (store_ready(st, "job batch", err) < 0)
+        return -1;
+    if (st->in_tx)
+        return allot_errorf(err, ALLOT_EINTERNAL, "job batch: inside a transaction");
+    if (!store_batches_jobs(st) || n < 1)
         return 0;
     if ((size_t)n > st->batch_ops_cap) {
         struct op_scratch *o = realloc(st->batch_ops, (size_t)n * sizeof *o);
@@ -327,8 +333,8 @@ int store_job_batch(store_t *st, struct store_job_op *ops, int n, struct allot_e
         return -1;
     for (int a = 0; a < NPARAMS; a++)
         db_bind_text(s, a + 1, st->batch_buf + p.start[a]);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
+    int rc = db_step_tx(s, err);
+    for (; rc == 1; rc = db_step(s, err)) {
         const char *kind = db_column_text(s, COL_KIND);
         int64_t i = db_column_int64(s, COL_I);
         int hold = kind[0] == 'h';
@@ -338,15 +344,6 @@ int store_job_batch(store_t *st, struct store_job_op *ops, int n, struct allot_e
             break;
         }
         int k = hold ? o[i - 1].hidx : o[i - 1].sidx;
-        int64_t moves = db_column_int64(s, COL_MOVES), moved = db_column_int64(s, COL_MOVED);
-        if (moved != moves) {
-            rc = allot_errorf(err, ALLOT_EINTERNAL,
-                              "job batch: %" PRId64 " of %" PRId64 " balance rows refused their "
-                              "change (a balance would go negative, or it changed under the "
-                              "write lock)",
-                              moves - moved, moves);
-            break;
-        }
         if (hold) {
             struct hold_result *r = ops[k].hold_res;
             memset(r, 0, sizeof *r);

@@ -261,9 +261,10 @@ static void test_settle_charge_vectors(void **state)
     s.billing_micro = 1000000000000000;
     struct settle_result sr;
     struct store_job_op sop = {.settle = &s, .settle_res = &sr};
-    BEGIN(f);
     OK(f, store_job_batch(f->st, &sop, 1, &f->err));
     assert_int_equal(sop.done, 0);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    BEGIN(f);
     allot_error_clear(&f->err);
     assert_int_equal(store_settle(f->st, &s, &sr, &f->err), -1);
     assert_int_equal(f->err.code, ALLOT_EINVAL);
@@ -274,9 +275,9 @@ static void test_settle_charge_vectors(void **state)
 }
 
 /* store_job_batch: one batch of settles and holds of every kind.  PostgreSQL takes the
- * common cases in one statement (which ones is asserted); SQLite takes none.  The rest run
- * through the verbs afterwards, in the same transaction, each in a savepoint as the writer
- * runs them; the end state must be the same numbers on both backends, the answers of
+ * common cases in one statement and commits them (which ones is asserted, and that another
+ * connection sees them); SQLite takes none.  The rest run through the verbs afterwards, in
+ * one transaction, each in a savepoint as the writer runs them; the end state must be the same numbers on both backends, the answers of
  * taken ops must equal what is stored, and store_check must pass. */
 static void test_job_batch(void **state)
 {
@@ -335,13 +336,20 @@ static void test_job_batch(void **state)
         }
     }
     int rows = fx_ledger_rows(f);
-    BEGIN(f);
     OK(f, store_job_batch(f->st, ops, N, &f->err));
     int pg = f->pg_schema[0] != 0, taken = 0;
     for (int k = 0; k < N; k++) {
         assert_int_equal(ops[k].done, pg ? v[k].taken : 0);
         taken += ops[k].done;
     }
+    /* What it took is committed: another connection sees it before the rest runs. */
+    store_t *other = fx_open_store(f);
+    struct balance ob;
+    OK(f, store_alloc_get(other, chem, NULL, &ob, &f->err));
+    assert_int_equal(ob.used_sumin, pg ? 11 : 1);
+    assert_int_equal(ob.held_sumin, pg ? 180 - 120 + 300 : 180);
+    store_close(other);
+    BEGIN(f);
     int failed = 0;
     for (int k = 0; k < N; k++) {
         if (ops[k].done)
@@ -405,6 +413,43 @@ static void test_job_batch(void **state)
     assert_int_equal(bal_of(f, sci).held_sumin, 50);
     /* Ledger: releases 1, 2, 3; debits 1, 3; holds 10, 11, 12, 14, 15. */
     assert_int_equal(fx_ledger_rows(f), rows + 10);
+    fx_check_clean(f);
+}
+
+/* The guard of store_job_batch's statement (schema 0013): it commits in the same round
+ * trip, so when a balance row refuses its change the statement must fail by itself and
+ * nothing of it may stand.  A trigger that silently skips every balance UPDATE stands in
+ * for books changed under the write lock.  PostgreSQL only (SQLite takes no batch). */
+static void test_job_batch_guard(void **state)
+{
+    struct fx *f = *state;
+    if (!f->pg_schema[0])
+        skip();
+    int64_t id = setup_bank(f, 600);
+    struct hold_req h = hold_req(800, 0, 60);
+    struct hold_result hr;
+    struct store_job_op op = {.hold = &h, .hold_res = &hr};
+    int rows = fx_ledger_rows(f);
+    assert_int_equal(fx_pg_exec(f->pg_conninfo,
+                                "CREATE FUNCTION skip_row() RETURNS trigger LANGUAGE plpgsql"
+                                " AS $$ BEGIN RETURN NULL; END $$;"
+                                "CREATE TRIGGER skip_balance BEFORE UPDATE ON alloc_balance"
+                                " FOR EACH ROW EXECUTE FUNCTION skip_row()"),
+                     0);
+    allot_error_clear(&f->err);
+    assert_int_equal(store_job_batch(f->st, &op, 1, &f->err), -1);
+    assert_non_null(strstr(f->err.msg, "1 of 1 balance rows refused"));
+    assert_int_equal(op.done, 0);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    struct job j;
+    FAILS(f, ALLOT_ENOENT, store_job_get(f->st, "c1", 800, 0, &j, &f->err));
+    assert_int_equal(bal_of(f, id).held_sumin, 0);
+    /* Without the trigger the same op goes through, once. */
+    assert_int_equal(fx_pg_exec(f->pg_conninfo, "DROP TRIGGER skip_balance ON alloc_balance"),
+                     0);
+    fx_job_batch_all(f, &op, 1);
+    assert_int_equal(bal_of(f, id).held_sumin, 60);
+    assert_int_equal(fx_ledger_rows(f), rows + 1);
     fx_check_clean(f);
 }
 
@@ -760,6 +805,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_settle_charge_vectors, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch_text, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_job_batch_guard, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_release_never_started, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_requeue_is_new_run, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_straddle, fx_setup, fx_teardown),

@@ -198,13 +198,13 @@ static inline int fx_ledger_rows(struct fx *f)
     return n;
 }
 
-/* Offer every op to store_job_batch in one transaction, as allotd's writer does, and run
- * the verb of each op it did not take.  Every op must be one the batch takes on
- * PostgreSQL (done = 1) and none on SQLite (done = 0). */
+/* Offer every op to store_job_batch (its own transaction), as allotd's writer does, then
+ * run the verb of each op it did not take in one transaction.  Every op must be one the
+ * batch takes on PostgreSQL (done = 1) and none on SQLite (done = 0). */
 static inline void fx_job_batch_all(struct fx *f, struct store_job_op *ops, int n)
 {
-    BEGIN(f);
     OK(f, store_job_batch(f->st, ops, n, &f->err));
+    BEGIN(f);
     for (int k = 0; k < n; k++) {
         assert_int_equal(ops[k].done, f->pg_schema[0] ? 1 : 0);
         if (ops[k].done)
