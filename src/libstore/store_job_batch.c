@@ -47,11 +47,14 @@ static const char SQL_JOB_BATCH[] =
     "  alloc_tres, node_fail, charge, source, actor, now_s, i)),"
     /* A settle is taken when its run is held and named once; its charge as store_settle. */
     "s0 AS ("
-    " SELECT sin.*, j.alloc_id AS j_alloc, j.hold_sumin AS j_hold,"
+    " SELECT sin.*, j.ctid AS j_ctid, j.alloc_id AS j_alloc, j.hold_sumin AS j_hold,"
     "  CASE WHEN sin.billing > 0 THEN sin.billing ELSE j.billing_micro END AS bill"
-    /* LATERAL ... OFFSET 0: one primary-key lookup per settle; as a plain join the
-     * planner may scan every held job through jobs_usage (status, end_s) instead. */
-    " FROM sin CROSS JOIN LATERAL (SELECT j1.* FROM jobs j1 WHERE j1.cluster = sin.cluster"
+    /* Every lookup of jobs is a probe per op whatever the statistics say: the plan is
+     * cached on the first executions, when a new bank's jobs table is nearly empty, and as
+     * a join it then stayed a scan of the whole table per batch (bench/results/
+     * postgresql.md, session 7).  LATERAL ... OFFSET 0 (not pulled up): one primary-key
+     * lookup per settle; its row's ctid is what the UPDATE below finds it by. */
+    " FROM sin CROSS JOIN LATERAL (SELECT j1.ctid, j1.* FROM jobs j1 WHERE j1.cluster = sin.cluster"
     "  AND j1.job_id = sin.job_id AND j1.run = sin.run OFFSET 0) j"
     " WHERE sin.n = 1 AND j.status = 'held' AND j.hold_sumin > 0 AND j.alloc_id > 0),"
     "s1 AS ("
@@ -83,8 +86,9 @@ static const char SQL_JOB_BATCH[] =
     " JOIN allocations al ON al.account_id = ac.id AND al.resource = hin.resource"
     "  AND (al.cluster = hin.cluster OR al.cluster = '')"
     "  AND al.start_s <= hin.at_s AND hin.at_s < al.end_s"
+    /* OFFSET 0: a primary-key probe per hold, never an anti-join over all jobs. */
     " WHERE hin.n = 1 AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.cluster = hin.cluster"
-    "  AND j.job_id = hin.job_id AND j.run = hin.run)"
+    "  AND j.job_id = hin.job_id AND j.run = hin.run OFFSET 0)"
     " ORDER BY hin.i, al.start_s DESC),"
     "h1 AS ("
     " SELECT h0.*, b.granted_sumin - (b.used_sumin + COALESCE(sd.du, 0))"
@@ -131,7 +135,9 @@ static const char SQL_JOB_BATCH[] =
     "  alloc_tres = CASE WHEN s.alloc_tres <> '' THEN s.alloc_tres ELSE j.alloc_tres END,"
     "  status = 'settled', charge_sumin = s.chg_sumin, settle_source = s.source,"
     "  updated_s = s.now_s"
-    " FROM s WHERE j.cluster = s.cluster AND j.job_id = s.job_id AND j.run = s.run"
+    /* By the ctid s0 read under the write lock (a TID fetch per settle); the key too. */
+    " FROM s WHERE j.ctid = s.j_ctid AND j.cluster = s.cluster AND j.job_id = s.job_id"
+    "  AND j.run = s.run"
     " RETURNING j.cluster, j.job_id, j.run, j.user_name, j.account, j.partition_name, j.qos,"
     "  j.submit_s, j.start_s, j.end_s, j.req_tres, j.alloc_tres, j.billing_micro,"
     "  j.time_limit_s, j.elapsed_s, j.slurm_state, j.status, j.hold_sumin, j.charge_sumin,"
