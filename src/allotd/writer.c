@@ -160,9 +160,12 @@ static void offer_jobs(struct writer *w, struct write_op *batch)
     struct allot_error jerr = {0};
     ALLOT_CRASHPOINT("writer.before_commit");
     if (store_job_batch(w->st, w->jobs, m, &jerr) < 0) {
-        log_warn("msg=\"batched holds and settles failed; running them one by one\" ops=%d "
-                 "error=\"%s\"",
-                 m, jerr.msg);
+        /* Unavailable (database down, lock timeout): the writer's own BEGIN, which
+         * reconnects, says so if it persists; one line per batch is enough. */
+        if (jerr.code != ALLOT_EUNAVAIL)
+            log_warn("msg=\"batched holds and settles failed; running them one by one\" "
+                     "ops=%d error=\"%s\"",
+                     m, jerr.msg);
         return;
     }
     ALLOT_CRASHPOINT("writer.after_commit");
