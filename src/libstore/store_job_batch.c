@@ -21,8 +21,9 @@
  * with the predicate of the one-by-one verbs (used and held stay >= 0; available stays
  * >= 0 where holds were taken), so no overdraft depends on the write lock.  When a row
  * does not match (the books were inconsistent, or something wrote without the lock) the
- * statement fails by itself (allot_batch_guard, schema 0013: the COMMIT behind it then
- * ends the transaction as a rollback), and the writer runs the ops one by one, which
+ * statement fails by itself (allot_batch_guard, schema 0013, which also checks that every
+ * settled run's row was updated: the COMMIT behind it then ends the transaction as a
+ * rollback), and the writer runs the ops one by one, which
  * report the problem where it is.
  * The rows and columns it writes are the ones store_hold/store_settle write (store_job.c);
  * tests run the same ops both ways and compare.  A batch of one op takes this path too:
@@ -112,10 +113,6 @@ static const char SQL_JOB_BATCH[] =
     "  AND b.held_sumin + d.dh >= 0 AND (NOT d.hold"
     "   OR b.granted_sumin - (b.used_sumin + d.du) - (b.held_sumin + d.dh) >= 0)"
     " RETURNING b.alloc_id),"
-    /* Fails the statement when a row refused (0013): the COMMIT behind it then rolls back.
-     * Every op taken makes a row below, and each row reads n, so the guard always runs. */
-    "n AS (SELECT allot_batch_guard((SELECT count(*) FROM d), (SELECT count(*) FROM bal))"
-    " AS moved),"
     "led AS ("
     " INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster,"
     "  job_id, run, idem_key)"
@@ -146,9 +143,16 @@ static const char SQL_JOB_BATCH[] =
     " INSERT INTO jobs (" STORE_JOB_COLS ")"
     " SELECT h.cluster, h.job_id, h.run, h.user_name, h.account, h.partition_name, h.qos,"
     "  h.submit_s, h.start_s, 0, h.req_tres, h.alloc_tres, h.billing, h.time_limit_s, 0, '',"
-    "  'held', h.amount, 0, h.alloc_id, h.account, '', h.now_s FROM h ORDER BY h.i)"
+    "  'held', h.amount, 0, h.alloc_id, h.account, '', h.now_s FROM h ORDER BY h.i),"
+    /* Fails the statement when a balance row refused, or a settled run's row was not
+     * updated (0013): the COMMIT behind it then rolls back.  The answer is read per row of
+     * n (LATERAL), so n -- the guards -- runs even when no op was taken. */
+    "n AS (SELECT allot_batch_guard('balance', (SELECT count(*) FROM d),"
+    "  (SELECT count(*) FROM bal)) + allot_batch_guard('job', (SELECT count(*) FROM s),"
+    "  (SELECT count(*) FROM ju)) AS moved)"
     /* One row per op taken: kind, index, job (settles), payer, balance after the op, its
-     * policy (settles), and how many balance rows moved (read so that the guard runs). */
+     * policy (settles), and n's count (the reference that makes the union lateral). */
+    "SELECT x.* FROM n CROSS JOIN LATERAL ("
     "SELECT 's', sr.i, ju.cluster, ju.job_id, ju.run, ju.user_name, ju.account,"
     " ju.partition_name, ju.qos, ju.submit_s, ju.start_s, ju.end_s, ju.req_tres, ju.alloc_tres,"
     " ju.billing_micro, ju.time_limit_s, ju.elapsed_s, ju.slurm_state, ju.status, ju.hold_sumin,"
@@ -158,7 +162,7 @@ static const char SQL_JOB_BATCH[] =
     " (b0.held_sumin - sr.cum_dh)::bigint, COALESCE(p.id, 0), n.moved"
     " FROM sr JOIN ju ON ju.i = sr.i JOIN allocations al ON al.id = sr.j_alloc"
     " JOIN accounts ac ON ac.id = al.account_id JOIN b0 ON b0.alloc_id = sr.j_alloc"
-    " CROSS JOIN n LEFT JOIN policies p ON p.alloc_id = sr.j_alloc"
+    " LEFT JOIN policies p ON p.alloc_id = sr.j_alloc"
     " UNION ALL "
     "SELECT 'h', h.i, NULL::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text,"
     " NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bigint, NULL::text, NULL::text,"
@@ -167,8 +171,8 @@ static const char SQL_JOB_BATCH[] =
     " b0.granted_sumin, (b0.used_sumin + COALESCE(sd.du, 0))::bigint,"
     " (b0.held_sumin - COALESCE(sd.dh, 0) + h.cum)::bigint, 0, n.moved"
     " FROM h JOIN allocations al ON al.id = h.alloc_id JOIN accounts ac ON ac.id = al.account_id"
-    " JOIN b0 ON b0.alloc_id = h.alloc_id CROSS JOIN n"
-    " LEFT JOIN sd ON sd.alloc_id = h.alloc_id";
+    " JOIN b0 ON b0.alloc_id = h.alloc_id"
+    " LEFT JOIN sd ON sd.alloc_id = h.alloc_id) x";
 
 enum { COL_KIND, COL_I, COL_JOB, COL_ALLOC = COL_JOB + STORE_JOB_NCOLS,
        COL_BAL = COL_ALLOC + STORE_ALLOC_NCOLS, COL_POLICY = COL_BAL + STORE_BALANCE_NCOLS };

@@ -416,10 +416,11 @@ static void test_job_batch(void **state)
     fx_check_clean(f);
 }
 
-/* The guard of store_job_batch's statement (schema 0013): it commits in the same round
- * trip, so when a balance row refuses its change the statement must fail by itself and
- * nothing of it may stand.  A trigger that silently skips every balance UPDATE stands in
- * for books changed under the write lock.  PostgreSQL only (SQLite takes no batch). */
+/* The guards of store_job_batch's statement (schema 0013): it commits in the same round
+ * trip, so when a balance row refuses its change, or a settled run's row is not updated,
+ * the statement must fail by itself and nothing of it may stand.  Triggers that silently
+ * skip every UPDATE of a table stand in for rows changed under the write lock.
+ * PostgreSQL only (SQLite takes no batch). */
 static void test_job_batch_guard(void **state)
 {
     struct fx *f = *state;
@@ -450,6 +451,27 @@ static void test_job_batch_guard(void **state)
     fx_job_batch_all(f, &op, 1);
     assert_int_equal(bal_of(f, id).held_sumin, 60);
     assert_int_equal(fx_ledger_rows(f), rows + 1);
+
+    /* A settle whose run's row is not updated (a trigger skips it): the statement has no
+     * row to answer with, and the guard must still fail it, balance and ledger untouched. */
+    assert_int_equal(fx_pg_exec(f->pg_conninfo,
+                                "CREATE TRIGGER skip_job BEFORE UPDATE ON jobs"
+                                " FOR EACH ROW EXECUTE FUNCTION skip_row()"),
+                     0);
+    struct settle_req s = settle_req(800, 0, 60, "COMPLETED");
+    struct settle_result sr;
+    struct store_job_op sop = {.settle = &s, .settle_res = &sr};
+    allot_error_clear(&f->err);
+    assert_int_equal(store_job_batch(f->st, &sop, 1, &f->err), -1);
+    assert_non_null(strstr(f->err.msg, "1 of 1 job rows refused"));
+    assert_int_equal(sop.done, 0);
+    assert_int_equal(fx_ledger_rows(f), rows + 1);
+    assert_int_equal(bal_of(f, id).held_sumin, 60);
+    assert_int_equal(bal_of(f, id).used_sumin, 0);
+    assert_int_equal(fx_pg_exec(f->pg_conninfo, "DROP TRIGGER skip_job ON jobs"), 0);
+    fx_job_batch_all(f, &sop, 1);
+    assert_int_equal(sr.job.status, JOB_SETTLED);
+    assert_int_equal(bal_of(f, id).held_sumin, 0);
     fx_check_clean(f);
 }
 
