@@ -15,7 +15,9 @@
  * state that could be lost to them alone: the WAL is recovered as a prefix.
  * Crash points: writer.before_commit, writer.after_commit and writer.after_sync (crash.h)
  * bracket the durability boundary, so a test can kill the daemon with a batch written but
- * not committed, committed but not flushed, or flushed but not acknowledged.
+ * not committed, committed but not flushed, or flushed but not acknowledged (around
+ * store_job_batch too, whose one round trip writes and commits: there "before" is "before
+ * anything was sent").
  */
 #include "allotd/writer.h"
 
