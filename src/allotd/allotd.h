@@ -23,7 +23,8 @@ struct allotd {
     const char *conf_path;
     pthread_mutex_t conf_lock;
     struct allot_conf *conf;         /* current configuration; swapped on SIGHUP */
-    struct store_config store_cfg;   /* from the startup conf (storage keys need a restart) */
+    struct allot_conf *boot_conf;    /* a reference to the startup conf, which store_cfg's */
+    struct store_config store_cfg;   /* strings point into (storage keys need a restart) */
     int test_local;                  /* TestMode=local in an ALLOT_TEST build */
     int auth_none;                   /* AuthType=none (only with test_local) */
     int schema_version;              /* schema at startup */

@@ -297,8 +297,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "allotd: cannot set up signals or thread keys\n");
         goto out_log;
     }
-    d.store_cfg = (struct store_config){.backend = d.conf->storage_type,
-                                        .target = d.conf->storage_loc,
+    /* Kept until exit: a SIGHUP drops d.conf's reference, and readers open later. */
+    d.boot_conf = conf_ref(d.conf);
+    d.store_cfg = (struct store_config){.backend = d.boot_conf->storage_type,
+                                        .target = d.boot_conf->storage_loc,
                                         .busy_timeout_ms = (int)d.conf->storage_timeout_ms,
                                         .durable = 1};
     if (storage_check(&d, &err) < 0) {
@@ -355,6 +357,7 @@ out_metrics:
         log_info("msg=\"allotd stopped\"");
 out_log:
 out_conf:
+    conf_unref(d.boot_conf);
     conf_unref(d.conf);
     return status;
 }
