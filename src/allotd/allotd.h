@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* allotd.h - the daemon's context, passed to every module (no process-wide server struct).
  *
- * struct allotd is built by main.c in order (conf, log, store check, writer, http) and torn
- * down in reverse.  The configuration is swapped on SIGHUP: readers take a reference with
+ * struct allotd is built by main.c in order (conf, log, store check, metrics, partition
+ * cache, writer, tick, http) and torn down in reverse.  The configuration is swapped on SIGHUP: readers take a reference with
  * allotd_conf_get() and drop it with conf_unref(); conf_lock only guards the pointer swap.
  * Lock order: conf_lock is a leaf (never held while taking another lock).
  */
@@ -18,6 +18,7 @@
 struct writer;
 struct http;
 struct metrics;
+struct partcache;
 
 struct allotd {
     const char *conf_path;
@@ -31,6 +32,7 @@ struct allotd {
     struct writer *writer;
     struct http *http;
     struct metrics *metrics;
+    struct partcache *partcache; /* partitions for pricing (partcache.h) */
 };
 
 /* The current configuration with a reference the caller drops with conf_unref().

@@ -10,6 +10,7 @@
 #include "allotd/bank.h"
 #include "allotd/json.h"
 #include "allotd/json_fast.h"
+#include "allotd/partcache.h"
 #include "allotd/submit.h"
 #include "allotd/tick.h"
 #include "libcore/money.h"
@@ -37,7 +38,7 @@ int api_job_admit(struct req *r, struct allot_error *err)
                             "submit_token: hold-at-submit is off (allot.conf HoldMode=start)");
     struct bank_job j = {cluster, account, partition, tres, billing, time_limit_s};
     struct bank_cost c;
-    if (bank_cost(st, &j, &c, err) < 0)
+    if (bank_cost(r->d->partcache, st, &j, &c, err) < 0)
         return -1;
     char why[ALLOT_MSG_MAX];
     int lim = limit_check_admit(st, cluster, user, account, partition, qos, time_limit_s, tres,
@@ -173,7 +174,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
     s->j = (struct bank_job){q->cluster, q->account, q->partition,
                              q->alloc_tres[0] ? q->alloc_tres : q->req_tres, billing,
                              q->time_limit_s};
-    if (bank_cost(st, &s->j, &s->c, err) < 0)
+    if (bank_cost(r->d->partcache, st, &s->j, &s->c, err) < 0)
         return -1;
     memcpy(q->resource, s->c.resource, sizeof(q->resource));
     q->billing_micro = s->c.billing_micro;
@@ -262,7 +263,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
         /* A run that may never have been held: resolve its resource for the store. */
         store_t *st = req_reader(r, err);
         struct partition p;
-        if (!st || store_partition_get(st, q->cluster, q->partition, &p, err) < 0)
+        if (!st || partcache_get(r->d->partcache, st, q->cluster, q->partition, &p, err) < 0)
             return -1;
         memcpy(q->resource, p.resource, sizeof(q->resource));
     }

@@ -4,6 +4,7 @@
 
 #include "allotd/api.h"
 #include "allotd/json.h"
+#include "allotd/partcache.h"
 #include "libcore/billing.h"
 #include "libutil/xalloc.h"
 
@@ -55,8 +56,11 @@ static int run_remove(store_t *st, void *arg, struct allot_error *err)
     return store_partition_remove(st, p->cluster, p->name, err);
 }
 
+/* Each finish runs after the commit, before the reply: the client's next job is priced
+ * from what it just wrote (partcache.h). */
 static int finish_add(struct req *r, struct allot_error *err)
 {
+    partcache_changed(r->d->partcache);
     r->status = 201;
     r->out = json_partition(&((struct partition_op *)r->scratch)->p);
     return 0;
@@ -65,6 +69,7 @@ static int finish_add(struct req *r, struct allot_error *err)
 static int finish_remove(struct req *r, struct allot_error *err)
 {
     struct partition *p = &((struct partition_op *)r->scratch)->p;
+    partcache_changed(r->d->partcache);
     r->out = json_pack("{s:s, s:s, s:b}", "cluster", p->cluster, "name", p->name, "removed", 1);
     return 0;
 }
@@ -124,6 +129,7 @@ static int run_patch(store_t *st, void *arg, struct allot_error *err)
 
 static int finish_patch(struct req *r, struct allot_error *err)
 {
+    partcache_changed(r->d->partcache);
     r->out = json_partition(&((struct partition_patch *)r->scratch)->p);
     return 0;
 }

@@ -6,16 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "allotd/partcache.h"
 #include "libcore/billing.h"
 #include "libcore/money.h"
 #include "libcore/numparse.h"
 #include "libcore/tres.h"
 
-int bank_cost(store_t *st, const struct bank_job *j, struct bank_cost *out,
-              struct allot_error *err)
+int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
+              struct bank_cost *out, struct allot_error *err)
 {
     struct partition p;
-    if (store_partition_get(st, j->cluster, j->partition, &p, err) < 0)
+    if (partcache_get(pc, st, j->cluster, j->partition, &p, err) < 0)
         return allot_error_prefix(err, "partition");
     if (j->time_limit_s <= 0)
         return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must be positive");

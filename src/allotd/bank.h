@@ -11,6 +11,8 @@
 #include "allot/error.h"
 #include "libstore/store.h"
 
+struct partcache;
+
 struct bank_job {
     const char *cluster, *account, *partition;
     const char *tres;      /* requested or allocated TRES, Slurm syntax */
@@ -24,9 +26,10 @@ struct bank_cost {
     int64_t cost_sumin; /* money_hold_sumin(billing, time limit) */
 };
 
-/* Resource and billing of a job from its partition's weights; EINVAL naming the field. */
-int bank_cost(store_t *st, const struct bank_job *j, struct bank_cost *out,
-              struct allot_error *err);
+/* Resource and billing of a job from its partition's weights (read through pc, the
+ * daemon's partition cache); EINVAL naming the field. */
+int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
+              struct bank_cost *out, struct allot_error *err);
 
 /* The denial text of DESIGN §3: account, allocation, available SU, the job's maximum cost
  * and its parts, what running jobs hold, what to change.  alloc may be NULL (no payer). */

@@ -23,6 +23,7 @@
 #include "allotd/crash.h"
 #include "allotd/http.h"
 #include "allotd/metrics.h"
+#include "allotd/partcache.h"
 #include "allotd/tick.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
@@ -309,11 +310,16 @@ int main(int argc, char **argv)
         goto out_log;
     }
     d.metrics = metrics_create();
+    d.partcache = partcache_start(&d.store_cfg, d.metrics, &err);
+    if (!d.partcache) {
+        fprintf(stderr, "allotd: %s\n", err.msg);
+        goto out_metrics;
+    }
     d.writer = writer_start(&d.store_cfg, (int)d.conf->max_batch, (int)d.conf->queue_max,
                             d.metrics, &err);
     if (!d.writer) {
         fprintf(stderr, "allotd: writer: %s\n", err.msg);
-        goto out_metrics;
+        goto out_partcache;
     }
     /* The period/policy clock (tick.c); started before HTTP so TZ is set single-threaded. */
     tick = tick_start(&d, d.conf->time_zone, (int)d.conf->policy_tick_interval_s, &err);
@@ -351,6 +357,8 @@ out_http:
 out_writer:
     tick_stop(tick);
     writer_destroy(d.writer);
+out_partcache:
+    partcache_stop(d.partcache); /* after http_stop: its workers price jobs with it */
 out_metrics:
     metrics_destroy(d.metrics);
     if (status == 0)

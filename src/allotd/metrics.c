@@ -28,6 +28,9 @@ struct metrics {
     atomic_ullong batch_bucket[NBATCH + 1];
     atomic_ullong batch_sum, batch_count, batch_failed;
     atomic_ullong writer_us[4]; /* run, commit, sync, complete */
+    atomic_ullong part_lookups[2]; /* miss, hit */
+    atomic_ullong part_drops;
+    atomic_int part_watching;
 };
 
 struct metrics *metrics_create(void)
@@ -64,6 +67,17 @@ void metrics_request(struct metrics *m, int route, int status, int64_t latency_u
     atomic_fetch_add_explicit(&m->lat_sum_us, (unsigned long long)latency_us,
                               memory_order_relaxed);
     atomic_fetch_add_explicit(&m->lat_count, 1, memory_order_relaxed);
+}
+
+void metrics_partition_lookup(struct metrics *m, int hit)
+{
+    atomic_fetch_add_explicit(&m->part_lookups[hit != 0], 1, memory_order_relaxed);
+}
+
+void metrics_partition_cache(struct metrics *m, int watching)
+{
+    atomic_fetch_add_explicit(&m->part_drops, 1, memory_order_relaxed);
+    atomic_store(&m->part_watching, watching);
 }
 
 static void add_us(atomic_ullong *c, int64_t us)
@@ -189,6 +203,20 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf
     out_printf(&o, "# HELP allot_writer_queue_depth Write operations waiting for the writer.\n"
                    "# TYPE allot_writer_queue_depth gauge\nallot_writer_queue_depth %ld\n",
                queue_depth);
+    out_printf(&o, "# HELP allot_partition_lookups_total Partition lookups to price jobs; "
+                   "hit: answered by allotd's cache (PostgreSQL only).\n"
+                   "# TYPE allot_partition_lookups_total counter\n"
+                   "allot_partition_lookups_total{result=\"hit\"} %llu\n"
+                   "allot_partition_lookups_total{result=\"miss\"} %llu\n",
+               atomic_load(&m->part_lookups[1]), atomic_load(&m->part_lookups[0]));
+    out_printf(&o, "# HELP allot_partition_cache_drops_total Times the partition cache was "
+                   "emptied: a change committed, or its watch went up or down.\n"
+                   "# TYPE allot_partition_cache_drops_total counter\n"
+                   "allot_partition_cache_drops_total %llu\n"
+                   "# HELP allot_partition_watch_up 1 while allotd watches partition changes "
+                   "and may answer from its cache; 0: every lookup reads the database.\n"
+                   "# TYPE allot_partition_watch_up gauge\nallot_partition_watch_up %d\n",
+               atomic_load(&m->part_drops), atomic_load(&m->part_watching));
     if (st) {
         out_printf(&o, "# HELP allot_allocation_available_sumin Available SU-minutes per "
                        "allocation.\n# TYPE allot_allocation_available_sumin gauge\n");

@@ -38,6 +38,12 @@ void metrics_batch(struct metrics *m, int n, int ok, int64_t run_us, int64_t com
  * completing their ops (waking their connections). */
 void metrics_flush(struct metrics *m, int64_t sync_us, int64_t complete_us);
 
+/* One partition lookup to price a job: hit = 1 when allotd's cache answered (partcache.h). */
+void metrics_partition_lookup(struct metrics *m, int hit);
+/* The cache of partitions was emptied (a change was seen, or the watch went up or down);
+ * watching = 1 while the watch runs, i.e. while the cache may answer. */
+void metrics_partition_cache(struct metrics *m, int watching);
+
 /* Append the exposition text to *buf (xrealloc'd; the caller frees).  queue_depth is the
  * writer's; st (may be NULL) is read for allocation balances. */
 void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf, size_t *len);

@@ -123,6 +123,22 @@ int db_split_sync(db_t *db, int *fd, struct allot_error *err)
     return db->ops->split_sync(db, fd, err);
 }
 
+int db_listen(db_t *db, const char *channel, struct allot_error *err)
+{
+    if (!db->ops->listen)
+        return allot_errorf(err, ALLOT_EINTERNAL, "db: %s sends no change notifications",
+                            db->ops->name);
+    return db->ops->listen(db, channel, err);
+}
+
+int db_wait_notify(db_t *db, int wake_fd, int timeout_ms, struct allot_error *err)
+{
+    if (!db->ops->wait_notify)
+        return allot_errorf(err, ALLOT_EINTERNAL, "db: %s sends no change notifications",
+                            db->ops->name);
+    return db->ops->wait_notify(db, wake_fd, timeout_ms, err);
+}
+
 int64_t db_column_int64(db_stmt_t *s, int col)
 {
     return s->db->ops->column_int64(s, col);

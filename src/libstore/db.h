@@ -57,6 +57,9 @@ struct db_ops {
     int (*step_tx)(db_stmt_t *s, struct allot_error *err);
     /* Optional (NULL: commits stay durable by themselves): db_split_sync. */
     int (*split_sync)(db_t *db, int *fd, struct allot_error *err);
+    /* Optional (NULL: db_listen and db_wait_notify fail with EINTERNAL). */
+    int (*listen)(db_t *db, const char *channel, struct allot_error *err);
+    int (*wait_notify)(db_t *db, int wake_fd, int timeout_ms, struct allot_error *err);
 };
 
 /* Base of every driver's connection and statement (drivers embed these first). */
@@ -127,6 +130,14 @@ int db_run_deferred(db_stmt_t *s, struct allot_error *err);
  * reused).  0: the backend has no such split (PostgreSQL) or is not in WAL mode; nothing
  * changed, *fd = -1.  -1 with err; nothing changed. */
 int db_split_sync(db_t *db, int *fd, struct allot_error *err);
+/* Change notification (PostgreSQL LISTEN/NOTIFY; SQLite has none: EINTERNAL).  db_listen
+ * subscribes this connection to `channel` (an SQL identifier written by the caller).
+ * db_wait_notify returns 1 when one or more notifications have arrived (all are consumed),
+ * 0 when timeout_ms passed or wake_fd (-1: none) became readable first, -1 with err
+ * (EUNAVAIL) when the connection is lost.  It never reconnects: a new connection would not
+ * be listening, and what was sent meanwhile is lost, so the caller must know. */
+int db_listen(db_t *db, const char *channel, struct allot_error *err);
+int db_wait_notify(db_t *db, int wake_fd, int timeout_ms, struct allot_error *err);
 /* Columns of the current row (0-based).  NULL text reads as "". */
 int64_t db_column_int64(db_stmt_t *s, int col);
 const char *db_column_text(db_stmt_t *s, int col);

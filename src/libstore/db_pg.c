@@ -51,6 +51,7 @@
 
 #include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -703,6 +704,58 @@ static int64_t drv_changes(db_stmt_t *s)
     return ((struct db_pg_stmt *)s)->changes;
 }
 
+/* No reconnect here or in drv_wait_notify (db.h): a new connection would not be listening. */
+static int drv_listen(db_t *db, const char *channel, struct allot_error *err)
+{
+    struct db_pg *d = pg_of(db);
+    if (d->tx_open)
+        return allot_errorf(err, ALLOT_EINTERNAL, "pg: LISTEN inside a transaction");
+    if (PQstatus(d->conn) != CONNECTION_OK)
+        return allot_errorf(err, ALLOT_EUNAVAIL, "pg: connection lost");
+    char *id = PQescapeIdentifier(d->conn, channel, strlen(channel));
+    if (!id)
+        return fail_res(d, NULL, "LISTEN", err);
+    char sql[128];
+    int n = snprintf(sql, sizeof sql, "LISTEN %s", id);
+    PQfreemem(id);
+    if (n < 0 || (size_t)n >= sizeof sql)
+        return allot_errorf(err, ALLOT_EINVAL, "pg: LISTEN: channel name too long");
+    PGresult *res = PQexec(d->conn, sql);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    if (!ok)
+        fail_res(d, res, "LISTEN", err);
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
+static int drv_wait_notify(db_t *db, int wake_fd, int timeout_ms, struct allot_error *err)
+{
+    struct db_pg *d = pg_of(db);
+    for (int polled = 0;; polled = 1) {
+        /* Read what the socket holds (notifications, or the server's goodbye and EOF). */
+        if (PQstatus(d->conn) != CONNECTION_OK || !PQconsumeInput(d->conn) ||
+            PQstatus(d->conn) != CONNECTION_OK) {
+            int len = (int)strcspn(PQerrorMessage(d->conn), "\n");
+            return allot_errorf(err, ALLOT_EUNAVAIL, "pg: connection lost: %.*s", len,
+                                PQerrorMessage(d->conn));
+        }
+        int got = 0;
+        for (PGnotify *m; (m = PQnotifies(d->conn)) != NULL; got = 1)
+            PQfreemem(m);
+        if (got)
+            return 1;
+        if (polled)
+            return 0;
+        struct pollfd p[2] = {{.fd = PQsocket(d->conn), .events = POLLIN},
+                              {.fd = wake_fd, .events = POLLIN}};
+        int r = poll(p, wake_fd >= 0 ? 2 : 1, timeout_ms);
+        if (r < 0 && errno != EINTR)
+            return allot_errorf(err, ALLOT_EIO, "pg: poll: %s", strerror(errno));
+        if (r <= 0 || !(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            return 0; /* timeout, a signal, or woken */
+    }
+}
+
 static const struct db_ops pg_ops = {
     .name = "pg",
     .close = drv_close,
@@ -722,6 +775,8 @@ static const struct db_ops pg_ops = {
     .changes = drv_changes,
     .defer = drv_defer,
     .step_tx = drv_step_tx,
+    .listen = drv_listen,
+    .wait_notify = drv_wait_notify,
 };
 
 db_t *db_pg_open(const char *conninfo, int busy_timeout_ms, int durable, struct allot_error *err)
