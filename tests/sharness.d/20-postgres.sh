@@ -95,7 +95,8 @@ allot_storage_conf() {
 # (started by pg_start).  Own directory $PWD/NAME, free port, AuthType=none (test build,
 # loopback), group commit as configured.  Sets PGA_URL_<NAME>, PGA_PID_<NAME>.  Unlike
 # allotd_start (10-allotd.sh, one instance per test) it keeps no global state, so several run
-# at once.  pg_allotd_kill9 NAME / pg_allotd_stop NAME end one.
+# at once.  pg_allotd_kill9 NAME / pg_allotd_stop NAME end one.  PGA_ALLOTD, when set, is
+# the program run instead of this build's allotd (t5010: a valgrind wrapper).
 pg_allotd_start() {
     local name=$1; shift
     local dir=$PWD/$name port
@@ -114,7 +115,7 @@ pg_allotd_start() {
         local line
         for line in "$@"; do echo "$line"; done
     } >"$dir/allot.conf"
-    "$ALLOT_BUILD_DIR/src/allotd/allotd" --config "$dir/allot.conf" --foreground \
+    "${PGA_ALLOTD:-$ALLOT_BUILD_DIR/src/allotd/allotd}" --config "$dir/allot.conf" --foreground \
         </dev/null >>"$dir/stderr" 2>&1 &
     local pid=$!
     echo "$pid" >"$dir/mypid"
