@@ -80,11 +80,19 @@ void db_bind_null(db_stmt_t *s, int idx)
         s->bind_failed = idx;
 }
 
-int db_step(db_stmt_t *s, struct allot_error *err)
+/* A failed bind is reported by the statement's next step (db.h). */
+static int bind_check(db_stmt_t *s, struct allot_error *err)
 {
     if (s->bind_failed)
         return allot_errorf(err, ALLOT_EINTERNAL, "db: binding parameter $%d failed",
                             s->bind_failed);
+    return 0;
+}
+
+int db_step(db_stmt_t *s, struct allot_error *err)
+{
+    if (bind_check(s, err) < 0)
+        return -1;
     return s->db->ops->step(s, err);
 }
 
@@ -93,9 +101,8 @@ int db_step_tx(db_stmt_t *s, struct allot_error *err)
     if (!s->db->ops->step_tx)
         return allot_errorf(err, ALLOT_EINTERNAL, "db: %s runs no statement as a transaction",
                             s->db->ops->name);
-    if (s->bind_failed)
-        return allot_errorf(err, ALLOT_EINTERNAL, "db: binding parameter $%d failed",
-                            s->bind_failed);
+    if (bind_check(s, err) < 0)
+        return -1;
     return s->db->ops->step_tx(s, err);
 }
 

@@ -538,6 +538,18 @@ static int drv_bind_null(db_stmt_t *s, int idx)
     return 0;
 }
 
+/* A statement's successful result becomes its rows, read by db_step/db_column_*: 1 when
+ * it has a row, else 0. */
+static int keep_result(struct db_pg_stmt *q, PGresult *res)
+{
+    const char *ct = PQcmdTuples(res);
+    q->changes = ct && *ct ? strtoll(ct, NULL, 10) : 0;
+    q->res = res;
+    q->nrows = PQresultStatus(res) == PGRES_TUPLES_OK ? PQntuples(res) : 0;
+    q->row = 0;
+    return q->nrows > 0 ? 1 : 0;
+}
+
 static int drv_step(db_stmt_t *s, struct allot_error *err)
 {
     struct db_pg_stmt *q = (struct db_pg_stmt *)s;
@@ -589,12 +601,7 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
         PQclear(res);
         return -1;
     }
-    const char *ct = PQcmdTuples(res);
-    q->changes = ct && *ct ? strtoll(ct, NULL, 10) : 0;
-    q->res = res;
-    q->nrows = st == PGRES_TUPLES_OK ? PQntuples(res) : 0;
-    q->row = 0;
-    return q->nrows > 0 ? 1 : 0;
+    return keep_result(q, res);
 }
 
 /* db_step_tx: BEGIN, the write lock and s, Sync, COMMIT, Sync -- one round trip.  The sync
@@ -659,12 +666,7 @@ static int drv_step_tx(db_stmt_t *s, struct allot_error *err)
         PQclear(r[2]);
         return -1;
     }
-    const char *ct = PQcmdTuples(r[2]);
-    q->changes = ct && *ct ? strtoll(ct, NULL, 10) : 0;
-    q->res = r[2];
-    q->nrows = PQresultStatus(r[2]) == PGRES_TUPLES_OK ? PQntuples(r[2]) : 0;
-    q->row = 0;
-    return q->nrows > 0 ? 1 : 0;
+    return keep_result(q, r[2]);
 }
 
 static int64_t drv_column_int64(db_stmt_t *s, int col)

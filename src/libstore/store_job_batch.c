@@ -23,8 +23,8 @@
  * does not match (the books were inconsistent, or something wrote without the lock) the
  * statement fails by itself (allot_batch_guard, schema 0013, which also checks that every
  * settled run's row was updated: the COMMIT behind it then ends the transaction as a
- * rollback), and the writer runs the ops one by one, which
- * report the problem where it is.
+ * rollback), and the writer runs the ops one by one, which report the problem where it
+ * is.
  * The rows and columns it writes are the ones store_hold/store_settle write (store_job.c);
  * tests run the same ops both ways and compare.  A batch of one op takes this path too:
  * it is the one fast path of the hot verbs on PostgreSQL (schema 0012 dropped the
