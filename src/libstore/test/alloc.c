@@ -370,6 +370,75 @@ static void test_check_finds_corruption(void **state)
     assert_int_equal(n, 1);
 }
 
+/* SQL run on the store's own database, bypassing the store: 0, or -1 when refused.  On
+ * SQLite with foreign keys on, as every store connection has them. */
+static int raw_sql(struct fx *f, const char *sql)
+{
+    if (f->pg_schema[0])
+        return fx_pg_exec(f->pg_conninfo, sql);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL), SQLITE_OK);
+    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* Every ledger entry names an existing allocation, and an allocation that entries name
+ * cannot go, whoever writes: a foreign key on SQLite, a check per statement on PostgreSQL
+ * (schema 0015). */
+static void test_ledger_names_allocation(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    int64_t a = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
+    int64_t gone = a + 1000;
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES (%lld, 'credit', "
+             "1, %lld)",
+             (long long)gone, (long long)T0);
+    assert_int_equal(raw_sql(f, sql), -1);
+    /* One statement naming an allocation that exists and one that does not: none of it. */
+    snprintf(sql, sizeof sql,
+             "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES (%lld, 'credit', "
+             "2, %lld), (%lld, 'credit', 3, %lld)",
+             (long long)a, (long long)T0, (long long)gone, (long long)T0);
+    assert_int_equal(raw_sql(f, sql), -1);
+    char out[256] = "";
+    struct ledger_filter byalloc = {.alloc_id = a};
+    OK(f, store_ledger_list(f->st, &byalloc, collect_entries, out, &f->err));
+    assert_string_equal(out, "credit:1000 ");
+    /* Its own allocation: accepted (the check refuses only what it should). */
+    snprintf(sql, sizeof sql,
+             "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES (%lld, 'credit', "
+             "4, %lld), (%lld, 'credit', 5, %lld)",
+             (long long)a, (long long)T0, (long long)a, (long long)T0);
+    assert_int_equal(raw_sql(f, sql), 0);
+    out[0] = '\0';
+    OK(f, store_ledger_list(f->st, &byalloc, collect_entries, out, &f->err));
+    assert_string_equal(out, "credit:1000 credit:4 credit:5 ");
+    /* The allocation those entries name stays, and keeps its id (its balance row, which
+     * references it too, is removed first in the same transaction). */
+    snprintf(sql, sizeof sql,
+             "BEGIN; DELETE FROM alloc_balance WHERE alloc_id = %lld; "
+             "DELETE FROM allocations WHERE id = %lld; COMMIT",
+             (long long)a, (long long)a);
+    assert_int_equal(raw_sql(f, sql), -1);
+    snprintf(sql, sizeof sql,
+             "BEGIN; DELETE FROM alloc_balance WHERE alloc_id = %lld; "
+             "UPDATE allocations SET id = %lld WHERE id = %lld; COMMIT",
+             (long long)a, (long long)gone, (long long)a);
+    assert_int_equal(raw_sql(f, sql), -1);
+    struct allocation got;
+    struct balance b;
+    OK(f, store_alloc_get(f->st, a, &got, &b, &f->err));
+    assert_int_equal(b.granted_sumin, 1000);
+    if (f->pg_schema[0]) /* SQLite has no TRUNCATE */
+        assert_int_equal(raw_sql(f, "TRUNCATE allocations CASCADE"), -1);
+    OK(f, store_alloc_get(f->st, a, &got, &b, &f->err));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +450,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_credit_kinds, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_ledger_list, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_check_finds_corruption, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_ledger_names_allocation, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
