@@ -384,6 +384,18 @@ static int raw_sql(struct fx *f, const char *sql)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
+/* Two credit entries in one INSERT, bypassing the store: 0, or -1 when refused. */
+static int raw_credits(struct fx *f, int64_t a1, int64_t n1, int64_t a2, int64_t n2)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES (%lld, 'credit', "
+             "%lld, %lld), (%lld, 'credit', %lld, %lld)",
+             (long long)a1, (long long)n1, (long long)T0, (long long)a2, (long long)n2,
+             (long long)T0);
+    return raw_sql(f, sql);
+}
+
 /* Every ledger entry names an existing allocation, and an allocation that entries name
  * cannot go, whoever writes: a foreign key on SQLite, a check per statement on PostgreSQL
  * (schema 0015). */
@@ -393,31 +405,19 @@ static void test_ledger_names_allocation(void **state)
     fx_add_account(f, "chem", "root");
     int64_t a = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
     int64_t gone = a + 1000;
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES (%lld, 'credit', "
-             "1, %lld)",
-             (long long)gone, (long long)T0);
-    assert_int_equal(raw_sql(f, sql), -1);
+    assert_int_equal(raw_credits(f, gone, 1, gone, 1), -1);
     /* One statement naming an allocation that exists and one that does not: none of it. */
-    snprintf(sql, sizeof sql,
-             "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES (%lld, 'credit', "
-             "2, %lld), (%lld, 'credit', 3, %lld)",
-             (long long)a, (long long)T0, (long long)gone, (long long)T0);
-    assert_int_equal(raw_sql(f, sql), -1);
+    assert_int_equal(raw_credits(f, a, 2, gone, 3), -1);
     char out[256] = "";
     struct ledger_filter byalloc = {.alloc_id = a};
     OK(f, store_ledger_list(f->st, &byalloc, collect_entries, out, &f->err));
     assert_string_equal(out, "credit:1000 ");
     /* Its own allocation: accepted (the check refuses only what it should). */
-    snprintf(sql, sizeof sql,
-             "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES (%lld, 'credit', "
-             "4, %lld), (%lld, 'credit', 5, %lld)",
-             (long long)a, (long long)T0, (long long)a, (long long)T0);
-    assert_int_equal(raw_sql(f, sql), 0);
+    assert_int_equal(raw_credits(f, a, 4, a, 5), 0);
     out[0] = '\0';
     OK(f, store_ledger_list(f->st, &byalloc, collect_entries, out, &f->err));
     assert_string_equal(out, "credit:1000 credit:4 credit:5 ");
+    char sql[512];
     /* The allocation those entries name stays, and keeps its id (its balance row, which
      * references it too, is removed first in the same transaction). */
     snprintf(sql, sizeof sql,
