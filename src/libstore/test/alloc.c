@@ -439,6 +439,60 @@ static void test_ledger_names_allocation(void **state)
     OK(f, store_alloc_get(f->st, a, &got, &b, &f->err));
 }
 
+/* PostgreSQL: an INSERT into the ledger locks the allocations it names until it commits,
+ * as a foreign key does, so a DELETE of one cannot slip in before the entry is visible
+ * (schema 0015).  SQLite has one writer at a time: no such race. */
+static void test_ledger_insert_locks_allocation(void **state)
+{
+    struct fx *f = *state;
+    if (!f->pg_schema[0])
+        skip();
+    fx_add_account(f, "chem", "root");
+    int64_t b = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 0); /* no entries yet */
+    PGconn *c1 = PQconnectdb(f->pg_conninfo);
+    PGconn *c2 = PQconnectdb(f->pg_conninfo);
+    assert_int_equal(PQstatus(c1), CONNECTION_OK);
+    assert_int_equal(PQstatus(c2), CONNECTION_OK);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "BEGIN; INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) "
+             "VALUES (%lld, 'credit', 7, %lld)",
+             (long long)b, (long long)T0);
+    PGresult *r = PQexec(c1, sql);
+    int inserted = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    /* The entry is not committed, so the delete's own check cannot see it: only the lock
+     * stops it (lock_timeout, instead of a commit that would orphan the entry). */
+    snprintf(sql, sizeof sql,
+             "SET lock_timeout = '200ms'; BEGIN; DELETE FROM alloc_balance WHERE alloc_id = %lld; "
+             "DELETE FROM allocations WHERE id = %lld; COMMIT",
+             (long long)b, (long long)b);
+    r = PQexec(c2, sql);
+    int del_status = PQresultStatus(r);
+    char del_state[8] = "";
+    const char *st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    snprintf(del_state, sizeof del_state, "%s", st ? st : "");
+    PQclear(r);
+    r = PQexec(c1, "COMMIT");
+    int committed = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    /* Both connections are closed before any assertion: an open transaction would hold
+     * its locks and keep the teardown's DROP SCHEMA waiting. */
+    PQfinish(c2);
+    PQfinish(c1);
+    assert_true(inserted);
+    assert_int_equal(del_status, PGRES_FATAL_ERROR);
+    assert_string_equal(del_state, "55P03"); /* lock_not_available */
+    assert_true(committed);
+    struct allocation got;
+    struct balance bal;
+    OK(f, store_alloc_get(f->st, b, &got, &bal, &f->err));
+    char out[64] = "";
+    struct ledger_filter byalloc = {.alloc_id = b};
+    OK(f, store_ledger_list(f->st, &byalloc, collect_entries, out, &f->err));
+    assert_string_equal(out, "credit:7 ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +505,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ledger_list, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_check_finds_corruption, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_ledger_names_allocation, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_ledger_insert_locks_allocation, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
