@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* partcache.h - partitions cached to price jobs without a read round trip (PostgreSQL).
+/* partcache.h - partitions cached to price jobs without reading the database.
  *
  * An HTTP worker prices every hold from the job's partition (bank_cost).  On PostgreSQL
  * that lookup was one round trip per hold, ~15-20% of the machine's CPU under load
- * (bench/results/postgresql.md, session 8).  The cache answers only while its watch thread
- * listens, on a connection of its own, for partition changes (store_watch_partitions):
- *  - every change committed by anyone (this allotd, another one, psql) empties it when its
- *    notification arrives;
+ * (bench/results/postgresql.md, session 8); on SQLite a read transaction that, after each
+ * group commit, reads its pages again (~5-7 us of allotd's CPU per hold, session 10).
+ * The cache answers only while its watch thread watches partition changes on a connection
+ * of its own (store_watch_partitions):
+ *  - every change committed by anyone (this allotd, another one, psql or the sqlite3 shell)
+ *    empties it when the watch learns of it: PostgreSQL notifies, SQLite is looked at every
+ *    250 ms;
  *  - a change made through this allotd empties it before the client's reply too
  *    (partcache_changed), so that client's next job is priced the new way;
  *  - a lost watch connection turns the cache off (every lookup reads the database) until a
  *    new watch listens; it starts empty.
  * A lookup racing with a change may see the old partition, as it could before the cache:
  * the price is read outside the writer's transaction either way.
- * On SQLite nothing is cached: a lookup costs no round trip, and no change is notified.
  * Threads: every function is thread-safe.
  */
 #ifndef ALLOTD_PARTCACHE_H
@@ -24,9 +26,9 @@
 struct partcache;
 struct metrics;
 
-/* The cache, with its watch thread when cfg is PostgreSQL (cfg and m are borrowed for the
- * cache's life).  The watch connects in the background: until it listens, lookups read
- * the database.  NULL with err (EINTERNAL) when the thread cannot start. */
+/* The cache and its watch thread (cfg and m are borrowed for the cache's life).  The
+ * watch connects in the background: until it listens, lookups read the database.  NULL
+ * with err (EINTERNAL) when the thread cannot start. */
 struct partcache *partcache_start(const struct store_config *cfg, struct metrics *m,
                                   struct allot_error *err);
 /* Stop the watch (at most one poll timeout) and free; NULL is a no-op. */

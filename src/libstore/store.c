@@ -208,18 +208,6 @@ int store_split_sync(store_t *st, int *fd, struct allot_error *err)
     return db_split_sync(st->db, fd, err);
 }
 
-int store_watch_partitions(store_t *st, struct allot_error *err)
-{
-    if (st->in_tx)
-        return allot_errorf(err, ALLOT_EINTERNAL, "store_watch_partitions: inside a transaction");
-    return db_listen(st->db, "allot_partitions", err);
-}
-
-int store_wait_partitions(store_t *st, int wake_fd, int timeout_ms, struct allot_error *err)
-{
-    return db_wait_notify(st->db, wake_fd, timeout_ms, err);
-}
-
 void store_rollback(store_t *st)
 {
     if (!st->in_tx)

@@ -74,9 +74,10 @@ int store_split_sync(store_t *st, int *fd, struct allot_error *err);
 void store_rollback(store_t *st);
 /* Partition change watch, for a cache of partitions (allotd prices holds from one).
  * store_watch_partitions subscribes this connection to every committed change of the
- * partitions table, by anyone (PostgreSQL: LISTEN on the trigger of schema 0014); SQLite
- * cannot: EINTERNAL.  store_wait_partitions then returns 1 when changes were committed
- * since the last call, 0 after timeout_ms or when wake_fd (-1: none) became readable, -1
+ * partitions table, by anyone (PostgreSQL: LISTEN on the trigger of schema 0014; SQLite:
+ * the table is read every 250 ms and compared, store_watch.c).  store_wait_partitions then
+ * returns 1 when changes were committed since the last call, 0 after timeout_ms (SQLite: at
+ * most 250 ms) or when wake_fd (-1: none) became readable, -1
  * with err (EUNAVAIL) when the connection is lost: what changed meanwhile is unknown, so
  * the caller drops its cache, closes this store and watches again on a new one.
  * Call outside a transaction; the store does nothing else meanwhile. */

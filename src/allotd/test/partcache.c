@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test/partcache.c - the partition cache (partcache.h) on SQLite (allotd_partcache: never
- * caches, every change is seen at once) and on PostgreSQL (allotd_partcache_pg, label pg):
+/* test/partcache.c - the partition cache (partcache.h) on SQLite (allotd_partcache: hits
+ * counted in /metrics, changes seen within the watch's 250 ms poll) and on PostgreSQL
+ * (allotd_partcache_pg, label pg):
  * while its watch listens it answers from memory -- a change made with the notification
  * trigger disabled stays unseen, which is how the test knows a lookup was a hit -- and it
  * drops what it holds on partcache_changed, on a committed change's notification, and when
@@ -137,8 +138,25 @@ static int teardown(void **state)
     return 0;
 }
 
-/* SQLite: no watch, nothing cached; a change is seen by the next lookup. */
-static void test_sqlite_reads_through(void **state)
+/* Partition lookups the cache answered (hits), from /metrics. */
+static long hits(struct fixture *fx)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    metrics_render(fx->m, 0, NULL, &buf, &len);
+    assert_non_null(buf);
+    const char *key = "allot_partition_lookups_total{result=\"hit\"} ";
+    const char *at = strstr(buf, key);
+    assert_non_null(at);
+    long n = strtol(at + strlen(key), NULL, 10);
+    free(buf);
+    return n;
+}
+
+/* SQLite: the watch looks at the table every 250 ms.  Lookups are answered from memory
+ * (hits), a change through this process is seen at once (partcache_changed), and a change
+ * committed by another connection without telling the cache is seen within a few polls. */
+static void test_sqlite_cache_and_drops(void **state)
 {
     struct fixture *fx = *state;
     if (fx_pg_base())
@@ -146,13 +164,36 @@ static void test_sqlite_reads_through(void **state)
     struct allot_error err = {0};
     struct partcache *c = partcache_start(&fx->cfg, fx->m, &err);
     assert_non_null(c);
+    assert_true(wait_watching(c, 1, 10000));
+
+    long h0 = hits(fx);
     assert_string_equal(weights(fx, c), "CPU=1");
-    sleep_ms(200); /* a watch, if one wrongly ran, would be up by now */
-    assert_int_equal(partcache_watching(c), 0);
     assert_string_equal(weights(fx, c), "CPU=1");
+    assert_string_equal(weights(fx, c), "CPU=1");
+    assert_true(hits(fx) >= h0 + 2);
+
     set_weights(fx, "CPU=2");
+    partcache_changed(c);
     assert_string_equal(weights(fx, c), "CPU=2");
+
+    set_weights(fx, "CPU=3"); /* another connection; the cache is not told */
+    int seen = 0;
+    for (int i = 0; i < 5000 && !seen; i++) {
+        seen = strcmp(weights(fx, c), "CPU=3") == 0;
+        if (!seen)
+            sleep_ms(1);
+    }
+    assert_true(seen);
+    long h1 = hits(fx);
+    assert_string_equal(weights(fx, c), "CPU=3");
+    assert_true(hits(fx) > h1); /* cached again after the drop */
+
+    /* Stopping takes at most one poll of the watch. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     partcache_stop(c);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_true(t1.tv_sec - t0.tv_sec < 3);
 }
 
 static void test_pg_cache_and_drops(void **state)
@@ -210,7 +251,7 @@ static void test_pg_cache_and_drops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_sqlite_reads_through, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sqlite_cache_and_drops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pg_cache_and_drops, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
