@@ -277,7 +277,8 @@ struct settle_result {
     struct allocation alloc;
     struct balance bal;
     /* 1: alloc is known to have no policy, so a threshold check after this settle has
-     * nothing to evaluate; 0: not known (look it up).  Set by store_job_batch. */
+     * nothing to evaluate; 0: it has one, or not known (look it up).  Set by a settle that
+     * wrote (store_settle, store_job_batch); 0 on a replay and on a release. */
     int no_policy;
 };
 

@@ -30,6 +30,12 @@ static const char SQL_ALLOC_GET[] =
     "SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM allocations al "
     "JOIN accounts ac ON ac.id = al.account_id "
     "LEFT JOIN alloc_balance b ON b.alloc_id = al.id WHERE al.id = $1";
+/* SQL_ALLOC_GET and whether a policy governs the allocation (a settle's answer). */
+static const char SQL_ALLOC_GET_POLICY[] =
+    "SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS ", "
+    "EXISTS (SELECT 1 FROM policies p WHERE p.alloc_id = al.id) FROM allocations al "
+    "JOIN accounts ac ON ac.id = al.account_id "
+    "LEFT JOIN alloc_balance b ON b.alloc_id = al.id WHERE al.id = $1";
 static const char SQL_ALLOC_MODIFY[] = "UPDATE allocations SET start_s = $1, end_s = $2, "
                                        "category = $3, comment = $4 WHERE id = $5";
 static const char SQL_ALLOC_LEDGER_COUNT[] = "SELECT COUNT(*) FROM ledger WHERE alloc_id = $1";
@@ -128,10 +134,11 @@ static void read_entry(db_stmt_t *s, struct ledger_entry *e)
     db_column_copy(s, 10, e->idem_key, sizeof e->idem_key);
 }
 
-int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
-                     struct allot_error *err)
+static int alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
+                      int *policy, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_ALLOC_GET, SQL_ALLOC_GET, err);
+    db_stmt_t *s = policy ? store_stmt(st, STMT_ALLOC_GET_POLICY, SQL_ALLOC_GET_POLICY, err)
+                          : store_stmt(st, STMT_ALLOC_GET, SQL_ALLOC_GET, err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, id);
@@ -144,8 +151,22 @@ int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balan
         store_read_alloc(s, 0, a);
     if (b)
         store_read_balance(s, STORE_ALLOC_NCOLS, id, b);
+    if (policy)
+        *policy = db_column_int64(s, STORE_ALLOC_NCOLS + STORE_BALANCE_NCOLS) != 0;
     db_reset(s);
     return 0;
+}
+
+int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
+                     struct allot_error *err)
+{
+    return alloc_read(st, id, a, b, NULL, err);
+}
+
+int store_alloc_read_policy(store_t *st, int64_t id, struct allocation *a, struct balance *b,
+                            int *policy, struct allot_error *err)
+{
+    return alloc_read(st, id, a, b, policy, err);
 }
 
 int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_error *err)

@@ -105,6 +105,7 @@ enum store_stmt_id {
     STMT_ALLOC_ADD,
     STMT_ALLOC_BALANCE_ADD,
     STMT_ALLOC_GET,
+    STMT_ALLOC_GET_POLICY,
     STMT_ALLOC_MODIFY,
     STMT_ALLOC_LEDGER_COUNT,
     STMT_ALLOC_HELD_BEFORE,
@@ -196,6 +197,9 @@ int64_t store_settle_elapsed(const struct settle_req *r);
 /* Read allocation id with its balance; ENOENT when missing. */
 int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
                      struct allot_error *err);
+/* The same, and *policy = 1 when a policy governs it (a settle's no_policy). */
+int store_alloc_read_policy(store_t *st, int64_t id, struct allocation *a, struct balance *b,
+                            int *policy, struct allot_error *err);
 
 /* The cached balance of allocation id; ENOENT when it has none. */
 int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_error *err);

@@ -602,7 +602,15 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
             return -1;
     }
     res->job = j;
-    return fill_payer(st, &j, &res->alloc, &res->bal, err);
+    if (j.alloc_id == 0) { /* refused, never held: no payer, nothing to evaluate */
+        res->no_policy = 1;
+        return 0;
+    }
+    int policy = 1;
+    if (store_alloc_read_policy(st, j.alloc_id, &res->alloc, &res->bal, &policy, err) < 0)
+        return -1;
+    res->no_policy = !policy;
+    return 0;
 }
 
 int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run, const char *actor,
