@@ -2,15 +2,25 @@
 /* bank_loadgen.c - drive admit/hold/settle through allotd's HTTP API and print throughput
  * and latency percentiles (issue 2 "Measure").
  *
- * N client threads each keep one HTTP/1.1 keep-alive connection (TCP or Unix socket) and
- * loop: [admit] -> hold -> settle for the next job id, until the op budget or the duration
- * runs out.  Every request's latency is recorded in a per-thread array (no locks on the
- * measuring path); percentiles are computed after the run.  A "pair" is one hold plus one
- * settle, both acknowledged (durable) by allotd.  Raw sockets instead of libcurl keep the
- * client's own cost small next to the server's.
+ * N clients, each one HTTP/1.1 keep-alive connection (TCP or Unix socket) with one request
+ * in flight, loop: [admit] -> hold -> settle for the next job id, until the op budget runs
+ * out.  A "pair" is one hold plus one settle, both acknowledged (durable) by allotd.
+ *
+ * The clients are connections, not threads: one thread drives all of them with epoll, as a
+ * server's many callers would look from one busy host.  The load generator shares this
+ * machine's two cores with allotd, so its own cost comes out of what the bank can use; a
+ * thread per client (sessions 1-9) cost ~10 us of CPU per request and woke a thread for
+ * every reply (bench/results/bank.md, session 10).  Every request's latency (write of the
+ * request to the last byte of its reply) goes into one array; percentiles come after the
+ * run.  Raw sockets instead of libcurl keep the client's own cost small.
  *
  * --floor sends two GET /v1/whoami per pair instead: no storage at all, so it measures what
  * the HTTP path and this load generator allow on the machine (a ceiling for the bank).
+ *
+ * Job ids come from one sequence shared by all clients, as slurmctld numbers jobs
+ * (FirstJobId, then +1 per job), so every job-keyed index grows at one end as it does on a
+ * cluster.  Before session 10 each client had its own stripe (base + client x 10^8): 32
+ * separate insertion points in each of those indexes, a pattern no cluster produces.
  *
  * Authentication: the target must run with AuthType=none (test builds, loopback): the
  * client sends X-Allot-User.  Jobs are spread over --accounts accounts (acct0..acctK-1)
@@ -18,16 +28,16 @@
  * on one allocation.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -50,17 +60,30 @@ struct opts {
     long job_base;      /* first job id */
 };
 
+enum step { STEP_ADMIT, STEP_HOLD, STEP_SETTLE, STEP_FLOOR1, STEP_FLOOR2 };
+
 struct client {
-    const struct opts *o;
     int id;
-    long pairs;
-    double *lat_us;     /* one entry per request */
-    long nlat;
-    long errors;
-    long refused;
-    long replays; /* answers marked "replay": the bank did nothing new (overlapping job ids) */
     int fd;
-    char buf[16384];
+    long pairs;   /* pairs (or floor pairs) still to start */
+    long job;     /* the current pair's job id */
+    int acct;
+    enum step step;
+    double t0_us; /* when the request in flight was written */
+    char out[2048];
+    size_t out_len, out_off;
+    char in[16384];
+    size_t in_len;
+};
+
+struct run {
+    const struct opts *o;
+    int ep;
+    long next_job;
+    long live;        /* clients with work left */
+    double *lat_us;   /* one entry per request */
+    long nlat, cap;
+    long errors, refused, replays; /* replays: the bank did nothing new (job ids used before) */
 };
 
 static double now_us(void)
@@ -92,6 +115,10 @@ static int connect_target(const struct opts *o)
         if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
             goto fail;
     }
+    /* Connected while blocking (loopback: at once); nonblocking from here on. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        goto fail;
     return fd;
 fail:
     if (fd >= 0)
@@ -99,153 +126,213 @@ fail:
     return -1;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* Write what is left of c->out; 0 when all is written or the socket is full (EPOLLOUT
+ * finishes it), -1 on error. */
+static int flush_out(struct run *r, struct client *c)
 {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
+    while (c->out_off < c->out_len) {
+        ssize_t w = write(c->fd, c->out + c->out_off, c->out_len - c->out_off);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
+            return epoll_ctl(r->ep, EPOLL_CTL_MOD, c->fd, &ev);
+        }
         if (w <= 0)
             return -1;
-        p += w;
-        n -= (size_t)w;
+        c->out_off += (size_t)w;
     }
     return 0;
 }
 
-/* Send one POST (a GET when body is NULL) and read the whole reply; returns the HTTP
- * status or -1. */
-static int post(struct client *c, const char *path, const char *body)
+/* Start c's next request: the next step of its pair, or the first of a new pair. */
+static int send_next(struct run *r, struct client *c)
 {
-    char req[2048];
-    int n = body ? snprintf(req, sizeof(req),
-                            "POST %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n"
-                            "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                            path, c->o->user, strlen(body), body)
-                 : snprintf(req, sizeof(req),
-                            "GET %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n\r\n",
-                            path, c->o->user);
-    if (n < 0 || (size_t)n >= sizeof(req) || write_all(c->fd, req, (size_t)n) < 0)
-        return -1;
-    size_t have = 0;
-    char *hdr_end = NULL;
-    while (!hdr_end) {
-        if (have >= sizeof(c->buf) - 1)
-            return -1;
-        ssize_t r = read(c->fd, c->buf + have, sizeof(c->buf) - 1 - have);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        have += (size_t)r;
-        c->buf[have] = '\0';
-        hdr_end = strstr(c->buf, "\r\n\r\n");
-    }
-    int status = 0;
-    if (sscanf(c->buf, "HTTP/1.%*d %d", &status) != 1)
-        return -1;
-    const char *cl = strcasestr(c->buf, "\r\nContent-Length:");
-    if (!cl || cl > hdr_end)
-        return -1;
-    long len = strtol(cl + 17, NULL, 10);
-    size_t need = (size_t)(hdr_end + 4 - c->buf) + (size_t)len;
-    if (len < 0 || need >= sizeof(c->buf))
-        return -1;
-    while (have < need) {
-        ssize_t r = read(c->fd, c->buf + have, need - have);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        have += (size_t)r;
-    }
-    c->buf[have] = '\0'; /* need < sizeof(c->buf): the body is a string for is_replay */
-    return status;
-}
-
-/* The last reply (in c->buf) says the request was a replay of one already applied. */
-static int is_replay(const struct client *c)
-{
-    const char *body = strstr(c->buf, "\r\n\r\n");
-    return body && (strstr(body, "\"replay\":true") || strstr(body, "\"replay\": true"));
-}
-
-static int timed_post(struct client *c, const char *path, const char *body)
-{
-    double t0 = now_us();
-    int st = post(c, path, body);
-    c->lat_us[c->nlat++] = now_us() - t0;
-    if (st < 0) {
-        close(c->fd);
-        c->fd = connect_target(c->o); /* reconnect and go on; counted as an error */
-    }
-    return st;
-}
-
-/* Job ids come from one sequence shared by all clients, as slurmctld numbers jobs
- * (FirstJobId, then +1 per job), so every job-keyed index grows at one end as it does on a
- * cluster.  Before session 10 each client had its own stripe (base + client x 10^8): 32
- * separate insertion points in each of those indexes, a pattern no cluster produces, that
- * cost ~20% (bench/results/bank.md, session 10). */
-static atomic_long next_job;
-
-static void *client_main(void *arg)
-{
-    struct client *c = arg;
-    const struct opts *o = c->o;
+    const struct opts *o = r->o;
+    const char *path = NULL;
     char body[1024];
-    c->fd = connect_target(o);
-    if (c->fd < 0) {
-        c->errors++;
-        return NULL;
-    }
-    for (long i = 0; i < c->pairs && o->floor; i++) {
-        /* Two requests that touch no storage: the cost of the HTTP path alone. */
-        for (int k = 0; k < 2; k++) {
-            if (timed_post(c, "/v1/whoami", NULL) != 200)
-                c->errors++;
-        }
-    }
-    for (long i = 0; i < c->pairs && !o->floor; i++) {
-        long job = o->job_base + atomic_fetch_add(&next_job, 1);
-        int acct = (int)((c->id + i) % o->accounts);
-        if (o->admit) {
-            snprintf(body, sizeof(body),
-                     "{\"cluster\":\"%s\",\"user\":\"%s\",\"account\":\"acct%d\","
-                     "\"partition\":\"%s\",\"time_limit_s\":600,\"tres\":\"cpu=1,node=1\"}",
-                     o->cluster, o->user, acct, o->partition);
-            int st = timed_post(c, "/v1/jobs/admit", body);
-            if (st != 200)
-                c->errors++;
-        }
+    body[0] = '\0';
+    switch (c->step) {
+    case STEP_FLOOR1:
+    case STEP_FLOOR2:
+        path = "/v1/whoami";
+        break;
+    case STEP_ADMIT:
+        path = "/v1/jobs/admit";
+        snprintf(body, sizeof(body),
+                 "{\"cluster\":\"%s\",\"user\":\"%s\",\"account\":\"acct%d\","
+                 "\"partition\":\"%s\",\"time_limit_s\":600,\"tres\":\"cpu=1,node=1\"}",
+                 o->cluster, o->user, c->acct, o->partition);
+        break;
+    case STEP_HOLD:
+        path = "/v1/jobs/hold";
         snprintf(body, sizeof(body),
                  "{\"cluster\":\"%s\",\"job_id\":%ld,\"run\":0,\"user\":\"%s\","
                  "\"account\":\"acct%d\",\"partition\":\"%s\",\"start\":%ld,"
                  "\"time_limit_s\":600,\"alloc_tres\":\"cpu=1,node=1\",\"billing\":1}",
-                 o->cluster, job, o->user, acct, o->partition, (long)time(NULL));
-        int st = timed_post(c, "/v1/jobs/hold", body);
-        if (st == 402) {
-            c->refused++;
-            continue;
-        }
-        if (st != 200) {
-            c->errors++;
-            continue;
-        }
-        if (is_replay(c))
-            c->replays++;
+                 o->cluster, c->job, o->user, c->acct, o->partition, (long)time(NULL));
+        break;
+    case STEP_SETTLE:
+        path = "/v1/jobs/settle";
         snprintf(body, sizeof(body),
                  "{\"cluster\":\"%s\",\"job_id\":%ld,\"run\":0,\"elapsed_s\":55,"
                  "\"state\":\"COMPLETED\"}",
-                 o->cluster, job);
-        st = timed_post(c, "/v1/jobs/settle", body);
-        if (st != 200)
-            c->errors++;
-        else if (is_replay(c))
-            c->replays++;
+                 o->cluster, c->job);
+        break;
     }
+    int n = c->step == STEP_FLOOR1 || c->step == STEP_FLOOR2
+                ? snprintf(c->out, sizeof(c->out),
+                           "GET %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n\r\n", path,
+                           o->user)
+                : snprintf(c->out, sizeof(c->out),
+                           "POST %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n"
+                           "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                           path, o->user, strlen(body), body);
+    if (n < 0 || (size_t)n >= sizeof(c->out))
+        return -1;
+    c->out_len = (size_t)n;
+    c->out_off = 0;
+    c->in_len = 0;
+    c->t0_us = now_us();
+    return flush_out(r, c);
+}
+
+/* Begin c's next pair, or retire c when its budget is spent (-1 only on a write error). */
+static int next_pair(struct run *r, struct client *c)
+{
+    if (c->pairs == 0) {
+        r->live--;
+        epoll_ctl(r->ep, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+        c->fd = -1;
+        return 0;
+    }
+    long i = c->pairs--;
+    if (r->o->floor) {
+        c->step = STEP_FLOOR1;
+    } else {
+        c->job = r->o->job_base + r->next_job++;
+        c->acct = (int)((c->id + i) % r->o->accounts);
+        c->step = r->o->admit ? STEP_ADMIT : STEP_HOLD;
+    }
+    return send_next(r, c);
+}
+
+/* A reply is complete in c->in: its status, or 0 while more is to come, -1 if malformed. */
+static int reply_status(struct client *c)
+{
+    c->in[c->in_len] = '\0';
+    const char *hdr_end = strstr(c->in, "\r\n\r\n");
+    if (!hdr_end)
+        return c->in_len >= sizeof(c->in) - 1 ? -1 : 0;
+    const char *cl = strcasestr(c->in, "\r\nContent-Length:");
+    if (!cl || cl > hdr_end)
+        return -1;
+    long len = strtol(cl + 17, NULL, 10);
+    size_t need = (size_t)(hdr_end + 4 - c->in) + (size_t)len;
+    if (len < 0 || need >= sizeof(c->in))
+        return -1;
+    if (c->in_len < need)
+        return 0;
+    int status = 0;
+    if (sscanf(c->in, "HTTP/1.%*d %d", &status) != 1 || status <= 0)
+        return -1;
+    return status;
+}
+
+/* The reply (in c->in) says the request was a replay of one already applied. */
+static int is_replay(const struct client *c)
+{
+    const char *body = strstr(c->in, "\r\n\r\n");
+    return body && (strstr(body, "\"replay\":true") || strstr(body, "\"replay\": true"));
+}
+
+/* The connection failed mid-request: count an error, reconnect and go on with a new pair. */
+static int reconnect(struct run *r, struct client *c)
+{
+    r->errors++;
+    epoll_ctl(r->ep, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
-    return NULL;
+    c->fd = connect_target(r->o);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (c->fd < 0 || epoll_ctl(r->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+        fprintf(stderr, "bank_loadgen: cannot reconnect: %s\n", strerror(errno));
+        return -1;
+    }
+    return next_pair(r, c);
+}
+
+/* A whole reply arrived: record it and send what follows. */
+static int on_reply(struct run *r, struct client *c, int status)
+{
+    if (r->nlat < r->cap)
+        r->lat_us[r->nlat++] = now_us() - c->t0_us;
+    switch (c->step) {
+    case STEP_FLOOR1:
+        if (status != 200)
+            r->errors++;
+        c->step = STEP_FLOOR2;
+        return send_next(r, c);
+    case STEP_FLOOR2:
+        if (status != 200)
+            r->errors++;
+        return next_pair(r, c);
+    case STEP_ADMIT:
+        if (status != 200)
+            r->errors++;
+        c->step = STEP_HOLD;
+        return send_next(r, c);
+    case STEP_HOLD:
+        if (status == 402) {
+            r->refused++;
+            return next_pair(r, c);
+        }
+        if (status != 200) {
+            r->errors++;
+            return next_pair(r, c);
+        }
+        if (is_replay(c))
+            r->replays++;
+        c->step = STEP_SETTLE;
+        return send_next(r, c);
+    case STEP_SETTLE:
+        if (status != 200)
+            r->errors++;
+        else if (is_replay(c))
+            r->replays++;
+        return next_pair(r, c);
+    }
+    return -1;
+}
+
+static int on_event(struct run *r, struct client *c, uint32_t events)
+{
+    if (events & EPOLLOUT) {
+        if (flush_out(r, c) < 0)
+            return reconnect(r, c);
+        if (c->out_off == c->out_len) {
+            struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+            if (epoll_ctl(r->ep, EPOLL_CTL_MOD, c->fd, &ev) < 0)
+                return -1;
+        }
+    }
+    if (!(events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+        return 0;
+    for (;;) {
+        ssize_t n = read(c->fd, c->in + c->in_len, sizeof(c->in) - 1 - c->in_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n <= 0)
+            return reconnect(r, c);
+        c->in_len += (size_t)n;
+        int status = reply_status(c);
+        if (status < 0)
+            return reconnect(r, c);
+        if (status > 0)
+            return on_reply(r, c, status);
+    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -260,6 +347,8 @@ static void usage(void)
             "usage: bank_loadgen (--tcp HOST:PORT | --unix PATH) [--clients N] [--pairs N]\n"
             "                    [--accounts K] [--admit] [--cluster C] [--partition P]\n"
             "                    [--user U] [--job-base N] [--floor]\n"
+            "  Each client is one keep-alive connection with one request in flight; one\n"
+            "  thread drives them all (epoll).  Job ids: --job-base, --job-base + 1, ...\n"
             "  --floor: two GET /v1/whoami per pair instead of hold+settle (the HTTP path\n"
             "           alone, no storage: what the machine allows before the bank's work)\n");
     exit(2);
@@ -304,55 +393,73 @@ int main(int argc, char **argv)
         o.accounts < 1)
         usage();
 
-    struct client *cl = xcalloc((size_t)o.clients, sizeof(*cl));
-    pthread_t *th = xcalloc((size_t)o.clients, sizeof(*th));
     int per_pair = o.admit ? 3 : 2;
+    struct run r = {.o = &o, .cap = o.pairs * per_pair};
+    r.lat_us = xcalloc((size_t)r.cap + 1, sizeof(double));
+    r.ep = epoll_create1(EPOLL_CLOEXEC);
+    if (r.ep < 0) {
+        perror("bank_loadgen: epoll_create1");
+        return 1;
+    }
+    struct client *cl = xcalloc((size_t)o.clients, sizeof(*cl));
     for (int i = 0; i < o.clients; i++) {
-        cl[i].o = &o;
-        cl[i].id = i;
-        cl[i].pairs = o.pairs / o.clients + (i < o.pairs % o.clients);
-        cl[i].lat_us = xcalloc((size_t)(cl[i].pairs * per_pair + 1), sizeof(double));
+        struct client *c = &cl[i];
+        c->id = i;
+        c->pairs = o.pairs / o.clients + (i < o.pairs % o.clients);
+        c->fd = connect_target(&o);
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        if (c->fd < 0 || epoll_ctl(r.ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+            fprintf(stderr, "bank_loadgen: cannot connect: %s\n", strerror(errno));
+            return 1;
+        }
+        r.live++;
     }
     double t0 = now_us();
     for (int i = 0; i < o.clients; i++)
-        if (pthread_create(&th[i], NULL, client_main, &cl[i]) != 0) {
-            fprintf(stderr, "bank_loadgen: pthread_create failed\n");
+        if (next_pair(&r, &cl[i]) < 0) {
+            fprintf(stderr, "bank_loadgen: cannot send: %s\n", strerror(errno));
             return 1;
         }
-    for (int i = 0; i < o.clients; i++)
-        pthread_join(th[i], NULL);
-    double secs = (now_us() - t0) / 1e6;
-
-    long total = 0, errors = 0, refused = 0, replays = 0;
-    for (int i = 0; i < o.clients; i++) {
-        total += cl[i].nlat;
-        errors += cl[i].errors;
-        refused += cl[i].refused;
-        replays += cl[i].replays;
+    struct epoll_event evs[64];
+    while (r.live > 0) {
+        /* Bounded: a server that stops answering ends the run with errors, not a hang. */
+        int n = epoll_wait(r.ep, evs, 64, 30000);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            fprintf(stderr, "bank_loadgen: %s\n",
+                    n == 0 ? "no reply for 30 s; giving up" : strerror(errno));
+            r.errors += r.live;
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            if (on_event(&r, evs[i].data.ptr, evs[i].events) < 0) {
+                fprintf(stderr, "bank_loadgen: %s\n", strerror(errno));
+                return 1;
+            }
     }
-    if (replays)
+    double secs = (now_us() - t0) / 1e6;
+    for (int i = 0; i < o.clients; i++)
+        if (cl[i].fd >= 0)
+            close(cl[i].fd);
+    close(r.ep);
+
+    if (r.replays)
         fprintf(stderr, "bank_loadgen: WARNING: %ld answers were replays (job ids used before): "
                         "those requests wrote nothing, so the numbers are not a fresh load\n",
-                replays);
-    double *all = xcalloc((size_t)total + 1, sizeof(double));
-    long k = 0;
-    for (int i = 0; i < o.clients; i++) {
-        memcpy(all + k, cl[i].lat_us, (size_t)cl[i].nlat * sizeof(double));
-        k += cl[i].nlat;
-        free(cl[i].lat_us);
-    }
-    qsort(all, (size_t)total, sizeof(double), cmp_double);
-#define PCT(p) (total ? all[(long)((double)(total - 1) * (p))] / 1000.0 : 0.0)
-    long pairs_done = o.pairs - refused;
+                r.replays);
+    long total = r.nlat;
+    qsort(r.lat_us, (size_t)total, sizeof(double), cmp_double);
+#define PCT(p) (total ? r.lat_us[(long)((double)(total - 1) * (p))] / 1000.0 : 0.0)
+    long pairs_done = o.pairs - r.refused;
     printf("clients=%d accounts=%d admit=%d pairs=%ld requests=%ld errors=%ld refused=%ld "
            "replays=%ld\n",
-           o.clients, o.accounts, o.admit, pairs_done, total, errors, refused, replays);
+           o.clients, o.accounts, o.admit, pairs_done, total, r.errors, r.refused, r.replays);
     printf("elapsed_s=%.3f pairs_per_s=%.0f requests_per_s=%.0f\n", secs,
            (double)pairs_done / secs, (double)total / secs);
     printf("latency_ms p50=%.3f p99=%.3f p99.9=%.3f max=%.3f\n", PCT(0.50), PCT(0.99),
-           PCT(0.999), total ? all[total - 1] / 1000.0 : 0.0);
-    free(all);
+           PCT(0.999), total ? r.lat_us[total - 1] / 1000.0 : 0.0);
+    free(r.lat_us);
     free(cl);
-    free(th);
-    return errors ? 1 : 0;
+    return r.errors ? 1 : 0;
 }
