@@ -34,7 +34,7 @@ void metrics_request(struct metrics *m, int route, int status, int64_t latency_u
 /* One group commit of n ops; ok = 0 when the commit failed.  run_us and commit_us: the
  * writer's time running the ops and committing them. */
 void metrics_batch(struct metrics *m, int n, int ok, int64_t run_us, int64_t commit_us);
-/* One pass of the completer: sync_us flushing committed batches to disk, complete_us
+/* One pass of a completer: sync_us flushing committed batches to disk, complete_us
  * completing their ops (waking their connections). */
 void metrics_flush(struct metrics *m, int64_t sync_us, int64_t complete_us);
 

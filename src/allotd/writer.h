@@ -5,9 +5,9 @@
  * transaction (store_begin) and then takes up to MaxBatch queued ops (so ops that arrive
  * while BEGIN waits join the batch), runs each op inside its own savepoint (an op that
  * fails is rolled back alone and the others go on), commits once, and hands the batch to
- * the completer thread, which makes it durable (one fdatasync for every batch handed over
- * since its last flush, on SQLite; a PostgreSQL commit is durable by itself) and only then
- * completes every op.  So a reply is never sent before its change is durable, many
+ * a completer thread, which makes it durable (one fdatasync for every batch handed over
+ * and not yet taken, on SQLite; a PostgreSQL commit is durable by itself) and only then
+ * completes every op.  Two completers flush at once when batches come faster than flushes.  So a reply is never sent before its change is durable, many
  * requests share one flush, and the writer runs the next batch while the last is flushed.
  * When the commit itself fails, every op of the batch fails with the commit's error and
  * nothing of it is visible -- except what store_job_batch committed (below).
@@ -23,13 +23,14 @@
  * op k fails there, the transaction is rolled back, op k keeps its error, and the batch runs
  * again the usual way (savepoints) without op k: the outcome is what the usual way gives.
  *
- * Completion is a callback (op->done), called on the completer thread after the flush (or
- * after the failure), in commit order; the HTTP layer uses it to resume a suspended connection, so a worker
- * thread is never blocked waiting for a commit.  An op is owned by the submitter and must
+ * Completion is a callback (op->done), called on a completer thread after the flush (or
+ * after the failure): a batch's ops in order, batches in commit order or not.  The HTTP
+ * layer uses it to resume a suspended connection, so a worker thread is never blocked
+ * waiting for a commit.  An op is owned by the submitter and must
  * stay valid until done() has been called.
  *
  * Threads: writer_submit() from any thread; ops run on the writer thread only, done() on
- * the completer thread.
+ * the completer threads.
  */
 #ifndef ALLOTD_WRITER_H
 #define ALLOTD_WRITER_H
@@ -46,7 +47,7 @@ struct write_op {
     /* Inputs (set by the submitter). */
     int (*run)(store_t *st, void *arg, struct allot_error *err); /* in a savepoint */
     void *arg;
-    void (*done)(struct write_op *op); /* once durable (or failed); on the completer */
+    void (*done)(struct write_op *op); /* once durable (or failed); on a completer */
     void *done_arg;
     /* 1: run() may be run again after a rollback of its effects, with the same outcome
      * and no effect outside the store (it rewrites all its outputs).  A batch made only of
