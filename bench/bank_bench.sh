@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # bank_bench.sh [BUILD_DIR] - issue 2 "Measure": durable hold+settle pairs through allotd's
 # HTTP API on the SQLite backend, with N keep-alive clients, spread over many allocations and
-# all on one allocation.  Prints bank_loadgen's lines (ops/s, p50/p99/p99.9).  allotd runs in
-# a temporary directory with AuthType=none (test build, loopback) and is stopped at the end.
-#   CLIENTS=32 PAIRS=100000 [THREADS=N: allotd worker threads, default CLIENTS] bash bench/bank_bench.sh build
+# all on one allocation, over allotd's Unix socket (the Slurm plugins' default path:
+# AllotdUrl empty = unix:ListenSocket) and over TCP (loopback).  Prints bank_loadgen's lines
+# (ops/s, p50/p99/p99.9) and the CPU each phase cost.  allotd runs in a temporary directory
+# with AuthType=none (test build, loopback) and its default Threads, and is stopped at the end.
+#   CLIENTS=32 PAIRS=100000 [THREADS=N: allotd's HTTP worker threads] bash bench/bank_bench.sh build
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
@@ -24,7 +26,7 @@ AuthType=none
 TestMode=local
 SuperUsers=root
 LogFile=$tmp/allotd.log
-Threads=${THREADS:-$CLIENTS}
+${THREADS:+Threads=$THREADS}
 LogLevel=warn
 CONF
 "$ALLOT_BUILD_DIR/src/allotd/allotd" --config allot.conf --foreground >stderr 2>&1 &
@@ -53,8 +55,12 @@ writer_phases() {
         /^allot_writer_seconds_total\{phase="complete"\}/ {d = $2}
         /^allot_commit_batch_ops_count/ {n = $2} END {print r + 0, c + 0, y + 0, d + 0, n + 0}'
 }
+# CPU per request by thread (utime+stime of /proc/PID/task/*): the writer and the
+# completers are allotd's threads named "allotd" (the writer is the busiest of them).
+tasks() { for t in /proc/$pid/task/*; do echo "$(basename "$t") $(tr -d ' ' <"$t/comm") $(awk '{print $14 + $15}' "$t/stat")"; done | sort; }
 run_loadgen() {
     local before after reqs wb wa
+    tasks >"$tmp/tasks.a"
     wb=$(writer_phases)
     before=$(cpu_ticks)
     { time "$ALLOT_BUILD_DIR/bench/bank_loadgen" "$@" >"$tmp/lg.out"; } 2>"$tmp/lg.time"
@@ -67,23 +73,39 @@ run_loadgen() {
         if (n > 0) printf "; %.0f us user + %.0f us sys per request", 1e6 * u / n, 1e6 * s / n
         print ""}'
     wa=$(writer_phases)
+    tasks >"$tmp/tasks.b"
+    join "$tmp/tasks.a" "$tmp/tasks.b" | awk -v n="${reqs:-0}" -v hz="$tck" '
+        {d = $5 - $3} $2 == "allotd" {if (d > w) {o += w; w = d} else o += d; next} {h += d}
+        END {if (n > 0) printf "allotd cpu per request: writer %.1f us, its other threads (completers, main) %.1f us, HTTP workers %.1f us\n",
+            1e6 * w / hz / n, 1e6 * o / hz / n, 1e6 * h / hz / n}'
     awk -v b="$wb" -v a="$wa" 'BEGIN {
         split(b, x, " "); split(a, y, " "); n = y[5] - x[5]; if (n <= 0) exit
         printf "writer: %d batches; per batch: writer runs %.0f us, commits %.0f us; completer syncs %.0f us, completes %.0f us\n",
             n, 1e6 * (y[1] - x[1]) / n, 1e6 * (y[2] - x[2]) / n, 1e6 * (y[3] - x[3]) / n, 1e6 * (y[4] - x[4]) / n}'
 }
 echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
-echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations"
-run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
-    --pairs "$PAIRS" --accounts "$ACCOUNTS" --job-base 1
-echo "== $CLIENTS clients, $PAIRS pairs on one allocation"
-run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
-    --pairs "$PAIRS" --accounts 1 --job-base 5000000000
-echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations"
-run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
-    --pairs $((PAIRS / 4)) --accounts "$ACCOUNTS" --admit --job-base 9000000000
-echo "== $CLIENTS clients, HTTP floor: $PAIRS x 2 GET /v1/whoami (no storage; the ceiling this machine allows)"
-run_loadgen --tcp "127.0.0.1:$port" --clients "$CLIENTS" --pairs "$PAIRS" --floor
+unix=(--unix "$tmp/allotd.sock")
+tcp=(--tcp "127.0.0.1:$port")
+echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations, Unix socket"
+run_loadgen "${unix[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts "$ACCOUNTS" \
+    --job-base 1
+echo "== $CLIENTS clients, $PAIRS pairs on one allocation, Unix socket"
+run_loadgen "${unix[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
+    --job-base 2000000000
+echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations, TCP"
+run_loadgen "${tcp[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts "$ACCOUNTS" \
+    --job-base 4000000000
+echo "== $CLIENTS clients, $PAIRS pairs on one allocation, TCP"
+run_loadgen "${tcp[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
+    --job-base 6000000000
+echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations, Unix socket"
+run_loadgen "${unix[@]}" --clients "$CLIENTS" --pairs $((PAIRS / 4)) --accounts "$ACCOUNTS" \
+    --admit --job-base 8000000000
+for t in unix tcp; do
+    echo "== $CLIENTS clients, HTTP floor: $PAIRS x 2 GET /v1/whoami, $t (no storage; the ceiling this machine allows)"
+    declare -n target=$t
+    run_loadgen "${target[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --floor
+done
 # Group commit: ops per committed batch over the whole run (from allotd's /metrics).
 curl -sf "$url/metrics" | awk '/^allot_commit_batch_ops_sum/ {s = $2} /^allot_commit_batch_ops_count/ {c = $2}
     END {if (c > 0) printf "group commit: %d batches, %.1f ops/batch\n", c, s / c}'
