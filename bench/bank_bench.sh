@@ -86,21 +86,22 @@ run_loadgen() {
 echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
 unix=(--unix "$tmp/allotd.sock")
 tcp=(--tcp "127.0.0.1:$port")
-echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations, Unix socket"
-run_loadgen "${unix[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts "$ACCOUNTS" \
-    --job-base 1
-echo "== $CLIENTS clients, $PAIRS pairs on one allocation, Unix socket"
-run_loadgen "${unix[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
-    --job-base 2000000000
-echo "== $CLIENTS clients, $PAIRS pairs over $ACCOUNTS allocations, TCP"
-run_loadgen "${tcp[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts "$ACCOUNTS" \
-    --job-base 4000000000
-echo "== $CLIENTS clients, $PAIRS pairs on one allocation, TCP"
-run_loadgen "${tcp[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
-    --job-base 6000000000
-echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations, Unix socket"
+# Each phase gets job ids of its own, so none is a replay of an earlier one.
+phase=0
+for t in unix tcp; do
+    declare -n target=$t
+    for a in "$ACCOUNTS" 1; do
+        where="over $a allocations"
+        [ "$a" = 1 ] && where="on one allocation"
+        echo "== $CLIENTS clients, $PAIRS pairs $where, $t"
+        run_loadgen "${target[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts "$a" \
+            --job-base $((phase * 2000000000 + 1))
+        phase=$((phase + 1))
+    done
+done
+echo "== $CLIENTS clients, $((PAIRS / 4)) admit+hold+settle over $ACCOUNTS allocations, unix"
 run_loadgen "${unix[@]}" --clients "$CLIENTS" --pairs $((PAIRS / 4)) --accounts "$ACCOUNTS" \
-    --admit --job-base 8000000000
+    --admit --job-base $((phase * 2000000000 + 1))
 for t in unix tcp; do
     echo "== $CLIENTS clients, HTTP floor: $PAIRS x 2 GET /v1/whoami, $t (no storage; the ceiling this machine allows)"
     declare -n target=$t

@@ -14,8 +14,8 @@
  * written before it began, whichever finishes first.  Batches may so complete out of commit
  * order; each batch's ops complete in order.  A failed flush leaves no way to
  * know what is on disk: allotd exits (unacknowledged ops are replayed by their clients,
- * as after a crash).  Elsewhere the commit is durable by itself and the completer only
- * completes.  Readers may see a batch a flush before it is acknowledged, never after a
+ * as after a crash).  Elsewhere the commit is durable by itself and the completers only
+ * complete.  Readers may see a batch a flush before it is acknowledged, never after a
  * state that could be lost to them alone: the WAL is recovered as a prefix.
  * Crash points: writer.before_commit, writer.after_commit and writer.after_sync (crash.h)
  * bracket the durability boundary, so a test can kill the daemon with a batch written but
@@ -37,8 +37,9 @@
 #include "libutil/log.h"
 #include "libutil/xalloc.h"
 
-/* Flushes that may run at once.  Two cut the wait for a flush in progress (~60 us of a
- * ~120 us fdatasync here): +3-5% hold+settle pairs/s in bench/bank_bench.sh (session 10). */
+/* Flushes that may run at once.  Two cut the wait for a flush in progress (half of a
+ * ~120 us fdatasync, on average): p50 -50 us and +3-5% hold+settle pairs/s in
+ * bench/bank_bench.sh (bench/results/bank.md, session 10); three did no better. */
 #define WRITER_COMPLETERS 2
 
 struct writer {

@@ -84,6 +84,17 @@ static int wait_watching(struct partcache *c, int want, int ms)
     return partcache_watching(c) == want;
 }
 
+/* Wait up to ms for lookups to answer billing weights want; returns whether they did. */
+static int wait_weights(struct fixture *fx, struct partcache *c, const char *want, int ms)
+{
+    for (int i = 0; i < ms; i++) {
+        if (strcmp(weights(fx, c), want) == 0)
+            return 1;
+        sleep_ms(1);
+    }
+    return strcmp(weights(fx, c), want) == 0;
+}
+
 static int setup(void **state)
 {
     struct fixture *fx = calloc(1, sizeof(*fx));
@@ -177,13 +188,7 @@ static void test_sqlite_cache_and_drops(void **state)
     assert_string_equal(weights(fx, c), "CPU=2");
 
     set_weights(fx, "CPU=3"); /* another connection; the cache is not told */
-    int seen = 0;
-    for (int i = 0; i < 5000 && !seen; i++) {
-        seen = strcmp(weights(fx, c), "CPU=3") == 0;
-        if (!seen)
-            sleep_ms(1);
-    }
-    assert_true(seen);
+    assert_true(wait_weights(fx, c, "CPU=3", 5000));
     long h1 = hits(fx);
     assert_string_equal(weights(fx, c), "CPU=3");
     assert_true(hits(fx) > h1); /* cached again after the drop */
@@ -216,13 +221,7 @@ static void test_pg_cache_and_drops(void **state)
 
     /* A change committed elsewhere, with its notification: seen once it arrives. */
     set_weights(fx, "CPU=3");
-    int seen = 0;
-    for (int i = 0; i < 5000 && !seen; i++) {
-        seen = strcmp(weights(fx, c), "CPU=3") == 0;
-        if (!seen)
-            sleep_ms(1);
-    }
-    assert_true(seen);
+    assert_true(wait_weights(fx, c, "CPU=3", 5000));
 
     /* The watch connection is lost after a change it was not told of: the cache stops
      * answering, and a new watch starts empty. */
