@@ -7,8 +7,9 @@
  * fails is rolled back alone and the others go on), commits once, and hands the batch to
  * a completer thread, which makes it durable (one fdatasync for every batch handed over
  * and not yet taken, on SQLite; a PostgreSQL commit is durable by itself) and only then
- * completes every op.  Two completers flush at once when batches come faster than flushes.  So a reply is never sent before its change is durable, many
- * requests share one flush, and the writer runs the next batch while the last is flushed.
+ * completes every op (two completers, so flushes overlap when batches come faster than
+ * one flush).  So a reply is never sent before its change is durable, many requests share
+ * one flush, and the writer runs the next batch while the last is flushed.
  * When the commit itself fails, every op of the batch fails with the commit's error and
  * nothing of it is visible -- except what store_job_batch committed (below).
  * Where the store batches holds and settles (store_batches_jobs: PostgreSQL), the writer
@@ -26,8 +27,8 @@
  * Completion is a callback (op->done), called on a completer thread after the flush (or
  * after the failure): a batch's ops in order, batches in commit order or not.  The HTTP
  * layer uses it to resume a suspended connection, so a worker thread is never blocked
- * waiting for a commit.  An op is owned by the submitter and must
- * stay valid until done() has been called.
+ * waiting for a commit.  An op is owned by the submitter and must stay valid until done()
+ * has been called.
  *
  * Threads: writer_submit() from any thread; ops run on the writer thread only, done() on
  * the completer threads.

@@ -134,8 +134,8 @@ static void read_entry(db_stmt_t *s, struct ledger_entry *e)
     db_column_copy(s, 10, e->idem_key, sizeof e->idem_key);
 }
 
-static int alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
-                      int *policy, struct allot_error *err)
+int store_alloc_read_policy(store_t *st, int64_t id, struct allocation *a, struct balance *b,
+                            int *policy, struct allot_error *err)
 {
     db_stmt_t *s = policy ? store_stmt(st, STMT_ALLOC_GET_POLICY, SQL_ALLOC_GET_POLICY, err)
                           : store_stmt(st, STMT_ALLOC_GET, SQL_ALLOC_GET, err);
@@ -160,13 +160,7 @@ static int alloc_read(store_t *st, int64_t id, struct allocation *a, struct bala
 int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
                      struct allot_error *err)
 {
-    return alloc_read(st, id, a, b, NULL, err);
-}
-
-int store_alloc_read_policy(store_t *st, int64_t id, struct allocation *a, struct balance *b,
-                            int *policy, struct allot_error *err)
-{
-    return alloc_read(st, id, a, b, policy, err);
+    return store_alloc_read_policy(st, id, a, b, NULL, err);
 }
 
 int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_error *err)

@@ -197,7 +197,8 @@ int64_t store_settle_elapsed(const struct settle_req *r);
 /* Read allocation id with its balance; ENOENT when missing. */
 int store_alloc_read(store_t *st, int64_t id, struct allocation *a, struct balance *b,
                      struct allot_error *err);
-/* The same, and *policy = 1 when a policy governs it (a settle's no_policy). */
+/* The same, and *policy = 1 when a policy governs it (a settle's no_policy); policy NULL:
+ * store_alloc_read. */
 int store_alloc_read_policy(store_t *st, int64_t id, struct allocation *a, struct balance *b,
                             int *policy, struct allot_error *err);
 
