@@ -10,6 +10,7 @@
  * values to the wrong columns silently.
  */
 #include "libstore/db.h"
+#include "libstore/db_sqlite_ckpt.h"
 #include "libstore/db_sqlite_wal.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 struct db_sqlite {
     struct db base; /* first: a db_t * is a struct db_sqlite * */
     sqlite3 *conn;
+    struct db_sqlite_ckpt *ckpt; /* split sync: checkpoints run on a thread (db_sqlite_ckpt.c) */
 };
 
 struct db_sqlite_stmt {
@@ -71,6 +73,7 @@ static int fail(sqlite3 *conn, int rc, const char *what, struct allot_error *err
 static void drv_close(db_t *db)
 {
     struct db_sqlite *d = (struct db_sqlite *)db;
+    db_sqlite_ckpt_stop(d->ckpt);
     /* sqlite3_close_v2 rolls back an open transaction. */
     sqlite3_close_v2(d->conn);
     free(d);
@@ -204,6 +207,12 @@ static int64_t drv_changes(db_stmt_t *s)
     return ((struct db_sqlite_stmt *)s)->changes;
 }
 
+/* The "allot" VFS writes a commit's WAL frames with one call (db_sqlite_wal.c). */
+static const char *vfs_name(void)
+{
+    return db_sqlite_vfs_register() == SQLITE_OK ? DB_SQLITE_VFS : NULL;
+}
+
 /* fsync the directory holding path, so the file's own entry is durable. */
 static int sync_dir_of(const char *path, struct allot_error *err)
 {
@@ -250,8 +259,15 @@ static int drv_split_sync(db_t *db, int *fd, struct allot_error *err)
         allot_errorf(err, ALLOT_EIO, "sqlite: cannot sync %s: %s", wal, strerror(errno));
         goto fail;
     }
-    if (drv_exec(db, "PRAGMA synchronous=NORMAL", err) < 0)
+    /* Checkpoints leave the writer's COMMIT for a thread of their own (db_sqlite_ckpt.c). */
+    struct db_sqlite *d = (struct db_sqlite *)db;
+    if (!d->ckpt && !(d->ckpt = db_sqlite_ckpt_start(conn, file, vfs_name(), err)))
         goto fail;
+    if (drv_exec(db, "PRAGMA synchronous=NORMAL", err) < 0) {
+        db_sqlite_ckpt_stop(d->ckpt);
+        d->ckpt = NULL;
+        goto fail;
+    }
     *fd = w;
     return 1;
 fail:
@@ -305,10 +321,9 @@ db_t *db_sqlite_open(const char *path, int busy_timeout_ms, int durable, struct 
         return NULL;
     }
     d->base.ops = &sqlite_ops;
-    /* The "allot" VFS writes a commit's WAL frames with one call (db_sqlite_wal.c). */
-    const char *vfs = db_sqlite_vfs_register() == SQLITE_OK ? DB_SQLITE_VFS : NULL;
-    int rc = sqlite3_open_v2(
-        path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs);
+    int rc = sqlite3_open_v2(path, &d->conn,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             vfs_name());
     if (rc != SQLITE_OK) {
         allot_errorf(err, ALLOT_EUNAVAIL, "sqlite: cannot open %s: %s", path,
                      d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc));
