@@ -331,11 +331,20 @@ static struct MHD_Daemon *start_mhd(struct allotd *d, int fd, unsigned threads)
         MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, d, MHD_OPTION_END);
 }
 
+unsigned http_threads(const struct allot_conf *c)
+{
+    if (c->threads > 0)
+        return (unsigned)c->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    n = n < 1 ? 1 : n > 64 ? 64 : n;
+    return (unsigned)(strcmp(c->storage_type, "pg") == 0 ? 4 * n : n);
+}
+
 struct http *http_start(struct allotd *d, const struct allot_conf *c, struct allot_error *err)
 {
     struct http *h = xcalloc(1, sizeof(*h));
     h->d = d;
-    unsigned threads = (unsigned)c->threads;
+    unsigned threads = http_threads(c);
     if (c->listen_addr[0]) {
         int fd = bind_tcp(c->listen_addr, err);
         if (fd < 0)

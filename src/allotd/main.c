@@ -335,9 +335,9 @@ int main(int argc, char **argv)
     if (write_pidfile(d.conf) < 0)
         goto out_http;
     log_info("msg=\"allotd started\" pid=%ld listen=\"%s\" socket=\"%s\" backend=%s schema=%d "
-             "threads=%lld max_batch=%lld",
+             "threads=%u max_batch=%lld",
              (long)getpid(), d.conf->listen_addr, d.conf->listen_socket, d.conf->storage_type,
-             d.schema_version, (long long)d.conf->threads, (long long)d.conf->max_batch);
+             d.schema_version, http_threads(d.conf), (long long)d.conf->max_batch);
 
     run(&d);
     log_info("msg=\"stopping: draining writes\"");

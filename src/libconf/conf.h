@@ -82,7 +82,7 @@ struct allot_conf {
     int64_t priority_max_age_s;     /* PriorityMaxAge */
     int64_t fw_fairshare, fw_queue, fw_bank, fw_urgency; /* flux factor weights */
     /* Daemon */
-    int64_t threads;        /* HTTP worker threads per listener */
+    int64_t threads;        /* HTTP worker threads per listener; 0: auto (http_threads) */
     int64_t max_batch;      /* write operations per group commit */
     int64_t queue_max;      /* bounded writer queue length */
     char log_level[16];     /* error|warn|info|debug */

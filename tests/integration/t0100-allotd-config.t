@@ -21,7 +21,7 @@ test_expect_success 'repeated key (case-insensitive) names both lines' '
 	grep "bad.conf:3: Threads: repeated key (first set on line 1)" err
 '
 test_expect_success 'bad values say why' '
-	check_conf "Threads=0" && grep "Threads: 0 is out of range \[1, 256\]" err &&
+	check_conf "Threads=257" && grep "Threads: 257 is out of range \[0, 256\]" err &&
 	check_conf "StorageType=mysql" && grep "StorageType: .mysql. is not one of sqlite|pg" err &&
 	check_conf "ListenAddr=127.0.0.1:99999" && grep "ListenAddr: port" err &&
 	check_conf "SuperUsers=root,,x" && grep "SuperUsers: empty entry" err &&

@@ -22,7 +22,7 @@ static void test_defaults(void **state)
     assert_string_equal(c->listen_addr, "127.0.0.1:8760");
     assert_string_equal(c->auth_type, "munge");
     assert_string_equal(c->hold_mode, "start");
-    assert_int_equal(c->threads, 8);
+    assert_int_equal(c->threads, 0);
     assert_int_equal(c->max_batch, 512);
     conf_unref(c);
 }
@@ -63,7 +63,7 @@ static const struct {
     {"Bogus=1\n", "t.conf:1: Bogus: unknown key"},
     {"Threads=2\nthreads=3\n", "t.conf:2: Threads: repeated key (first set on line 1)"},
     {"ClusterNames=a\nClusterName=b\n", "t.conf:2: ClusterName: repeated key"},
-    {"Threads=0\n", "t.conf:1: Threads: 0 is out of range [1, 256]"},
+    {"Threads=257\n", "t.conf:1: Threads: 257 is out of range [0, 256]"},
     {"Threads=x\n", "t.conf:1: Threads: 'x' is not an integer"},
     {"Threads=99999999999999999999\n", "Threads: '99999999999999999999' is not an integer"},
     {"StorageType=mysql\n", "t.conf:1: StorageType: 'mysql' is not one of sqlite|pg"},
