@@ -85,12 +85,27 @@ static const char SQL_LEDGER_APPEND[] = LEDGER_INSERT;
 /* "<> ''" lets both backends use the partial unique index ledger_idem (schema 0009). */
 static const char SQL_LEDGER_BY_KEY[] =
     "SELECT " LEDGER_COLS " FROM ledger l WHERE l.idem_key = $1 AND l.idem_key <> ''";
-static const char SQL_LEDGER_LIST[] =
-    "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "
-    "JOIN accounts ac ON ac.id = al.account_id "
-    "WHERE (CAST($1 AS BIGINT) = 0 OR l.alloc_id = $1) AND ($2 = '' OR ac.name = $2) "
-    "AND ($3 = '' OR l.cluster = $3) AND (CAST($4 AS BIGINT) = 0 OR l.job_id = $4) "
-    "AND l.time_s >= $5 AND l.id > $6 ORDER BY l.id LIMIT $7";
+/* A ledger listing reads through the index of its most selective filter: a job's entries
+ * by ledger_job, an allocation's by ledger_alloc (in id order, so a page of LIMIT entries
+ * stops early), an account's through its allocations, entries since a time by ledger_time
+ * (the upper bound makes both planners see a bounded range), else the whole ledger in id
+ * order.  A single text with a "($n = 0 OR ...)" term per filter drives no index at all,
+ * on SQLite nor in a generic PostgreSQL plan: a term that may be switched off cannot, and
+ * every listing was a scan of the whole ledger.  The other filters stay such terms; the
+ * paging bound is "+l.id" where it must not steer SQLite back to the id order. */
+#define LEDGER_LIST(drive, paging)                                                                 \
+    "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "              \
+    "JOIN accounts ac ON ac.id = al.account_id "                                                   \
+    "WHERE (CAST($1 AS BIGINT) = 0 OR l.alloc_id = $1) AND ($2 = '' OR ac.name = $2) "             \
+    "AND ($3 = '' OR l.cluster = $3) AND (CAST($4 AS BIGINT) = 0 OR l.job_id = $4) "               \
+    "AND l.time_s >= $5 AND " paging " > $6" drive " ORDER BY l.id LIMIT $7"
+static const char SQL_LEDGER_LIST_JOB[] =
+    LEDGER_LIST(" AND l.cluster = $3 AND l.job_id = $4 AND l.job_id <> 0", "l.id");
+static const char SQL_LEDGER_LIST_ALLOC[] = LEDGER_LIST(" AND l.alloc_id = $1", "l.id");
+static const char SQL_LEDGER_LIST_ACCOUNT[] = LEDGER_LIST(" AND ac.name = $2", "l.id");
+static const char SQL_LEDGER_LIST_SINCE[] =
+    LEDGER_LIST(" AND l.time_s <= 9223372036854775807", "+l.id");
+static const char SQL_LEDGER_LIST[] = LEDGER_LIST("", "l.id");
 
 /* ---- readers ---- */
 
@@ -685,12 +700,37 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
     return 0;
 }
 
+int store_ledger_list_sql(const struct ledger_filter *f, const char **sql)
+{
+    static const struct {
+        int id;
+        const char *sql;
+    } by[] = {{STMT_LEDGER_LIST_JOB, SQL_LEDGER_LIST_JOB},
+              {STMT_LEDGER_LIST_ALLOC, SQL_LEDGER_LIST_ALLOC},
+              {STMT_LEDGER_LIST_ACCOUNT, SQL_LEDGER_LIST_ACCOUNT},
+              {STMT_LEDGER_LIST_SINCE, SQL_LEDGER_LIST_SINCE},
+              {STMT_LEDGER_LIST, SQL_LEDGER_LIST}};
+    int k = 4;
+    if (f && f->job_id && f->cluster && f->cluster[0])
+        k = 0;
+    else if (f && f->alloc_id)
+        k = 1;
+    else if (f && f->account && f->account[0])
+        k = 2;
+    else if (f && f->since_s > 0)
+        k = 3;
+    *sql = by[k].sql;
+    return by[k].id;
+}
+
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
                       struct allot_error *err)
 {
     if (store_ready(st, "ledger list", err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_LEDGER_LIST, SQL_LEDGER_LIST, err);
+    const char *sql;
+    int id = store_ledger_list_sql(f, &sql);
+    db_stmt_t *s = store_stmt(st, id, sql, err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, f ? f->alloc_id : 0);

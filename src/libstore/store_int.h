@@ -121,6 +121,10 @@ enum store_stmt_id {
     STMT_LEDGER_APPEND,
     STMT_LEDGER_BY_KEY,
     STMT_LEDGER_LIST,
+    STMT_LEDGER_LIST_JOB,
+    STMT_LEDGER_LIST_ALLOC,
+    STMT_LEDGER_LIST_ACCOUNT,
+    STMT_LEDGER_LIST_SINCE,
     /* store_job.c */
     STMT_JOB_GET,
     STMT_JOB_INSERT,
@@ -224,6 +228,9 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
                             struct allot_error *err);
 /* A settle's release (e1) and debit (e2, may be NULL) of one allocation, unchecked: both
  * entries appended (ids left 0) and the balance row moved by one UPDATE.  0 or -1. */
+/* The statement (its STMT_ id, and its text in *sql) that store_ledger_list runs for f:
+ * each reads through the index of f's most selective filter (store_alloc.c). */
+int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);
 int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_entry *e2,
                             struct allot_error *err);
 
