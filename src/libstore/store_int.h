@@ -132,6 +132,7 @@ enum store_stmt_id {
     STMT_JOB_BATCH,
     STMT_JOB_RELEASE,
     STMT_JOB_LIST,
+    STMT_JOB_LIST_KEY,
     STMT_JOB_COUNT_HELD,
     STMT_JOB_COUNT_HELD_ACCOUNT,
     STMT_JOB_COUNT_HELD_USER,
@@ -228,6 +229,8 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
                             struct allot_error *err);
 /* A settle's release (e1) and debit (e2, may be NULL) of one allocation, unchecked: both
  * entries appended (ids left 0) and the balance row moved by one UPDATE.  0 or -1. */
+/* Likewise for store_job_list: one job's runs by the primary key (store_job.c). */
+int store_job_list_sql(const struct job_filter *f, const char **sql);
 /* The statement (its STMT_ id, and its text in *sql) that store_ledger_list runs for f:
  * each reads through the index of f's most selective filter (store_alloc.c). */
 int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);

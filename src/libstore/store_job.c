@@ -35,11 +35,16 @@ static const char SQL_JOB_SETTLE[] =
 static const char SQL_JOB_RELEASE[] =
     "UPDATE jobs SET status = 'released', settle_source = $1, updated_s = $2 "
     "WHERE cluster = $3 AND job_id = $4 AND run = $5";
-static const char SQL_JOB_LIST[] =
-    "SELECT " JOB_COLS " FROM jobs WHERE ($1 = '' OR cluster = $1) AND (CAST($2 AS BIGINT) = 0 OR job_id = $2) "
-    "AND ($3 = '' OR account = $3) AND ($4 = '' OR user_name = $4) "
-    "AND ($5 = '' OR status = $5) AND updated_s >= $6 "
-    "ORDER BY updated_s DESC, cluster, job_id DESC, run DESC LIMIT $7";
+/* A listing of one job's runs (cluster and job id given, as `allot job show` asks) reads them
+ * by the primary key; the "$n = '' OR" form alone reads every job in updated_s order. */
+#define JOB_LIST(drive)                                                                            \
+    "SELECT " JOB_COLS " FROM jobs WHERE ($1 = '' OR cluster = $1) "                               \
+    "AND (CAST($2 AS BIGINT) = 0 OR job_id = $2) "                                                 \
+    "AND ($3 = '' OR account = $3) AND ($4 = '' OR user_name = $4) "                               \
+    "AND ($5 = '' OR status = $5) AND updated_s >= $6" drive                                       \
+    " ORDER BY updated_s DESC, cluster, job_id DESC, run DESC LIMIT $7"
+static const char SQL_JOB_LIST[] = JOB_LIST("");
+static const char SQL_JOB_LIST_KEY[] = JOB_LIST(" AND cluster = $1 AND job_id = $2");
 static const char SQL_JOB_COUNT_HELD[] =
     "SELECT COUNT(*) FROM jobs WHERE status = 'held' AND ($1 = '' OR cluster = $1) "
     "AND ($2 = '' OR account = $2) AND ($3 = '' OR user_name = $3)";
@@ -673,6 +678,16 @@ int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
     return 0;
 }
 
+int store_job_list_sql(const struct job_filter *f, const char **sql)
+{
+    if (f && f->job_id && f->cluster && f->cluster[0]) {
+        *sql = SQL_JOB_LIST_KEY;
+        return STMT_JOB_LIST_KEY;
+    }
+    *sql = SQL_JOB_LIST;
+    return STMT_JOB_LIST;
+}
+
 int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void *arg,
                    struct allot_error *err)
 {
@@ -681,7 +696,9 @@ int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void
     int status = f ? f->status : -1;
     if (status < -1 || status >= JOB_STATUS_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "status: unknown job status %d", status);
-    db_stmt_t *s = store_stmt(st, STMT_JOB_LIST, SQL_JOB_LIST, err);
+    const char *sql;
+    int id = store_job_list_sql(f, &sql);
+    db_stmt_t *s = store_stmt(st, id, sql, err);
     if (!s)
         return -1;
     db_bind_text(s, 1, f && f->cluster ? f->cluster : "");

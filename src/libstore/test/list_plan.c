@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * ledger_plan.c - each ledger listing reads through the index of its filter, not the whole
- * ledger: SQLite's own plan (EXPLAIN QUERY PLAN) of the statement store_ledger_list runs,
- * on a bank at the latest schema.  A job's entries by ledger_job, an allocation's by
- * ledger_alloc in id order (no sort), an account's by ledger_alloc per allocation, entries
- * since a time by ledger_time; no filter walks the ledger in id order from the paging bound.
+ * list_plan.c - each ledger and job listing reads through the index of its filter, not the
+ * whole table: SQLite's own plan (EXPLAIN QUERY PLAN) of the statement store_ledger_list or
+ * store_job_list runs, on a bank at the latest schema.  A job's ledger entries by
+ * ledger_job, an allocation's by ledger_alloc in id order (no sort), an account's by
+ * ledger_alloc per allocation, entries since a time by ledger_time; no filter walks the
+ * ledger in id order from the paging bound.  One job's runs by the primary key.
  * SQLite only (plans are the backend's own): under the PostgreSQL run it reports a skip.
  */
 #include <sqlite3.h>
@@ -27,16 +28,29 @@ static void plan_of(sqlite3 *db, const char *sql, char *out, size_t size)
     sqlite3_finalize(s);
 }
 
-static void expect(sqlite3 *db, const struct ledger_filter *f, const char *want,
-                   const char *unwanted)
+static void expect_plan(sqlite3 *db, const char *sql, const char *want, const char *unwanted)
 {
-    const char *sql = NULL;
     char plan[2048];
-    store_ledger_list_sql(f, &sql);
     plan_of(db, sql, plan, sizeof plan);
     if (!strstr(plan, want) || (unwanted && strstr(plan, unwanted)))
         fail_msg("plan '%s': want '%s'%s%s", plan, want, unwanted ? ", not " : "",
                  unwanted ? unwanted : "");
+}
+
+static void expect(sqlite3 *db, const struct ledger_filter *f, const char *want,
+                   const char *unwanted)
+{
+    const char *sql = NULL;
+    store_ledger_list_sql(f, &sql);
+    expect_plan(db, sql, want, unwanted);
+}
+
+static void expect_jobs(sqlite3 *db, const struct job_filter *f, const char *want,
+                        const char *unwanted)
+{
+    const char *sql = NULL;
+    store_job_list_sql(f, &sql);
+    expect_plan(db, sql, want, unwanted);
 }
 
 static void test_each_filter_uses_its_index(void **state)
@@ -60,6 +74,18 @@ static void test_each_filter_uses_its_index(void **state)
     sqlite3_close(db);
 }
 
+static void test_job_runs_by_key(void **state)
+{
+    struct fx *f = *state;
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    struct job_filter job = {.cluster = "c", .job_id = 7, .status = -1};
+    expect_jobs(db, &job, "USING INDEX sqlite_autoindex_jobs_1 (cluster=? AND job_id=?)", NULL);
+    struct job_filter recent = {.status = -1, .limit = 20};
+    expect_jobs(db, &recent, "USING INDEX jobs_updated", "sqlite_autoindex_jobs_1");
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     if (getenv("ALLOT_TEST_PG_CONNINFO")) {
@@ -68,6 +94,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_filter_uses_its_index, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_job_runs_by_key, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
