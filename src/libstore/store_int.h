@@ -139,6 +139,9 @@ enum store_stmt_id {
     STMT_FAILURE_INSERT,
     STMT_FAILURE_OF_JOB,
     STMT_FAILURE_LIST,
+    STMT_FAILURE_LIST_ACCOUNT,
+    STMT_FAILURE_LIST_USER,
+    STMT_FAILURE_LIST_SINCE,
     /* store_check.c */
     STMT_CHECK_BALANCES,
     STMT_CHECK_LEDGER,
@@ -229,8 +232,10 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
                             struct allot_error *err);
 /* A settle's release (e1) and debit (e2, may be NULL) of one allocation, unchecked: both
  * entries appended (ids left 0) and the balance row moved by one UPDATE.  0 or -1. */
-/* Likewise for store_job_list: one job's runs by the primary key (store_job.c). */
+/* Likewise for store_job_list (one job's runs by the primary key) and store_failure_list
+ * (by account, user or time), in store_job.c. */
 int store_job_list_sql(const struct job_filter *f, const char **sql);
+int store_failure_list_sql(const struct failure_filter *f, const char **sql);
 /* The statement (its STMT_ id, and its text in *sql) that store_ledger_list runs for f:
  * each reads through the index of f's most selective filter (store_alloc.c). */
 int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);

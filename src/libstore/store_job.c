@@ -67,9 +67,17 @@ static const char SQL_FAILURE_INSERT[] =
 static const char SQL_FAILURE_OF_JOB[] =
     "SELECT " FAILURE_COLS " FROM failures WHERE cluster = $1 AND job_id = $2 AND run = $3 "
     "AND stage = 'hold' ORDER BY id DESC LIMIT 1";
-static const char SQL_FAILURE_LIST[] =
-    "SELECT " FAILURE_COLS " FROM failures WHERE ($1 = '' OR account = $1) "
-    "AND ($2 = '' OR user_name = $2) AND time_s >= $3 ORDER BY id DESC LIMIT $4";
+/* As the ledger's listings (store_alloc.c): one statement per filter that can drive an
+ * index -- failures_account, failures_user, failures_time (upper bound: a bounded range for
+ * the planner; "+id": not the id order instead) -- else newest first by id. */
+#define FAILURE_LIST(drive, id)                                                                    \
+    "SELECT " FAILURE_COLS " FROM failures WHERE ($1 = '' OR account = $1) "                       \
+    "AND ($2 = '' OR user_name = $2) AND time_s >= $3" drive " ORDER BY " id " DESC LIMIT $4"
+static const char SQL_FAILURE_LIST[] = FAILURE_LIST("", "id");
+static const char SQL_FAILURE_LIST_ACCOUNT[] = FAILURE_LIST(" AND account = $1", "id");
+static const char SQL_FAILURE_LIST_USER[] = FAILURE_LIST(" AND user_name = $2", "id");
+static const char SQL_FAILURE_LIST_SINCE[] =
+    FAILURE_LIST(" AND time_s <= 9223372036854775807", "+id");
 
 /* ---- rows ---- */
 
@@ -778,12 +786,32 @@ int store_failure_add(store_t *st, struct failure *f, struct allot_error *err)
     return failure_insert(st, f, err);
 }
 
+int store_failure_list_sql(const struct failure_filter *f, const char **sql)
+{
+    if (f && f->account && f->account[0]) {
+        *sql = SQL_FAILURE_LIST_ACCOUNT;
+        return STMT_FAILURE_LIST_ACCOUNT;
+    }
+    if (f && f->user && f->user[0]) {
+        *sql = SQL_FAILURE_LIST_USER;
+        return STMT_FAILURE_LIST_USER;
+    }
+    if (f && f->since_s > 0) {
+        *sql = SQL_FAILURE_LIST_SINCE;
+        return STMT_FAILURE_LIST_SINCE;
+    }
+    *sql = SQL_FAILURE_LIST;
+    return STMT_FAILURE_LIST;
+}
+
 int store_failure_list(store_t *st, const struct failure_filter *f, store_failure_f cb, void *arg,
                        struct allot_error *err)
 {
     if (store_ready(st, "failure list", err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_FAILURE_LIST, SQL_FAILURE_LIST, err);
+    const char *sql;
+    int id = store_failure_list_sql(f, &sql);
+    db_stmt_t *s = store_stmt(st, id, sql, err);
     if (!s)
         return -1;
     db_bind_text(s, 1, f && f->account ? f->account : "");
