@@ -236,6 +236,8 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
  * (by account, user or time), in store_job.c. */
 int store_job_list_sql(const struct job_filter *f, const char **sql);
 int store_failure_list_sql(const struct failure_filter *f, const char **sql);
+/* And for store_step_list: one job's steps by the key, a user's by steps_user (store_step.c). */
+int store_step_list_sql(const struct step_filter *f, const char **sql);
 /* The statement (its STMT_ id, and its text in *sql) that store_ledger_list runs for f:
  * each reads through the index of f's most selective filter (store_alloc.c). */
 int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);

@@ -12,11 +12,14 @@
 #include "libstore/store_int.h"
 
 enum {
-    STMT_STEP_INSERT = DB_STMT_MAX - 10,
+    STMT_STEP_INSERT = DB_STMT_MAX - 12,
     STMT_STEP_GET,
     STMT_STEP_LIST,
+    STMT_STEP_LIST_JOB,
+    STMT_STEP_LIST_USER,
 };
-_Static_assert(STMT_MAX <= DB_STMT_MAX - 10, "store_step.c's statement ids collide");
+_Static_assert(STMT_MAX <= DB_STMT_MAX - 12, "store_step.c's statement ids collide");
+_Static_assert(STMT_STEP_LIST_USER < DB_STMT_MAX - 6, "store_step.c's ids reach store_usage.c's");
 
 static const char SQL_STEP_INSERT[] =
     "INSERT INTO steps (cluster, job_id, step_name, attempt, user_name, status, return_code, "
@@ -27,10 +30,15 @@ static const char SQL_STEP_INSERT[] =
     "actor, created_s"
 static const char SQL_STEP_GET[] = "SELECT " STEP_COLS " FROM steps WHERE cluster = $1 AND "
                                    "job_id = $2 AND step_name = $3 AND attempt = $4";
-static const char SQL_STEP_LIST[] =
-    "SELECT " STEP_COLS " FROM steps WHERE ($1 = '' OR cluster = $1) AND (CAST($2 AS BIGINT) = 0 OR job_id = $2) "
-    "AND ($3 = '' OR user_name = $3) ORDER BY cluster, job_id, created_s, step_name, attempt "
-    "LIMIT $4";
+/* One job's steps by the primary key, a user's by steps_user (the "$n = '' OR" form alone
+ * reads every step: store_ledger_list's reason, store_alloc.c). */
+#define STEP_LIST(drive)                                                                           \
+    "SELECT " STEP_COLS " FROM steps WHERE ($1 = '' OR cluster = $1) "                             \
+    "AND (CAST($2 AS BIGINT) = 0 OR job_id = $2) AND ($3 = '' OR user_name = $3)" drive            \
+    " ORDER BY cluster, job_id, created_s, step_name, attempt LIMIT $4"
+static const char SQL_STEP_LIST[] = STEP_LIST("");
+static const char SQL_STEP_LIST_JOB[] = STEP_LIST(" AND cluster = $1 AND job_id = $2");
+static const char SQL_STEP_LIST_USER[] = STEP_LIST(" AND user_name = $3");
 
 /* Fill s from the current row; s->record borrows the column text (valid until reset). */
 static void read_step(db_stmt_t *s, struct step_record *r)
@@ -131,12 +139,28 @@ int store_step_add(store_t *st, struct step_record *r, int *replay, struct allot
     return 0;
 }
 
+int store_step_list_sql(const struct step_filter *f, const char **sql)
+{
+    if (f && f->job_id && f->cluster && f->cluster[0]) {
+        *sql = SQL_STEP_LIST_JOB;
+        return STMT_STEP_LIST_JOB;
+    }
+    if (f && f->user && f->user[0]) {
+        *sql = SQL_STEP_LIST_USER;
+        return STMT_STEP_LIST_USER;
+    }
+    *sql = SQL_STEP_LIST;
+    return STMT_STEP_LIST;
+}
+
 int store_step_list(store_t *st, const struct step_filter *f, store_step_f cb, void *arg,
                     struct allot_error *err)
 {
     if (store_ready(st, "step list", err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_STEP_LIST, SQL_STEP_LIST, err);
+    const char *sql;
+    int id = store_step_list_sql(f, &sql);
+    db_stmt_t *s = store_stmt(st, id, sql, err);
     if (!s)
         return -1;
     db_bind_text(s, 1, f && f->cluster ? f->cluster : "");

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * list_plan.c - each ledger, job and failure listing reads through the index of its filter,
- * not the whole table: SQLite's own plan (EXPLAIN QUERY PLAN) of the statement that
- * store_ledger_list, store_job_list or store_failure_list runs, on a bank at the latest
- * schema.  A job's ledger entries by
+ * list_plan.c - each ledger, job, failure and step listing reads through the index of its
+ * filter, not the whole table: SQLite's own plan (EXPLAIN QUERY PLAN) of the statement that
+ * store_ledger_list, store_job_list, store_failure_list or store_step_list runs, on a bank
+ * at the latest schema.  A job's ledger entries by
  * ledger_job, an allocation's by ledger_alloc in id order (no sort), an account's by
  * ledger_alloc per allocation, entries since a time by ledger_time; no filter walks the
  * ledger in id order from the paging bound.  One job's runs by the primary key.  Failures
- * by account, user or time through their indexes.
+ * by account, user or time, and steps by job or user, through their indexes.
  * SQLite only (plans are the backend's own): under the PostgreSQL run it reports a skip.
  */
 #include <sqlite3.h>
@@ -52,6 +52,14 @@ static void expect_failures(sqlite3 *db, const struct failure_filter *f, const c
 {
     const char *sql = NULL;
     store_failure_list_sql(f, &sql);
+    expect_plan(db, sql, want, unwanted);
+}
+
+static void expect_steps(sqlite3 *db, const struct step_filter *f, const char *want,
+                         const char *unwanted)
+{
+    const char *sql = NULL;
+    store_step_list_sql(f, &sql);
     expect_plan(db, sql, want, unwanted);
 }
 
@@ -112,6 +120,19 @@ static void test_failures_by_their_indexes(void **state)
     sqlite3_close(db);
 }
 
+static void test_steps_by_their_indexes(void **state)
+{
+    struct fx *f = *state;
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    struct step_filter job = {.cluster = "c", .job_id = 7, .user = "u"};
+    expect_steps(db, &job, "USING INDEX sqlite_autoindex_steps_1 (cluster=? AND job_id=?)",
+                 NULL);
+    struct step_filter user = {.user = "u", .limit = 10};
+    expect_steps(db, &user, "USING INDEX steps_user (user_name=?)", NULL);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     if (getenv("ALLOT_TEST_PG_CONNINFO")) {
@@ -122,6 +143,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_each_filter_uses_its_index, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_runs_by_key, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failures_by_their_indexes, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_steps_by_their_indexes, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
