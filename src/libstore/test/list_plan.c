@@ -39,37 +39,13 @@ static void expect_plan(sqlite3 *db, const char *sql, const char *want, const ch
                  unwanted ? unwanted : "");
 }
 
-static void expect(sqlite3 *db, const struct ledger_filter *f, const char *want,
-                   const char *unwanted)
-{
-    const char *sql = NULL;
-    store_ledger_list_sql(f, &sql);
-    expect_plan(db, sql, want, unwanted);
-}
-
-static void expect_failures(sqlite3 *db, const struct failure_filter *f, const char *want,
-                            const char *unwanted)
-{
-    const char *sql = NULL;
-    store_failure_list_sql(f, &sql);
-    expect_plan(db, sql, want, unwanted);
-}
-
-static void expect_steps(sqlite3 *db, const struct step_filter *f, const char *want,
-                         const char *unwanted)
-{
-    const char *sql = NULL;
-    store_step_list_sql(f, &sql);
-    expect_plan(db, sql, want, unwanted);
-}
-
-static void expect_jobs(sqlite3 *db, const struct job_filter *f, const char *want,
-                        const char *unwanted)
-{
-    const char *sql = NULL;
-    store_job_list_sql(f, &sql);
-    expect_plan(db, sql, want, unwanted);
-}
+/* The plan of the statement that list_sql (store_*_list_sql) picks for filter f. */
+#define EXPECT(list_sql, f, want, unwanted)                                                        \
+    do {                                                                                           \
+        const char *sql_ = NULL;                                                                   \
+        list_sql(f, &sql_);                                                                        \
+        expect_plan(db, sql_, want, unwanted);                                                     \
+    } while (0)
 
 static void test_each_filter_uses_its_index(void **state)
 {
@@ -77,18 +53,20 @@ static void test_each_filter_uses_its_index(void **state)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct ledger_filter job = {.cluster = "c", .job_id = 7, .account = "a", .limit = 10};
-    expect(db, &job, "USING INDEX ledger_job (cluster=? AND job_id=?)", NULL);
+    EXPECT(store_ledger_list_sql, &job, "USING INDEX ledger_job (cluster=? AND job_id=?)", NULL);
     struct ledger_filter alloc = {.alloc_id = 3, .since_s = 1, .limit = 10};
-    expect(db, &alloc, "USING INDEX ledger_alloc (alloc_id=? AND id>?)", "TEMP B-TREE");
+    EXPECT(store_ledger_list_sql, &alloc, "USING INDEX ledger_alloc (alloc_id=? AND id>?)",
+           "TEMP B-TREE");
     struct ledger_filter account = {.account = "a", .limit = 10};
-    expect(db, &account, "USING INDEX ledger_alloc (alloc_id=?", NULL);
+    EXPECT(store_ledger_list_sql, &account, "USING INDEX ledger_alloc (alloc_id=?", NULL);
     struct ledger_filter since = {.since_s = 1000, .limit = 10};
-    expect(db, &since, "USING INDEX ledger_time (time_s>? AND time_s<?)", NULL);
+    EXPECT(store_ledger_list_sql, &since, "USING INDEX ledger_time (time_s>? AND time_s<?)", NULL);
     struct ledger_filter none = {.after_id = 5, .limit = 10};
-    expect(db, &none, "SEARCH l USING INTEGER PRIMARY KEY (rowid>?)", "TEMP B-TREE");
+    EXPECT(store_ledger_list_sql, &none, "SEARCH l USING INTEGER PRIMARY KEY (rowid>?)",
+           "TEMP B-TREE");
     /* A job id without its cluster cannot lead ledger_job: no job plan then. */
     struct ledger_filter jobid = {.job_id = 7};
-    expect(db, &jobid, "(rowid>?)", "ledger_job");
+    EXPECT(store_ledger_list_sql, &jobid, "(rowid>?)", "ledger_job");
     sqlite3_close(db);
 }
 
@@ -98,9 +76,10 @@ static void test_job_runs_by_key(void **state)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct job_filter job = {.cluster = "c", .job_id = 7, .status = -1};
-    expect_jobs(db, &job, "USING INDEX sqlite_autoindex_jobs_1 (cluster=? AND job_id=?)", NULL);
+    EXPECT(store_job_list_sql, &job, "USING INDEX sqlite_autoindex_jobs_1 (cluster=? AND job_id=?)",
+           NULL);
     struct job_filter recent = {.status = -1, .limit = 20};
-    expect_jobs(db, &recent, "USING INDEX jobs_updated", "sqlite_autoindex_jobs_1");
+    EXPECT(store_job_list_sql, &recent, "USING INDEX jobs_updated", "sqlite_autoindex_jobs_1");
     sqlite3_close(db);
 }
 
@@ -110,13 +89,14 @@ static void test_failures_by_their_indexes(void **state)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct failure_filter account = {.account = "a", .user = "u", .limit = 10};
-    expect_failures(db, &account, "USING INDEX failures_account (account=?", NULL);
+    EXPECT(store_failure_list_sql, &account, "USING INDEX failures_account (account=?", NULL);
     struct failure_filter user = {.user = "u", .since_s = 5};
-    expect_failures(db, &user, "USING INDEX failures_user (user_name=?", NULL);
+    EXPECT(store_failure_list_sql, &user, "USING INDEX failures_user (user_name=?", NULL);
     struct failure_filter since = {.since_s = 1000, .limit = 10};
-    expect_failures(db, &since, "USING INDEX failures_time (time_s>? AND time_s<?)", NULL);
+    EXPECT(store_failure_list_sql, &since, "USING INDEX failures_time (time_s>? AND time_s<?)",
+           NULL);
     struct failure_filter none = {.limit = 10};
-    expect_failures(db, &none, "SCAN failures", "INDEX");
+    EXPECT(store_failure_list_sql, &none, "SCAN failures", "INDEX");
     sqlite3_close(db);
 }
 
@@ -126,10 +106,10 @@ static void test_steps_by_their_indexes(void **state)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct step_filter job = {.cluster = "c", .job_id = 7, .user = "u"};
-    expect_steps(db, &job, "USING INDEX sqlite_autoindex_steps_1 (cluster=? AND job_id=?)",
-                 NULL);
+    EXPECT(store_step_list_sql, &job,
+           "USING INDEX sqlite_autoindex_steps_1 (cluster=? AND job_id=?)", NULL);
     struct step_filter user = {.user = "u", .limit = 10};
-    expect_steps(db, &user, "USING INDEX steps_user (user_name=?)", NULL);
+    EXPECT(store_step_list_sql, &user, "USING INDEX steps_user (user_name=?)", NULL);
     sqlite3_close(db);
 }
 
