@@ -12,7 +12,6 @@
 #include "allot/error.h"
 #include "allotd/allotd.h"
 
-/* Bind the listeners and start serving.  NULL with err (EIO naming the address). */
 /* HTTP worker threads per listener: Threads, or when it is 0 (auto) the number of CPUs on
  * SQLite, whose handlers never wait for the database (reads run in-process, writes are
  * queued to the writer and the connection suspended), and 4 x that on PostgreSQL, whose
@@ -20,6 +19,7 @@
  * request: with 8 per listener on 2 cores, 32 connections sometimes spread over all of them
  * and the HTTP work per request rose by half (bench/results/bank.md, sessions 10-11). */
 unsigned http_threads(const struct allot_conf *c);
+/* Bind the listeners and start serving.  NULL with err (EIO naming the address). */
 struct http *http_start(struct allotd *d, const struct allot_conf *c, struct allot_error *err);
 /* Stop accepting new connections (in-flight requests go on). */
 void http_quiesce(struct http *h);

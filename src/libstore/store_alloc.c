@@ -90,8 +90,8 @@ static const char SQL_LEDGER_BY_KEY[] =
  * stops early), an account's through its allocations, entries since a time by ledger_time
  * (the upper bound makes both planners see a bounded range), else the whole ledger in id
  * order.  A single text with a "($n = 0 OR ...)" term per filter drives no index at all,
- * on SQLite nor in a generic PostgreSQL plan: a term that may be switched off cannot, and
- * every listing was a scan of the whole ledger.  The other filters stay such terms; the
+ * neither on SQLite nor in a generic PostgreSQL plan (a term that may be switched off
+ * cannot), and every listing was a scan of the whole ledger.  The other filters stay such terms; the
  * paging bound is "+l.id" where it must not steer SQLite back to the id order. */
 #define LEDGER_LIST(drive, paging)                                                                 \
     "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "              \
@@ -702,25 +702,24 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
 
 int store_ledger_list_sql(const struct ledger_filter *f, const char **sql)
 {
-    static const struct {
-        int id;
-        const char *sql;
-    } by[] = {{STMT_LEDGER_LIST_JOB, SQL_LEDGER_LIST_JOB},
-              {STMT_LEDGER_LIST_ALLOC, SQL_LEDGER_LIST_ALLOC},
-              {STMT_LEDGER_LIST_ACCOUNT, SQL_LEDGER_LIST_ACCOUNT},
-              {STMT_LEDGER_LIST_SINCE, SQL_LEDGER_LIST_SINCE},
-              {STMT_LEDGER_LIST, SQL_LEDGER_LIST}};
-    int k = 4;
-    if (f && f->job_id && f->cluster && f->cluster[0])
-        k = 0;
-    else if (f && f->alloc_id)
-        k = 1;
-    else if (f && f->account && f->account[0])
-        k = 2;
-    else if (f && f->since_s > 0)
-        k = 3;
-    *sql = by[k].sql;
-    return by[k].id;
+    if (f && f->job_id && f->cluster && f->cluster[0]) {
+        *sql = SQL_LEDGER_LIST_JOB;
+        return STMT_LEDGER_LIST_JOB;
+    }
+    if (f && f->alloc_id) {
+        *sql = SQL_LEDGER_LIST_ALLOC;
+        return STMT_LEDGER_LIST_ALLOC;
+    }
+    if (f && f->account && f->account[0]) {
+        *sql = SQL_LEDGER_LIST_ACCOUNT;
+        return STMT_LEDGER_LIST_ACCOUNT;
+    }
+    if (f && f->since_s > 0) {
+        *sql = SQL_LEDGER_LIST_SINCE;
+        return STMT_LEDGER_LIST_SINCE;
+    }
+    *sql = SQL_LEDGER_LIST;
+    return STMT_LEDGER_LIST;
 }
 
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,

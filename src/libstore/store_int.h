@@ -232,16 +232,16 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
                             struct allot_error *err);
 /* A settle's release (e1) and debit (e2, may be NULL) of one allocation, unchecked: both
  * entries appended (ids left 0) and the balance row moved by one UPDATE.  0 or -1. */
-/* Likewise for store_job_list (one job's runs by the primary key) and store_failure_list
- * (by account, user or time), in store_job.c. */
-int store_job_list_sql(const struct job_filter *f, const char **sql);
-int store_failure_list_sql(const struct failure_filter *f, const char **sql);
-/* And for store_step_list: one job's steps by the key, a user's by steps_user (store_step.c). */
-int store_step_list_sql(const struct step_filter *f, const char **sql);
-/* The statement (its STMT_ id, and its text in *sql) that store_ledger_list runs for f:
- * each reads through the index of f's most selective filter (store_alloc.c). */
-int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);
 int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_entry *e2,
                             struct allot_error *err);
+
+/* The statement (its STMT_ id, and its text in *sql) that a listing runs for filter f, each
+ * read through the index of f's most selective filter (doc/storage.md, "SQL rules"):
+ * ledger by job, allocation, account or time (store_alloc.c); one job's runs by the key,
+ * failures by account, user or time (store_job.c); steps by job or user (store_step.c). */
+int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);
+int store_job_list_sql(const struct job_filter *f, const char **sql);
+int store_failure_list_sql(const struct failure_filter *f, const char **sql);
+int store_step_list_sql(const struct step_filter *f, const char **sql);
 
 #endif
