@@ -91,8 +91,8 @@ static const char SQL_LEDGER_BY_KEY[] =
  * (the upper bound makes both planners see a bounded range), else the whole ledger in id
  * order.  A single text with a "($n = 0 OR ...)" term per filter drives no index at all,
  * neither on SQLite nor in a generic PostgreSQL plan (a term that may be switched off
- * cannot), and every listing was a scan of the whole ledger.  The other filters stay such terms; the
- * paging bound is "+l.id" where it must not steer SQLite back to the id order. */
+ * cannot), and every listing was a scan of the whole ledger.  The other filters stay such
+ * terms; the paging bound is "+l.id" where it must not steer SQLite back to the id order. */
 #define LEDGER_LIST(drive, paging)                                                                 \
     "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "              \
     "JOIN accounts ac ON ac.id = al.account_id "                                                   \
