@@ -229,7 +229,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
     struct settle_op *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
     struct settle_req *q = &s->q;
-    int64_t billing = 0, run = 0;
+    int64_t billing = 0, billing_micro = 0, run = 0;
     char source[ALLOT_NAME_MAX] = "api";
     q->charge_sumin = -1;
     struct jfield f[] = {
@@ -241,7 +241,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
         {.name = "elapsed_s", .type = JF_INT, .required = 1, .dst = &q->elapsed_s},
         {.name = "state", .type = JF_NAME, .required = 0, .dst = q->slurm_state, .allow_empty = 1},
         {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
-        {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
+        {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing_micro},
         {.name = "alloc_tres", .type = JF_TEXT, .required = 0, .dst = q->alloc_tres, .size = sizeof(q->alloc_tres)},
         {.name = "source", .type = JF_NAME, .required = 0, .dst = source},
         {.name = "user", .type = JF_NAME, .required = 0, .dst = q->user},
@@ -256,8 +256,13 @@ int api_job_settle(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
     if (strcmp(source, "epilog") && strcmp(source, "sacct") && strcmp(source, "api"))
         return allot_errorf(err, ALLOT_EINVAL, "source: must be epilog, sacct or api");
+    if (billing_micro < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "billing_micro: must not be negative");
     q->run = (int32_t)run;
-    q->billing_micro = billing;
+    /* Only a run never held uses this billing (a held one keeps its hold's, store.h): the
+     * exact billing_micro when given, else its allocated TRES priced as a hold prices them,
+     * else Slurm's integer billing (truncated, so the last resort). */
+    q->billing_micro = billing_micro > 0 ? billing_micro : billing;
     memcpy(q->settle_source, source, sizeof(source));
     if (q->account[0] && q->partition[0]) {
         /* A run that may never have been held: resolve its resource for the store. */
@@ -266,6 +271,9 @@ int api_job_settle(struct req *r, struct allot_error *err)
         if (!st || partcache_get(r->d->partcache, st, q->cluster, q->partition, &p, err) < 0)
             return -1;
         memcpy(q->resource, p.resource, sizeof(q->resource));
+        if (billing_micro <= 0 && q->alloc_tres[0] &&
+            bank_billing(&p, "alloc_tres", q->alloc_tres, &q->billing_micro, err) < 0)
+            return -1;
     }
     snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
     q->now_s = (int64_t)time(NULL);

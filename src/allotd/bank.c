@@ -21,22 +21,26 @@ int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
     if (j->time_limit_s <= 0)
         return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must be positive");
     int64_t billing = j->billing_micro;
-    if (billing <= 0) {
-        struct billing_weights w;
-        struct tres_list t;
-        if (billing_weights_parse(p.billing_weights, p.max_tres, &w, err) < 0)
-            return allot_error_prefix(err, "billing_weights of partition %s", p.name);
-        if (tres_parse(j->tres ? j->tres : "", &t, err) < 0)
-            return allot_error_prefix(err, "tres");
-        if (billing_compute(&w, &t, &billing, err) < 0)
-            return allot_error_prefix(err, "tres");
-    }
+    if (billing <= 0 && bank_billing(&p, "tres", j->tres, &billing, err) < 0)
+        return -1;
     int64_t cost;
     if (money_hold_sumin(billing, j->time_limit_s, &cost, err) < 0)
         return allot_error_prefix(err, "time_limit_s");
     snprintf(out->resource, sizeof(out->resource), "%s", p.resource);
     out->billing_micro = billing;
     out->cost_sumin = cost;
+    return 0;
+}
+
+int bank_billing(const struct partition *p, const char *field, const char *tres,
+                 int64_t *billing_micro, struct allot_error *err)
+{
+    struct billing_weights w;
+    struct tres_list t;
+    if (billing_weights_parse(p->billing_weights, p->max_tres, &w, err) < 0)
+        return allot_error_prefix(err, "billing_weights of partition %s", p->name);
+    if (tres_parse(tres ? tres : "", &t, err) < 0 || billing_compute(&w, &t, billing_micro, err) < 0)
+        return allot_error_prefix(err, "%s", field);
     return 0;
 }
 

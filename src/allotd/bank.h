@@ -31,6 +31,11 @@ struct bank_cost {
 int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
               struct bank_cost *out, struct allot_error *err);
 
+/* The billing of TRES (Slurm syntax) under partition p's weights, as a hold prices it;
+ * EINVAL naming the field ("tres" or the partition's billing_weights). */
+int bank_billing(const struct partition *p, const char *field, const char *tres,
+                 int64_t *billing_micro, struct allot_error *err);
+
 /* The denial text of DESIGN §3: account, allocation, available SU, the job's maximum cost
  * and its parts, what running jobs hold, what to change.  alloc may be NULL (no payer). */
 void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct bank_cost *c,

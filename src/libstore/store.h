@@ -254,10 +254,11 @@ struct settle_req {
     int64_t start_s, end_s;
     int64_t elapsed_s;
     char slurm_state[ALLOT_STATE_MAX];
-    int64_t billing_micro;  /* final billing; 0 = keep the one recorded at hold */
+    int64_t billing_micro;  /* a run never held: its billing; a held run keeps the billing
+                               its hold was priced at, whatever this says (DESIGN §3) */
     char alloc_tres[ALLOT_TRES_MAX]; /* "" = keep */
-    int64_t charge_sumin;   /* -1: the store computes money_charge_sumin(billing, elapsed)
-                               from the final or recorded billing; NODE_FAIL (slurm_state)
+    int64_t charge_sumin;   /* -1: the store computes money_charge_sumin(billing, elapsed);
+                               a held run pays at most its hold, NODE_FAIL (slurm_state)
                                always costs 0 (DESIGN §3); >= 0: an explicit charge */
     char settle_source[ALLOT_NAME_MAX];
     /* For a job that was never held (post-paid, reconciled from sacct): who and where. */
@@ -285,7 +286,9 @@ struct settle_result {
 /* Settle a run: release its whole hold and debit charge_sumin, both against the allocation
  * that holds the hold (a straddling job pays from it, DESIGN §3).  A run never held is
  * debited from its payer at start_s without a funds check (the usage happened); ENOENT when
- * it has no payer.  A refused run settles to charge 0 (nothing to release).  Idempotent. */
+ * it has no payer.  A refused run settles to charge 0 (nothing to release).  Without an end
+ * time the run ended at start + elapsed (at the settle when the start is unknown), so that
+ * usage by end time counts it.  Idempotent. */
 int store_settle(store_t *st, const struct settle_req *req, struct settle_result *res,
                  struct allot_error *err);
 
@@ -338,6 +341,15 @@ int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void
 /* Number of runs in JOB_HELD for a user and/or account (NULL = any): submit-time counts. */
 int store_job_count_held(store_t *st, const char *cluster, const char *account, const char *user,
                          int64_t *count, struct allot_error *err);
+/* Held runs on cluster (required) counted by the groups of Slurm's submit limits
+ * (store_job_count.c).  _subtree: runs of account and of every account below it (GrpSubmitJobs
+ * of an account association).  _qos: runs whose job QOS is qos, optionally only user's or only
+ * account's (NULL = any): a QOS's GrpSubmitJobs, MaxSubmitJobsPerUser, MaxSubmitJobsPerAccount.
+ * *count untouched on error. */
+int store_job_count_held_subtree(store_t *st, const char *cluster, const char *account,
+                                 int64_t *count, struct allot_error *err);
+int store_job_count_held_qos(store_t *st, const char *cluster, const char *qos, const char *user,
+                             const char *account, int64_t *count, struct allot_error *err);
 
 /* Failures: store_hold records its own; admission denials are recorded with this. */
 struct failure_filter {

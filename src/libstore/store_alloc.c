@@ -72,7 +72,8 @@ static const char SQL_BALANCE_GET[] =
 static const char SQL_BALANCE_APPLY[] =
     "UPDATE alloc_balance SET granted_sumin = granted_sumin + $1, used_sumin = used_sumin + $2, "
     "held_sumin = held_sumin + $3 WHERE alloc_id = $4 AND used_sumin + $2 >= 0 "
-    "AND held_sumin + $3 >= 0 "
+    "AND held_sumin + $3 >= 0 AND granted_sumin + $1 <= 1000000000000000000 "
+    "AND used_sumin + $2 <= 1000000000000000000 AND held_sumin + $3 <= 1000000000000000000 "
     "AND (CAST($5 AS BIGINT) = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) >= 0)";
 #define LEDGER_INSERT                                                                              \
     "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "  \
@@ -253,6 +254,14 @@ static int balance_move(store_t *st, int64_t alloc_id, int64_t dg, int64_t du, i
                             "allocation %lld: %s of %lld would make used or held negative "
                             "(used %lld, held %lld)",
                             (long long)alloc_id, what, (long long)amount,
+                            (long long)b.used_sumin, (long long)b.held_sumin);
+    if (b.granted_sumin + dg > STORE_BALANCE_MAX || b.used_sumin + du > STORE_BALANCE_MAX ||
+        b.held_sumin + dh > STORE_BALANCE_MAX)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "amount_sumin: allocation %lld cannot take a %s of %lld: its totals "
+                            "are limited to %lld SU-minutes (granted %lld, used %lld, held %lld)",
+                            (long long)alloc_id, what, (long long)amount,
+                            (long long)STORE_BALANCE_MAX, (long long)b.granted_sumin,
                             (long long)b.used_sumin, (long long)b.held_sumin);
     if (!checked) /* nothing else can stop an unchecked move */
         return allot_errorf(err, ALLOT_EINTERNAL, "allocation %lld: %s of %lld changed no balance",

@@ -21,6 +21,9 @@
 /* Amounts beyond this are refused: it keeps every sum far from int64 overflow (SQLite would
  * silently turn an overflowing sum into a float).  10^15 SU-minutes is ~1.9e9 core-years. */
 #define STORE_AMOUNT_MAX INT64_C(1000000000000000)
+/* The same for the totals an allocation's balance row keeps (granted, used, held): repeated
+ * credits could otherwise add up past int64.  The bound is a literal in the balance SQL. */
+#define STORE_BALANCE_MAX INT64_C(1000000000000000000)
 #define STORE_SAVEPOINT_MAX 8
 
 struct store_migration {
@@ -142,6 +145,11 @@ enum store_stmt_id {
     STMT_FAILURE_LIST_ACCOUNT,
     STMT_FAILURE_LIST_USER,
     STMT_FAILURE_LIST_SINCE,
+    /* store_job_count.c: held runs per submit-limit group (account subtree, QOS) */
+    STMT_JOB_COUNT_SUBTREE,
+    STMT_JOB_COUNT_QOS,
+    STMT_JOB_COUNT_QOS_USER,
+    STMT_JOB_COUNT_QOS_ACCOUNT,
     /* store_check.c */
     STMT_CHECK_BALANCES,
     STMT_CHECK_LEDGER,
@@ -150,6 +158,8 @@ enum store_stmt_id {
     /* store_policy.c: a block of ids, numbered inside that file */
     STMT_POLICY_FIRST,
     STMT_POLICY_LAST = STMT_POLICY_FIRST + 39,
+    /* store_ref.c: associations and partitions naming a QOS (qos remove) */
+    STMT_QOS_USED,
     STMT_MAX
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX, "raise DB_STMT_MAX");

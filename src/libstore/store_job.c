@@ -449,9 +449,12 @@ int store_settle_validate(const struct settle_req *r, struct allot_error *err)
     return 0;
 }
 
-/* DESIGN §3: NODE_FAIL costs 0; otherwise the explicit charge or ceil(billing x elapsed/60). */
+/* DESIGN §3: NODE_FAIL costs 0; otherwise the explicit charge or ceil(billing x elapsed/60),
+ * and a held run at most its hold (cap >= 0): the hold is the job's maximum cost, taken when
+ * the balance covered it, so time past the limit (OverTimeLimit, a limit raised after the
+ * start) can never overdraw the allocation.  cap < 0: a run never held, post-paid. */
 static int settle_charge(const struct settle_req *r, int64_t billing_micro, int64_t elapsed_s,
-                         int64_t *charge, struct allot_error *err)
+                         int64_t cap, int64_t *charge, struct allot_error *err)
 {
     if (store_is_node_fail(r->slurm_state)) {
         *charge = 0;
@@ -459,14 +462,25 @@ static int settle_charge(const struct settle_req *r, int64_t billing_micro, int6
     }
     if (r->charge_sumin >= 0) {
         *charge = r->charge_sumin;
-        return 0;
+    } else {
+        if (money_charge_sumin(billing_micro, elapsed_s, charge, err) < 0)
+            return allot_error_prefix(err, "charge");
+        if (*charge > STORE_AMOUNT_MAX)
+            return allot_errorf(err, ALLOT_EINVAL, "charge: larger than %lld SU-minutes",
+                                (long long)STORE_AMOUNT_MAX);
     }
-    if (money_charge_sumin(billing_micro, elapsed_s, charge, err) < 0)
-        return allot_error_prefix(err, "charge");
-    if (*charge > STORE_AMOUNT_MAX)
-        return allot_errorf(err, ALLOT_EINVAL, "charge: larger than %lld SU-minutes",
-                            (long long)STORE_AMOUNT_MAX);
+    if (cap >= 0 && *charge > cap)
+        *charge = cap;
     return 0;
+}
+
+/* The end of a settled run: as given, else start + elapsed, else the settle's time. */
+static int64_t settle_end(const struct settle_req *r, int64_t start_s, int64_t elapsed_s,
+                          int64_t now)
+{
+    if (r->end_s > 0)
+        return r->end_s;
+    return start_s > 0 ? start_s + elapsed_s : now;
 }
 
 static void job_entry(struct ledger_entry *e, enum ledger_kind kind, int64_t alloc_id,
@@ -540,11 +554,18 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         if (j.status != JOB_HELD && j.status != JOB_REFUSED)
             return allot_errorf(err, ALLOT_EINTERNAL, "job %lld run %d has an unknown status",
                                 (long long)j.job_id, (int)j.run);
-        int64_t billing = req->billing_micro > 0 ? req->billing_micro : j.billing_micro;
+        /* A held run pays at the billing its hold was priced at (store.h); a refused one
+         * records the settle's, as a run never held. */
+        int64_t billing = j.status == JOB_HELD || req->billing_micro <= 0 ? j.billing_micro
+                                                                          : req->billing_micro;
+        int64_t run_start = start > 0 ? start : j.start_s;
+        if (req->end_s > 0 && run_start > req->end_s)
+            return allot_errorf(err, ALLOT_EINVAL, "end: before the run's start (%lld)",
+                                (long long)run_start);
         if (j.status == JOB_REFUSED) {
             charge = 0; /* store.h: a refused run never ran on credit: nothing to release */
         } else {
-            if (settle_charge(req, billing, elapsed, &charge, err) < 0)
+            if (settle_charge(req, billing, elapsed, j.hold_sumin, &charge, err) < 0)
                 return -1;
             /* Release and debit: two ledger entries, one balance UPDATE (unchecked, as
              * job_ledger: a release only lowers held, a debit records usage). */
@@ -556,9 +577,8 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
             if (store_ledger_apply_pair(st, &rel, charge > 0 ? &deb : NULL, err) < 0)
                 return -1;
         }
-        if (start > 0)
-            j.start_s = start;
-        j.end_s = req->end_s;
+        j.start_s = run_start;
+        j.end_s = settle_end(req, run_start, elapsed, now);
         j.elapsed_s = elapsed;
         memcpy(j.slurm_state, req->slurm_state, sizeof j.slurm_state);
         j.billing_micro = billing;
@@ -581,7 +601,7 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
             return -1;
         if (req->time_limit_s < 0)
             return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must not be negative");
-        if (settle_charge(req, req->billing_micro, elapsed, &charge, err) < 0)
+        if (settle_charge(req, req->billing_micro, elapsed, -1, &charge, err) < 0)
             return -1;
         rc = store_payer(st, req->account, req->resource, req->cluster, start > 0 ? start : now,
                          &payer, NULL, err);
@@ -599,7 +619,7 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         memcpy(j.partition, req->partition, sizeof j.partition);
         memcpy(j.qos, req->qos, sizeof j.qos);
         j.start_s = start;
-        j.end_s = req->end_s;
+        j.end_s = settle_end(req, start, elapsed, now);
         memcpy(j.alloc_tres, req->alloc_tres, sizeof j.alloc_tres);
         j.billing_micro = req->billing_micro;
         j.time_limit_s = req->time_limit_s;

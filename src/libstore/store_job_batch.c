@@ -10,7 +10,8 @@
  * so a batch of holds and settles costs one round trip.
  *
  * The statement takes exactly what the one-by-one verbs would do without a branch:
- *   a settle of a run that is held, named once in the batch, whose charge is in range;
+ *   a settle of a run that is held, named once in the batch, whose charge is in range and
+ *   whose end (if given) is not before its start;
  *   a hold of a run not seen before, named once in the batch, paid by its own account's
  *   allocation (no walk up the tree), while that allocation's available (after the
  *   batch's settles) covers it and every earlier taken hold on it (a prefix in array
@@ -46,10 +47,12 @@ static const char SQL_JOB_BATCH[] =
     "  $30::text[], $31::text[], $32::bigint[])"
     " WITH ORDINALITY AS t(cluster, job_id, run, start_s, end_s, elapsed_s, state, billing,"
     "  alloc_tres, node_fail, charge, source, actor, now_s, i)),"
-    /* A settle is taken when its run is held and named once; its charge as store_settle. */
+    /* A settle is taken when its run is held and named once and its end (if given) is not
+     * before its start; its charge as store_settle: at the held billing, at most the hold. */
     "s0 AS ("
     " SELECT sin.*, j.ctid AS j_ctid, j.alloc_id AS j_alloc, j.hold_sumin AS j_hold,"
-    "  CASE WHEN sin.billing > 0 THEN sin.billing ELSE j.billing_micro END AS bill"
+    "  j.billing_micro AS bill,"
+    "  CASE WHEN sin.start_s > 0 THEN sin.start_s ELSE j.start_s END AS run_start"
     /* Every lookup of jobs is a probe per op whatever the statistics say: the plan is
      * cached on the first executions, when a new bank's jobs table is nearly empty, and as
      * a join it then stayed a scan of the whole table per batch (bench/results/
@@ -57,7 +60,9 @@ static const char SQL_JOB_BATCH[] =
      * lookup per settle; its row's ctid is what the UPDATE below finds it by. */
     " FROM sin CROSS JOIN LATERAL (SELECT j1.ctid, j1.* FROM jobs j1 WHERE j1.cluster = sin.cluster"
     "  AND j1.job_id = sin.job_id AND j1.run = sin.run OFFSET 0) j"
-    " WHERE sin.n = 1 AND j.status = 'held' AND j.hold_sumin > 0 AND j.alloc_id > 0),"
+    " WHERE sin.n = 1 AND j.status = 'held' AND j.hold_sumin > 0 AND j.alloc_id > 0"
+    "  AND (sin.end_s <= 0 OR CASE WHEN sin.start_s > 0 THEN sin.start_s ELSE j.start_s END"
+    "   <= sin.end_s)),"
     "s1 AS ("
     " SELECT s0.*, CASE WHEN s0.node_fail <> 0 THEN 0::numeric"
     "  WHEN s0.charge >= 0 THEN s0.charge::numeric"
@@ -65,7 +70,8 @@ static const char SQL_JOB_BATCH[] =
     "   THEN div(s0.bill::numeric * s0.elapsed_s + 59999999, 60000000) END AS chg"
     " FROM s0),"
     "s AS ("
-    " SELECT s1.*, CASE WHEN s1.chg <= 1000000000000000 THEN s1.chg::bigint END AS chg_sumin"
+    " SELECT s1.*, CASE WHEN s1.chg <= 1000000000000000"
+    "  THEN LEAST(s1.chg, s1.j_hold::numeric)::bigint END AS chg_sumin"
     " FROM s1 WHERE s1.chg IS NOT NULL AND s1.chg <= 1000000000000000),"
     "sr AS ("
     " SELECT s.*, sum(s.chg_sumin) OVER w AS cum_du, sum(s.j_hold) OVER w AS cum_dh FROM s"
@@ -110,7 +116,8 @@ static const char SQL_JOB_BATCH[] =
     " UPDATE alloc_balance b SET used_sumin = b.used_sumin + d.du::bigint,"
     "  held_sumin = b.held_sumin + d.dh::bigint"
     " FROM d WHERE b.alloc_id = d.alloc_id AND b.used_sumin + d.du >= 0"
-    "  AND b.held_sumin + d.dh >= 0 AND (NOT d.hold"
+    "  AND b.held_sumin + d.dh >= 0 AND b.used_sumin + d.du <= 1000000000000000000"
+    "  AND b.held_sumin + d.dh <= 1000000000000000000 AND (NOT d.hold"
     "   OR b.granted_sumin - (b.used_sumin + d.du) - (b.held_sumin + d.dh) >= 0)"
     " RETURNING b.alloc_id),"
     "led AS ("
@@ -127,8 +134,9 @@ static const char SQL_JOB_BATCH[] =
     "   h.cluster, h.job_id, h.run FROM h) e"
     " ORDER BY e.ph, e.i, e.sub),"
     "ju AS ("
-    " UPDATE jobs j SET start_s = CASE WHEN s.start_s > 0 THEN s.start_s ELSE j.start_s END,"
-    "  end_s = s.end_s, elapsed_s = s.elapsed_s, slurm_state = s.state, billing_micro = s.bill,"
+    " UPDATE jobs j SET start_s = s.run_start,"
+    "  end_s = CASE WHEN s.end_s > 0 THEN s.end_s WHEN s.run_start > 0"
+    "   THEN s.run_start + s.elapsed_s ELSE s.now_s END, elapsed_s = s.elapsed_s, slurm_state = s.state, billing_micro = s.bill,"
     "  alloc_tres = CASE WHEN s.alloc_tres <> '' THEN s.alloc_tres ELSE j.alloc_tres END,"
     "  status = 'settled', charge_sumin = s.chg_sumin, settle_source = s.source,"
     "  updated_s = s.now_s"

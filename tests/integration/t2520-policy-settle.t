@@ -34,14 +34,15 @@ test_expect_success 'allotd with a slow clock; monthly policy on a current alloc
 	test "$(json_get boundary.rolled <out)" = true &&
 	test "$(nkind set_qos)" = 0
 '
-test_expect_success 'a settle to 90% notifies only; one to 110% downscales at once' '
+test_expect_success 'a settle to 90% notifies only; a held run pays at most its hold; 110% downscales at once' '
 	settle 1 90 >out && test "$(json_get job.charge_sumin <out)" = 90 &&
 	test "$(nkind set_qos)" = 0 &&
 	api GET "/v1/evaluations?policy=1" >ev &&
 	test "$(json_get evaluations.0.actions <ev)" = notify &&
 	API_USER=slurm api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":2,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"p\",\"time_limit_s\":30,\"billing\":20}" >out &&
 	test "$(json_get held <out)" = true &&
-	settle 2 20 >out && test "$(json_get job.charge_sumin <out)" = 20 &&
+	settle 2 20 >out && test "$(json_get job.charge_sumin <out)" = 10 &&
+	settle 4 10 >out && test "$(json_get job.charge_sumin <out)" = 10 &&
 	test "$(nkind set_qos)" = 1 &&
 	api GET "/v1/commands?policy=1" >cmds && grep -q "qos=slow" cmds &&
 	test "$(nkind set_grpjobs)" = 0

@@ -219,6 +219,32 @@ static void test_credit_idempotent(void **state)
     fx_check_clean(f);
 }
 
+/* An allocation's totals stop at STORE_BALANCE_MAX (10^18 SU-minutes): repeated credits
+ * reach it exactly, the next one is refused and writes nothing, and the totals stay integers
+ * (SQLite would have turned an overflowing sum into a float). */
+static void test_credit_total_bounded(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    int64_t id = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 0);
+    int replay;
+    BEGIN(f);
+    for (int i = 0; i < 1000; i++) {
+        struct ledger_entry e = entry(id, LEDGER_CREDIT, INT64_C(1000000000000000), "");
+        OK(f, store_credit(f->st, &e, &replay, &f->err));
+    }
+    COMMIT(f);
+    int rows = fx_ledger_rows(f);
+    struct ledger_entry e = entry(id, LEDGER_CREDIT, 1, "");
+    TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    assert_non_null(strstr(f->err.msg, "limited to"));
+    assert_int_equal(fx_ledger_rows(f), rows);
+    struct balance b;
+    OK(f, store_alloc_get(f->st, id, NULL, &b, &f->err));
+    assert_int_equal(b.granted_sumin, INT64_C(1000000000000000000));
+    fx_check_clean(f);
+}
+
 static void test_credit_kinds(void **state)
 {
     struct fx *f = *state;
@@ -499,6 +525,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_alloc_overlap, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_alloc_modify_remove, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_alloc_list, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_credit_total_bounded, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_payer, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_credit_idempotent, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_credit_kinds, fx_setup, fx_teardown),

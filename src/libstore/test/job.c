@@ -178,15 +178,16 @@ static void test_node_fail_and_billing(void **state)
     assert_int_equal(sr.job.charge_sumin, 0);
     assert_int_equal(sr.bal.used_sumin, 0);
     assert_int_equal(sr.bal.held_sumin, 0);
-    /* The final billing replaces the recorded one: 2.5 units x 60 s = 150 s -> 3 minutes. */
+    /* A held run pays at the billing its hold was priced at, whatever billing the settle
+     * brings (sacct's integer one, say): 1 unit x 120 s -> 2 minutes, not 2.5 x 120 s -> 5. */
     h = hold_req(21, 0, 120);
     TX(f, store_hold(f->st, &h, &hr, &f->err));
-    s = settle_req(21, 0, 60, "COMPLETED");
+    s = settle_req(21, 0, 120, "COMPLETED");
     s.billing_micro = 2500000;
     snprintf(s.alloc_tres, sizeof s.alloc_tres, "cpu=3");
     TX(f, store_settle(f->st, &s, &sr, &f->err));
-    assert_int_equal(sr.job.charge_sumin, 3);
-    assert_int_equal(sr.job.billing_micro, 2500000);
+    assert_int_equal(sr.job.charge_sumin, 2);
+    assert_int_equal(sr.job.billing_micro, 1000000);
     assert_string_equal(sr.job.alloc_tres, "cpu=3");
     /* An explicit charge is taken as given. */
     h = hold_req(22, 0, 120);
@@ -195,13 +196,79 @@ static void test_node_fail_and_billing(void **state)
     s.charge_sumin = 77;
     TX(f, store_settle(f->st, &s, &sr, &f->err));
     assert_int_equal(sr.job.charge_sumin, 77);
-    assert_int_equal(bal_of(f, id).used_sumin, 80);
+    assert_int_equal(bal_of(f, id).used_sumin, 79);
     fx_check_clean(f);
 }
 
-/* Charges at rounding edges and large values, with the job's billing and with the
- * settle's own; the settle's answer must equal the job as stored and the balance as
- * stored.  Each hold and settle goes through store_job_batch as a batch of one, as the
+/* A held run never pays more than its hold (the job's maximum cost, DESIGN §3): ten hours
+ * on a 5 SU-minute hold cost 5, the allocation never goes below zero, and the batch path
+ * (PostgreSQL's statement) charges the same. */
+static void test_settle_capped_at_hold(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 12);
+    struct hold_req h = hold_req(30, 0, 5);
+    struct hold_result hr;
+    struct store_job_op hop = {.hold = &h, .hold_res = &hr};
+    fx_job_batch_all(f, &hop, 1);
+    assert_false(hr.refused);
+    struct settle_req s = settle_req(30, 0, 36000, "TIMEOUT");
+    struct settle_result sr;
+    struct store_job_op sop = {.settle = &s, .settle_res = &sr};
+    fx_job_batch_all(f, &sop, 1);
+    assert_int_equal(sr.job.charge_sumin, 5);
+    assert_int_equal(sr.bal.used_sumin, 5);
+    assert_int_equal(sr.bal.held_sumin, 0);
+    /* An explicit charge above the hold is capped too; the rest of the credit stays. */
+    h = hold_req(31, 0, 7);
+    fx_job_batch_all(f, &hop, 1);
+    assert_false(hr.refused);
+    s = settle_req(31, 0, 60, "COMPLETED");
+    s.charge_sumin = 100;
+    fx_job_batch_all(f, &sop, 1);
+    assert_int_equal(sr.job.charge_sumin, 7);
+    struct balance b = bal_of(f, id);
+    assert_int_equal(b.used_sumin, 12);
+    assert_int_equal(b.available_sumin, 0);
+    fx_check_clean(f);
+}
+
+/* A settle without an end time ends the run at start + elapsed (usage by end time counts
+ * it); an end before the run's start is refused and writes nothing. */
+static void test_settle_end(void **state)
+{
+    struct fx *f = *state;
+    setup_bank(f, 6000);
+    struct hold_req h = hold_req(40, 0, 120);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    struct settle_req s = settle_req(40, 0, 90, "COMPLETED");
+    s.start_s = 0;
+    s.end_s = h.start_s - 1;
+    struct settle_result sr;
+    int rows = fx_ledger_rows(f);
+    BEGIN(f);
+    assert_int_equal(store_settle(f->st, &s, &sr, &f->err), -1);
+    assert_int_equal(f->err.code, ALLOT_EINVAL);
+    assert_non_null(strstr(f->err.msg, "end"));
+    store_rollback(f->st);
+    struct store_job_op sop = {.settle = &s, .settle_res = &sr};
+    OK(f, store_job_batch(f->st, &sop, 1, &f->err));
+    assert_int_equal(sop.done, 0); /* the batch leaves it to the verb, which says why */
+    assert_int_equal(fx_ledger_rows(f), rows);
+    s.end_s = 0;
+    fx_job_batch_all(f, &sop, 1);
+    assert_int_equal(sr.job.start_s, h.start_s);
+    assert_int_equal(sr.job.end_s, h.start_s + 90);
+    struct job j;
+    OK(f, store_job_get(f->st, "c1", 40, 0, &j, &f->err));
+    assert_int_equal(j.end_s, h.start_s + 90);
+    fx_check_clean(f);
+}
+
+/* Charges at rounding edges and large values at the held billing, whether or not the
+ * settle brings another (which a held run ignores); the settle's answer must equal the job
+ * as stored and the balance as stored.  Each hold and settle goes through store_job_batch as a batch of one, as the
  * writer sends it: on PostgreSQL its statement computes the charge in SQL, so this compares
  * that with money_charge_sumin (on SQLite the verbs run). */
 static void test_settle_charge_vectors(void **state)
@@ -210,7 +277,7 @@ static void test_settle_charge_vectors(void **state)
     int64_t id = setup_bank(f, INT64_C(1000000000000000)); /* the largest amount */
     static const struct {
         int64_t billing, elapsed;
-        int use_settle_billing;
+        int settle_billing; /* the settle names another billing, which must not count */
     } v[] = {
         {1000000, 55, 0},     {1000000, 60, 0},          {1000000, 61, 1},
         {1, 1, 0},            {0, 3600, 0},              {2500000, 60, 1},
@@ -221,22 +288,23 @@ static void test_settle_charge_vectors(void **state)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         int64_t job = 500 + (int64_t)i, want;
         OK(f, money_charge_sumin(v[i].billing, v[i].elapsed, &want, &f->err));
-        struct hold_req h = hold_req(job, 0, 10);
-        h.billing_micro = v[i].use_settle_billing ? 1000000 : v[i].billing;
+        /* The hold covers the charge, so the cap at the hold does not bind here. */
+        struct hold_req h = hold_req(job, 0, want + 1);
+        h.billing_micro = v[i].billing;
         struct hold_result hr;
         struct store_job_op hop = {.hold = &h, .hold_res = &hr};
         fx_job_batch_all(f, &hop, 1);
         assert_false(hr.refused);
         struct settle_req s = settle_req(job, 0, v[i].elapsed, "COMPLETED");
-        if (v[i].use_settle_billing)
-            s.billing_micro = v[i].billing;
+        if (v[i].settle_billing)
+            s.billing_micro = v[i].billing + 1000000;
         struct settle_result sr;
         struct store_job_op sop = {.settle = &s, .settle_res = &sr};
         fx_job_batch_all(f, &sop, 1);
         used += want;
         assert_false(sr.replay);
         assert_int_equal(sr.job.charge_sumin, want);
-        assert_int_equal(sr.job.billing_micro, v[i].billing > 0 ? v[i].billing : h.billing_micro);
+        assert_int_equal(sr.job.billing_micro, v[i].billing);
         assert_int_equal(sr.alloc.id, id);
         assert_string_equal(sr.alloc.account, "chem");
         assert_int_equal(sr.bal.used_sumin, used);
@@ -254,11 +322,11 @@ static void test_settle_charge_vectors(void **state)
     /* A charge beyond the largest amount is refused and writes nothing: the batch leaves
      * it to the verb, which says why. */
     struct hold_req h = hold_req(600, 0, 10);
+    h.billing_micro = 1000000000000000;
     struct hold_result hr;
     TX(f, store_hold(f->st, &h, &hr, &f->err));
     int rows = fx_ledger_rows(f);
     struct settle_req s = settle_req(600, 0, 1000000000, "COMPLETED");
-    s.billing_micro = 1000000000000000;
     struct settle_result sr;
     struct store_job_op sop = {.settle = &s, .settle_res = &sr};
     OK(f, store_job_batch(f->st, &sop, 1, &f->err));
@@ -825,6 +893,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hold_settle_idempotent, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_node_fail_and_billing, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_charge_vectors, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_settle_capped_at_hold, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_settle_end, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch_text, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch_guard, fx_setup, fx_teardown),
