@@ -232,6 +232,14 @@ int auth_request(struct req *r, struct allot_error *err)
         if (model_check_name("X-Allot-As", as, 0, err) < 0)
             return -1;
         enum role as_role = auth_role(r->conf, as);
+        /* Acting never gains a right the caller lacks, and an admin has no operator rights
+         * (the job verbs are the plugins' and agents'): the order of enum role does not say
+         * that, so it is said here. */
+        if (as_role == ROLE_OPERATOR && real_role != ROLE_SUPERUSER)
+            return allot_errorf(err, ALLOT_EPERM,
+                                "X-Allot-As: %s is an operator; only a superuser may act as "
+                                "one (%s is %s)",
+                                as, r->who.real, auth_role_name(real_role));
         snprintf(r->who.user, sizeof(r->who.user), "%s", as);
         r->who.role = as_role < real_role ? as_role : real_role;
     }

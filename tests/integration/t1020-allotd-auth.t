@@ -8,14 +8,14 @@ for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 
 # Two plain Unix users for the role tests (created once, kept: useradd is idempotent-ish).
-for u in allot_alice allot_bob; do
+for u in allot_alice allot_bob allot_op; do
 	id -u $u >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin $u
 done
 
 test_expect_success 'start munged and allotd (AuthType=munge)' '
 	munged_start "$PWD/munge" &&
 	chmod 0755 "$MUNGE_DIR" &&
-	allotd_start Admins=allot_bob
+	allotd_start Admins=allot_bob Operators=allot_op
 '
 test_expect_success 'healthz needs no credential' '
 	API_NOAUTH=1 api GET /healthz >out &&
@@ -83,6 +83,16 @@ test_expect_success 'an admin acting as root stays an admin' '
 	test "$(json_get role <out)" = admin &&
 	API_RUNAS=allot_bob API_AS=root test_expect_code 1 api POST /v1/accounts "{\"name\":\"x\"}" &&
 	test "$(api_status)" = 403
+'
+test_expect_success 'an admin cannot act as an operator (no job verbs by the back door)' '
+	API_RUNAS=allot_bob API_AS=allot_op test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 403 &&
+	grep "only a superuser may act as" out &&
+	API_RUNAS=allot_bob API_AS=allot_op test_expect_code 1 api POST /v1/jobs/hold \
+		"{\"cluster\":\"c1\",\"job_id\":601,\"user\":\"allot_alice\",\"account\":\"chem\",\"partition\":\"cpu\",\"time_limit_s\":60}" >out &&
+	test "$(api_status)" = 403 &&
+	API_AS=allot_op api GET /v1/whoami >out &&
+	test "$(json_get role <out)" = operator
 '
 test_expect_success 'munged down: 503, not 401' '
 	munged_stop &&
