@@ -14,6 +14,7 @@
 #include "allotd/api.h"
 #include "allotd/json.h"
 #include "libcore/limits.h"
+#include "libcore/numparse.h"
 #include "libcore/tres.h"
 #include "libutil/xalloc.h"
 
@@ -100,6 +101,22 @@ int api_limit_set(struct req *r, struct allot_error *err)
     if (value[0] &&
         limits_validate(s->scope, s->name, value, s->value, sizeof(s->value), err) < 0)
         return allot_error_prefix(err, "value");
+    const struct limit_def *d = limits_find(s->scope, s->name);
+    if (!d)
+        return allot_errorf(err, ALLOT_EINVAL, "name: limit '%s' does not exist for %s",
+                            s->name, model_limit_scope_name(s->scope));
+    /* The QOS record holds the factors (PATCH /v1/qos/NAME): one stored value each. */
+    if (d->type == LIMIT_FACTOR)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "name: %s is a field of the QOS record: set %s with PATCH "
+                            "/v1/qos/%s (allot qos modify %s %s=)",
+                            d->name, strcmp(d->name, "LimitFactor") == 0 ? "limit_factor"
+                                                                         : "usage_factor",
+                            s->owner, s->owner,
+                            strcmp(d->name, "LimitFactor") == 0 ? "limitfactor" : "usagefactor");
+    /* Aliases (MaxWall, max_active_jobs, max_cores...) are stored under the Slurm name, so
+     * one row holds each limit and a later set replaces an earlier one. */
+    snprintf(s->name, sizeof(s->name), "%s", d->name);
     return req_defer_write(r, run_set, s, finish_set);
 }
 
@@ -166,13 +183,44 @@ static int add_partition_max_time(struct level_buf *b, struct limit_level *lv, i
     return 0;
 }
 
+/* A QOS level: its stored limits plus LimitFactor from the QOS record's limit_factor, the
+ * one place it is kept (a LimitFactor row stored before that rule is ignored). */
 static int add_qos_level(store_t *st, struct limit_chain *chain, struct level_buf *bufs,
                          enum limit_level_kind kind, const char *name, struct allot_error *err)
 {
     struct qos q;
     if (store_qos_get(st, name, &q, err) < 0)
         return allot_error_prefix(err, "qos");
-    return add_level(st, chain, bufs, kind, LIMIT_SCOPE_QOS, name, limits_qos_flags(q.flags), err);
+    if (add_level(st, chain, bufs, kind, LIMIT_SCOPE_QOS, name, limits_qos_flags(q.flags), err) <
+        0)
+        return -1;
+    struct level_buf *b = &bufs[chain->n - 1];
+    int k = 0;
+    for (int i = 0; i < b->n; i++) {
+        const struct limit_def *d = limits_find(LIMIT_SCOPE_QOS, b->names[i]);
+        if (d && d->type == LIMIT_FACTOR && strcmp(d->name, "LimitFactor") == 0)
+            continue;
+        if (k != i) {
+            memcpy(b->names[k], b->names[i], sizeof(b->names[0]));
+            memcpy(b->values[k], b->values[i], sizeof(b->values[0]));
+        }
+        b->pairs[k] = (struct limit_pair){b->names[k], b->values[k]};
+        k++;
+    }
+    b->n = k;
+    if (q.limit_factor_ppm > 0) {
+        if (b->n >= LEVEL_PAIRS_MAX)
+            return allot_errorf(err, ALLOT_EINTERNAL, "%s: more than %d limits", b->owner,
+                                LEVEL_PAIRS_MAX);
+        if (numparse_format_fixed(q.limit_factor_ppm, 6, b->values[b->n],
+                                  sizeof(b->values[0])) < 0)
+            return allot_errorf(err, ALLOT_EINTERNAL, "qos %s: limit_factor out of range", name);
+        snprintf(b->names[b->n], sizeof(b->names[0]), "LimitFactor");
+        b->pairs[b->n] = (struct limit_pair){b->names[b->n], b->values[b->n]};
+        b->n++;
+    }
+    chain->level[chain->n - 1].n = b->n;
+    return 0;
 }
 
 /* Effective-limit chain for (cluster, user, account, partition, qos); account NULL = the
@@ -343,6 +391,57 @@ static struct admit_scratch *admit_scratch(void)
     return s;
 }
 
+static int is_qos_level(enum limit_level_kind k)
+{
+    return k == LIMIT_LEVEL_PARTITION_QOS || k == LIMIT_LEVEL_JOB_QOS;
+}
+
+/* Held runs stand for the jobs Slurm counts against the submit limits; each limit counts
+ * the group of the level that set it (reference): a QOS's jobs, the user's in its
+ * association, an account association's whole subtree.  Only set limits are counted. */
+static int submit_counts(store_t *st, const char *cluster, const char *user,
+                         const struct limit_chain *chain, const struct limit_effective *eff,
+                         struct submit_counts *c, struct allot_error *err)
+{
+    const char *account = NULL; /* the job's: the first account level (build_chain) */
+    for (int i = 0; i < chain->n && !account; i++)
+        if (chain->level[i].kind == LIMIT_LEVEL_ACCOUNT_ASSOC ||
+            chain->level[i].kind == LIMIT_LEVEL_ROOT_ASSOC)
+            account = chain->level[i].owner;
+    if (!account)
+        return allot_errorf(err, ALLOT_EINTERNAL, "limits: no account level in the chain");
+    const struct limit_resolved *r;
+    if ((r = limits_get(eff, "MaxSubmitJobs")) && r->src.level >= 0) {
+        int qos = is_qos_level(r->src.kind);
+        if ((qos ? store_job_count_held_qos(st, cluster, r->src.owner, user, NULL,
+                                            &c->user_jobs, err)
+                 : store_job_count_held(st, cluster, account, user, &c->user_jobs, err)) < 0)
+            return -1;
+    }
+    if ((r = limits_get(eff, "MaxSubmitJobsPerAccount")) && r->src.level >= 0 &&
+        store_job_count_held_qos(st, cluster, r->src.owner, NULL, account, &c->account_jobs,
+                                 err) < 0)
+        return -1;
+    if (!(r = limits_get(eff, "GrpSubmitJobs")))
+        return 0;
+    for (int i = 0; i < chain->n; i++) {
+        const struct limit_level *lv = &chain->level[i];
+        int rc = 0;
+        if (r->level_value[i] < 0)
+            continue;
+        if (is_qos_level(lv->kind))
+            rc = store_job_count_held_qos(st, cluster, lv->owner, NULL, NULL, &c->level_jobs[i],
+                                          err);
+        else if (lv->kind == LIMIT_LEVEL_USER_ASSOC)
+            rc = store_job_count_held(st, cluster, account, user, &c->level_jobs[i], err);
+        else
+            rc = store_job_count_held_subtree(st, cluster, lv->owner, &c->level_jobs[i], err);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int limit_check_admit(store_t *st, const char *cluster, const char *user, const char *account,
                       const char *partition, const char *qos, int64_t time_limit_s,
                       const char *tres, char *msg, size_t msgsz, struct allot_error *err)
@@ -363,12 +462,8 @@ int limit_check_admit(store_t *st, const char *cluster, const char *user, const 
         allot_error_prefix(err, "tres");
         goto out;
     }
-    /* Held runs stand for the jobs Slurm counts against MaxSubmitJobs/GrpSubmitJobs. */
-    if (store_job_count_held(st, cluster, account, user, &counts.user_jobs, err) < 0 ||
-        store_job_count_held(st, cluster, account, NULL, &counts.account_jobs, err) < 0)
+    if (submit_counts(st, cluster, user, chain, eff, &counts, err) < 0)
         goto out;
-    for (int i = 0; i < chain->n; i++)
-        counts.level_jobs[i] = counts.account_jobs;
     rc = 0;
     enum limit_check chk = limits_check_submit(eff, &job, &counts, &v);
     if (chk != LIMIT_CHECK_OK) {

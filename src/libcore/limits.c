@@ -702,9 +702,14 @@ enum limit_check limits_check_submit(const struct limit_effective *eff,
             return c.result;
         }
     }
+    /* The reference notes only the association's MaxWallDurationPerJob as "denied at
+     * submission"; a QOS MaxWall pends unless DenyOnLimit; the partition's MaxTime bounds
+     * the job as its node counts do (refused). */
     if ((r = limits_get(eff, "MaxWallDurationPerJob")) && r->src.level >= 0 &&
         job->time_limit_s >= 0 && ceil_div(job->time_limit_s, 60) > r->value &&
-        report(&c, r->name, NULL, r->value, ceil_div(job->time_limit_s, 60), &r->src, 1))
+        report(&c, r->name, NULL, r->value, ceil_div(job->time_limit_s, 60), &r->src,
+               is_assoc(r->src.kind) || r->src.kind == LIMIT_LEVEL_PARTITION ||
+                   (eff->job_qos_flags & LIMIT_QOS_DENY_ON_LIMIT)))
         return c.result;
     if (check_tres(&c, eff, "MaxTRESPerJob", 0, job) ||
         check_tres(&c, eff, "MinTRESPerJob", 1, job) ||
@@ -717,12 +722,49 @@ enum limit_check limits_check_submit(const struct limit_effective *eff,
     return c.result;
 }
 
+/* What the job asked for and what would let it through, for limits_violation_format. */
+static int advice(const struct limit_violation *v, char *buf, size_t len)
+{
+    const char *n = v->limit;
+    long long lim = (long long)v->limit_value, req = (long long)v->requested;
+
+    if (strstr(n, "SubmitJobs"))
+        return snprintf(buf, len,
+                        "the job would be submitted job %lld; wait until a job ends or ask an "
+                        "admin",
+                        req);
+    if (strcmp(n, "MaxWallDurationPerJob") == 0)
+        return snprintf(buf, len,
+                        "job asks %lld min; lower --time to at most %lld min or ask an admin",
+                        req, lim);
+    if (strcmp(n, "MinTRESPerJob") == 0)
+        return snprintf(buf, len, "job asks %s=%lld; raise it to at least %lld or ask an admin",
+                        v->tres, req, lim);
+    if (strcmp(n, "MaxTRESPerNode") == 0)
+        return snprintf(buf, len,
+                        "job asks %s=%lld per node; lower it to at most %lld per node or ask "
+                        "an admin",
+                        v->tres, req, lim);
+    if (strcmp(n, "MaxTRESMinsPerJob") == 0)
+        return snprintf(buf, len,
+                        "job asks %s=%lld TRES-minutes (count x time limit); lower the count "
+                        "or --time to at most %lld or ask an admin",
+                        v->tres, req, lim);
+    if (v->tres[0])
+        return snprintf(buf, len, "job asks %s=%lld; lower it to at most %lld or ask an admin",
+                        v->tres, req, lim);
+    return snprintf(buf, len, "job asks %lld; lower it to at most %lld or ask an admin", req,
+                    lim);
+}
+
 int limits_violation_format(const struct limit_violation *v, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "%s=%s%s%lld from %s%s%s", v->limit, v->tres,
+    char tail[256];
+    advice(v, tail, sizeof(tail));
+    int n = snprintf(buf, len, "%s=%s%s%lld from %s%s%s: %s", v->limit, v->tres,
                      v->tres[0] ? "=" : "", (long long)v->limit_value,
                      limits_level_kind_name(v->src.kind), v->src.owner ? " " : "",
-                     v->src.owner ? v->src.owner : "");
+                     v->src.owner ? v->src.owner : "", tail);
     return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 

@@ -14,7 +14,8 @@
  *     MinNodes, MaxNodes unless the job QOS has PartitionTimeLimit / PartitionMinNodes /
  *     PartitionMaxNodes (Slurm job_mgr.c _part_access_check / job_limits_check);
  *   - LimitFactor (of the first QOS in the order that sets it, as acct_policy.c does) scales
- *     association GrpTRES and MaxTRESPerJob, floor, never QOS limits.
+ *     association GrpTRES and MaxTRESPerJob, floor, never QOS limits; allotd puts the QOS
+ *     record's limit_factor in the chain as the QOS level's LimitFactor (its one source).
  * QOS limits named per user (MaxJobsPerUser, MaxSubmitJobsPerUser, MaxJobsAccruePerUser)
  * resolve together with the association limit they override (MaxJobs, MaxSubmitJobs,
  * MaxJobsAccrue), under the association's name; partition MaxTime resolves as
@@ -160,11 +161,15 @@ struct job_request {
     struct tres_list tres; /* whole-job counts; node = node count */
 };
 
-/* Jobs (pending + running) already counted against each limit, before this one. */
+/* Jobs (pending + running) already counted against each limit, before this one; the
+ * caller counts each in the group of the level that set the limit. */
 struct submit_counts {
-    int64_t user_jobs;                   /* the user's, in this association */
-    int64_t account_jobs;                /* the account's, for ...PerAccount QOS limits */
-    int64_t level_jobs[LIMIT_CHAIN_MAX]; /* the group of chain level i (QOS or subtree) */
+    int64_t user_jobs;    /* MaxSubmitJobs: the user's in this association, or, when a QOS
+                             MaxSubmitJobsPerUser set it, the user's in that QOS */
+    int64_t account_jobs; /* MaxSubmitJobsPerAccount: the account's in that QOS */
+    int64_t level_jobs[LIMIT_CHAIN_MAX]; /* GrpSubmitJobs of chain level i: a QOS's jobs,
+                                            the user's in the account, or the account
+                                            subtree's */
 };
 
 enum limit_check { LIMIT_CHECK_OK = 0, LIMIT_CHECK_DENY = 1, LIMIT_CHECK_PEND = 2 };
@@ -180,17 +185,20 @@ struct limit_violation {
 
 /* Check a submission against MaxSubmitJobs (per user), MaxSubmitJobsPerAccount,
  * GrpSubmitJobs (every level), MaxWallDurationPerJob, MinTRESPerJob, MaxTRESPerJob,
- * MaxTRESPerNode, MaxTRESMinsPerJob and GrpTRES (the job alone).  Submit counts and wall
- * time always deny; job-size limits deny when the job QOS has DenyOnLimit or the bound is
- * the partition's, else the job would pend.  Returns LIMIT_CHECK_OK, or the first denial,
+ * MaxTRESPerNode, MaxTRESMinsPerJob and GrpTRES (the job alone).  Submit counts always deny;
+ * wall time denies when set by an association or the partition (the reference: "denied at
+ * submission"); other limits deny when the job QOS has DenyOnLimit or the bound is the
+ * partition's, else the job would pend.  Returns LIMIT_CHECK_OK, or the first denial,
  * or else the first pending reason, described in *v. */
 enum limit_check limits_check_submit(const struct limit_effective *eff,
                                      const struct job_request *job,
                                      const struct submit_counts *counts,
                                      struct limit_violation *v);
 
-/* "MaxSubmitJobs=50 from user association alice@chem on cluster c1" (TRES limits:
- * "MaxTRESPerJob=gres/gpu=4 from job QOS normal").  Returns 0, or -1 if buf is too small
+/* One sentence: the limit, its source, what the job asks and what to change:
+ * "MaxWallDurationPerJob=60 from partition c1:lim: job asks 90 min; lower --time to at most
+ * 60 min or ask an admin" (TRES limits: "MaxTRESPerJob=gres/gpu=4 from job QOS normal: job
+ * asks gres/gpu=5; lower it to at most 4 or ask an admin").  Returns 0, or -1 if buf is too small
  * (buf then holds a truncated, NUL-terminated text). */
 int limits_violation_format(const struct limit_violation *v, char *buf, size_t len);
 

@@ -226,7 +226,9 @@ static void test_worked_example(void **state)
     char msg[256];
     assert_int_equal(limits_check_submit(eff, &job, &counts, &v), LIMIT_CHECK_DENY);
     assert_int_equal(limits_violation_format(&v, msg, sizeof(msg)), 0);
-    assert_string_equal(msg, "MaxSubmitJobs=50 from user association alice@chem on cluster c1");
+    assert_string_equal(msg, "MaxSubmitJobs=50 from user association alice@chem on cluster c1: "
+                             "the job would be submitted job 51; wait until a job ends or "
+                             "ask an admin");
     assert_int_equal(v.requested, 51);
     counts.user_jobs = 49;
     assert_int_equal(limits_check_submit(eff, &job, &counts, &v), LIMIT_CHECK_OK);
@@ -253,8 +255,10 @@ static void test_partition_time(void **state)
         struct limit_violation v;
         assert_int_equal(limits_check_submit(eff, &job, &counts, &v),
                          flag ? LIMIT_CHECK_OK : LIMIT_CHECK_DENY);
+        /* Over the QOS's MaxWall (no DenyOnLimit): the job would pend. */
         job.time_limit_s = 2880 * 60 + 1;
-        assert_int_equal(limits_check_submit(eff, &job, &counts, &v), LIMIT_CHECK_DENY);
+        assert_int_equal(limits_check_submit(eff, &job, &counts, &v),
+                         flag ? LIMIT_CHECK_PEND : LIMIT_CHECK_DENY);
         assert_int_equal(v.requested, 2881);
         free(eff);
     }
@@ -355,11 +359,13 @@ static void test_grp_most_restrictive(void **state)
     counts.level_jobs[2] = 100;
     assert_int_equal(limits_check_submit(eff, &job, &counts, &v), LIMIT_CHECK_DENY);
     limits_violation_format(&v, msg, sizeof(msg));
-    assert_string_equal(msg, "GrpSubmitJobs=100 from account association acct");
+    assert_string_equal(msg, "GrpSubmitJobs=100 from account association acct: the job would "
+                             "be submitted job 101; wait until a job ends or ask an admin");
     counts.level_jobs[1] = 40;
     assert_int_equal(limits_check_submit(eff, &job, &counts, &v), LIMIT_CHECK_DENY);
     limits_violation_format(&v, msg, sizeof(msg));
-    assert_string_equal(msg, "GrpSubmitJobs=40 from user association u");
+    assert_string_equal(msg, "GrpSubmitJobs=40 from user association u: the job would be "
+                             "submitted job 41; wait until a job ends or ask an admin");
     /* A job alone larger than GrpTRES pends (no DenyOnLimit). */
     counts = (struct submit_counts){0};
     assert_int_equal(tres_parse("cpu=51", &job.tres, NULL), 0);
@@ -445,7 +451,8 @@ static void test_job_size_checks(void **state)
         assert_int_equal(tres_parse("cpu=8,mem=8G,node=2,gres/gpu=5", &job.tres, NULL), 0);
         assert_int_equal(limits_check_submit(eff, &job, &counts, &v), want);
         limits_violation_format(&v, msg, sizeof(msg));
-        assert_string_equal(msg, "MaxTRESPerJob=gres/gpu=4 from job QOS normal");
+        assert_string_equal(msg, "MaxTRESPerJob=gres/gpu=4 from job QOS normal: job asks "
+                                 "gres/gpu=5; lower it to at most 4 or ask an admin");
         assert_int_equal(v.requested, 5);
         assert_int_equal(tres_parse("cpu=1,node=1", &job.tres, NULL), 0);
         assert_int_equal(limits_check_submit(eff, &job, &counts, &v), want);
@@ -468,6 +475,48 @@ static void test_job_size_checks(void **state)
         assert_int_equal(tres_parse("cpu=1", &job.tres, NULL), 0);
         assert_int_equal(limits_check_submit(eff, &job, &counts, &v), LIMIT_CHECK_DENY);
         assert_string_equal(v.limit, "MaxSubmitJobsPerAccount");
+        free(eff);
+    }
+}
+
+/* MaxWall: only the association's is "denied at submission" (reference); a QOS MaxWall
+ * pends unless DenyOnLimit; the partition's MaxTime refuses.  The message says what the job
+ * asks and what to change. */
+static void test_wall_deny_or_pend(void **state)
+{
+    (void)state;
+    static const struct {
+        enum limit_level_kind kind;
+        unsigned flags;
+        enum limit_check want;
+    } cases[] = {
+        {LIMIT_LEVEL_JOB_QOS, 0, LIMIT_CHECK_PEND},
+        {LIMIT_LEVEL_JOB_QOS, LIMIT_QOS_DENY_ON_LIMIT, LIMIT_CHECK_DENY},
+        {LIMIT_LEVEL_PARTITION_QOS, 0, LIMIT_CHECK_PEND},
+        {LIMIT_LEVEL_USER_ASSOC, 0, LIMIT_CHECK_DENY},
+        {LIMIT_LEVEL_ACCOUNT_ASSOC, 0, LIMIT_CHECK_DENY},
+        {LIMIT_LEVEL_PARTITION, 0, LIMIT_CHECK_DENY},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fixture f = {0};
+        int part = cases[i].kind == LIMIT_LEVEL_PARTITION;
+        const char *kv[] = {part ? "MaxTime" : "MaxWall", "60", NULL};
+        if (cases[i].kind != LIMIT_LEVEL_JOB_QOS)
+            add_level(&f, LIMIT_LEVEL_JOB_QOS, "q", cases[i].flags, NULL);
+        add_level(&f, cases[i].kind, "c1:lim", cases[i].flags, kv);
+        struct limit_effective *eff = resolve(&f);
+        struct job_request job = {.time_limit_s = 90 * 60};
+        struct submit_counts counts = {0};
+        struct limit_violation v;
+        char msg[256];
+        assert_int_equal(limits_check_submit(eff, &job, &counts, &v), cases[i].want);
+        assert_int_equal(v.deny, cases[i].want == LIMIT_CHECK_DENY);
+        assert_int_equal(limits_violation_format(&v, msg, sizeof(msg)), 0);
+        if (part)
+            assert_string_equal(msg, "MaxWallDurationPerJob=60 from partition c1:lim: job asks "
+                                     "90 min; lower --time to at most 60 min or ask an admin");
+        job.time_limit_s = 60 * 60;
+        assert_int_equal(limits_check_submit(eff, &job, &counts, &v), LIMIT_CHECK_OK);
         free(eff);
     }
 }
@@ -510,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_partition_nodes),   cmocka_unit_test(test_grp_most_restrictive),
         cmocka_unit_test(test_over_part_qos),     cmocka_unit_test(test_limit_factor),
         cmocka_unit_test(test_job_size_checks),   cmocka_unit_test(test_resolve_errors),
+        cmocka_unit_test(test_wall_deny_or_pend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
