@@ -40,8 +40,20 @@ int cli_request(struct cli *cli, const char *method, const char *path, json_t *b
         if (!text)
             return allot_errorf(err, ALLOT_ENOMEM, "cannot encode the request");
     }
-    rc = allot_request(cli->client, method, path, text, NULL, &r, err);
+    int status = 0;
+    rc = allot_request(cli->client, method, path, text, &status, &r, err);
     free(text);
+    /* allotd answers every failure with a JSON object (its error, or a refusal's numbers).
+     * Anything else came from some other server (a web server's 404 page): its status says
+     * nothing about the bank, so do not let a script read "not found" (exit 3) into it. */
+    if (rc < 0 && status > 0 && r && err && err->code != ALLOT_EPROTO) {
+        json_t *root = json_loads(r, 0, NULL);
+        if (!json_is_object(root))
+            allot_errorf(err, ALLOT_EPROTO,
+                         "%s is not allotd: it answered %s %s with HTTP %d and no allotd reply",
+                         cli->url ? cli->url : "the server", method, path, status);
+        json_decref(root);
+    }
     if (reply)
         *reply = r;
     else
@@ -64,6 +76,43 @@ json_t *cli_get_json(struct cli *cli, const char *path, struct allot_error *err)
     if (!root)
         allot_errorf(err, ALLOT_EPROTO, "allotd's reply to %s is not JSON: %s", path, jerr.text);
     return root;
+}
+
+/* The bank's only cluster (job and limits verbs let cluster= be left out then). */
+int cli_default_cluster(struct cli *cli, char *out, size_t len, struct allot_error *err)
+{
+    json_t *root = cli_get_json(cli, "/v1/clusters", err), *rows;
+    int rc = -1;
+    if (!root)
+        return -1;
+    rows = cli_rows(root);
+    size_t n_clusters = rows ? json_array_size(rows) : 0;
+    if (n_clusters == 1) {
+        const char *n = json_string_value(json_object_get(json_array_get(rows, 0), "name"));
+        if (n) {
+            snprintf(out, len, "%s", n);
+            rc = 0;
+        }
+    }
+    json_decref(root);
+    if (rc < 0)
+        allot_errorf(err, ALLOT_EINVAL, "cluster: required (the bank has %zu clusters, not one)",
+                     n_clusters);
+    return rc;
+}
+
+void cli_error_keys(const struct field *fields, struct allot_error *err)
+{
+    for (const struct field *f = fields; err && f && f->key; f++) {
+        size_t n = strlen(f->json);
+        if (strcmp(f->key, f->json) != 0 && strncmp(err->msg, f->json, n) == 0 &&
+            err->msg[n] == ':') {
+            char rest[ALLOT_ERRMSG_MAX];
+            snprintf(rest, sizeof rest, "%s", err->msg + n);
+            snprintf(err->msg, sizeof err->msg, "%s%s", f->key, rest);
+            return;
+        }
+    }
 }
 
 void path_init(struct path *p, const char *base)

@@ -44,6 +44,16 @@ int cli_request(struct cli *cli, const char *method, const char *path, json_t *b
 /* GET path and parse the reply; the caller json_decref()s the result.  NULL with err set. */
 json_t *cli_get_json(struct cli *cli, const char *path, struct allot_error *err);
 
+/* allotd names fields by their API names ("time_limit_s: required"); when err's message
+ * starts with one of fields' json names, name the command-line key instead
+ * ("timelimit: required"), the spelling the user typed. */
+struct field;
+void cli_error_keys(const struct field *fields, struct allot_error *err);
+
+/* The bank's only cluster into out (len bytes), when it has exactly one; else -1 with
+ * EINVAL asking for cluster= (or the request's error). */
+int cli_default_cluster(struct cli *cli, char *out, size_t len, struct allot_error *err);
+
 /* ---- paths ------------------------------------------------------------------------------ */
 
 /* A growing "path?k=v&k=v" string with percent-encoded values. */

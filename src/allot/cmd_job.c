@@ -79,7 +79,7 @@ static const struct column job_columns[] = {
     {"Account", "account", C_STR},
     {"Partition", "partition", C_STR},
     {"Status", "status", C_STR},
-    {"State", "slurm_state", C_STR},
+    {"State", "state", C_STR},
     {"Start", "start", C_TIME},
     {"End", "end", C_TIME},
     {"Elapsed", "elapsed_s", C_DURATION},
@@ -120,25 +120,26 @@ static const struct column decision_columns[] = {
     {"Held", "balance.held_sumin", C_SUMIN}, {0},
 };
 
-/* The only cluster, when the bank has exactly one; else EINVAL asking for cluster=. */
-static int default_cluster(struct cli *cli, char *out, size_t len, struct allot_error *err)
+/* A refused hold carries its numbers under "failure" (needed, available, held), not where a
+ * granted one has them (cost_sumin, balance): copy them there so the row shows them. */
+static void failure_numbers(json_t *root)
 {
-    json_t *root = cli_get_json(cli, "/v1/clusters", err), *rows;
-    int rc = -1;
-    if (!root)
-        return -1;
-    rows = cli_rows(root);
-    if (rows && json_array_size(rows) == 1) {
-        const char *n = json_string_value(json_object_get(json_array_get(rows, 0), "name"));
-        if (n) {
-            snprintf(out, len, "%s", n);
-            rc = 0;
-        }
+    json_t *f = json_object_get(root, "failure"), *bal = json_object_get(root, "balance");
+    if (!json_is_object(f))
+        return;
+    if (!json_is_object(bal)) {
+        bal = json_object();
+        json_object_set_new(root, "balance", bal);
     }
-    json_decref(root);
-    if (rc < 0)
-        allot_errorf(err, ALLOT_EINVAL, "cluster: required (the bank has several clusters)");
-    return rc;
+    json_t *v;
+    if (!json_object_get(root, "cost_sumin") && (v = json_object_get(f, "needed_sumin")))
+        json_object_set(root, "cost_sumin", v);
+    if (!json_object_get(bal, "available_sumin") && (v = json_object_get(f, "available_sumin")))
+        json_object_set(bal, "available_sumin", v);
+    if (!json_object_get(bal, "held_sumin") && (v = json_object_get(f, "held_sumin")))
+        json_object_set(bal, "held_sumin", v);
+    if (!json_object_get(root, "message") && (v = json_object_get(f, "message")))
+        json_object_set(root, "message", v);
 }
 
 static void print_section(const struct cli *cli, const char *title, json_t *rows,
@@ -180,7 +181,7 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
     } else if (c) {
         snprintf(cluster, sizeof(cluster), "%s", c);
     } else if (args_check_used(&kvs, "job show", err) < 0 ||
-               default_cluster(cli, cluster, sizeof(cluster), err) < 0) {
+               cli_default_cluster(cli, cluster, sizeof(cluster), err) < 0) {
         goto out;
     }
     if (args_uint("job id", idtext, &id, err) < 0 || args_check_used(&kvs, "job show", err) < 0)
@@ -242,7 +243,7 @@ static int job_verb(struct cli *cli, const char *verb, int argc, char **argv,
         goto out;
     if (!release && !json_object_get(body, "cluster")) {
         char cluster[128];
-        if (default_cluster(cli, cluster, sizeof(cluster), err) < 0)
+        if (cli_default_cluster(cli, cluster, sizeof(cluster), err) < 0)
             goto out;
         json_object_set_new(body, "cluster", json_string(cluster));
     }
@@ -266,6 +267,7 @@ static int job_verb(struct cli *cli, const char *verb, int argc, char **argv,
     if (cli->json) {
         cli_print_json_text(reply);
     } else if (json_is_object(root)) {
+        failure_numbers(root);
         json_object_set_new(root, "decision",
                             json_string(rc == 0 && !json_is_false(d) ? decision_key : "refused"));
         rows = json_array();
@@ -279,6 +281,11 @@ static int job_verb(struct cli *cli, const char *verb, int argc, char **argv,
         rc = -1;
     }
 out:
+    if (rc < 0) {
+        cli_error_keys(release ? release_fields : settle ? settle_fields : common_fields, err);
+        if (!release && !settle)
+            cli_error_keys(run_fields, err);
+    }
     json_decref(rows);
     json_decref(root);
     json_decref(body);
@@ -309,6 +316,9 @@ const struct cli_command cmd_job = {
         "       allot job hold jobid=N [run=N] user=U account=A partition=P timelimit=T\n"
         "                      tres=TRES [alloctres=TRES] [billing=N] [start=TIME] [cluster=C]\n"
         "       allot job settle jobid=N [run=N] elapsed=T [state=STATE] [end=TIME] [cluster=C]\n"
+        "                        [start=TIME] [billing=N] [alloctres=TRES]\n"
+        "                        [source=epilog|sacct|api] [user=U] [account=A]\n"
+        "                        [partition=P] [qos=Q] [timelimit=T]\n"
         "       allot job release jobid=N [run=N] [comment=TEXT] cluster=C\n"
         "       allot job efficiency [CLUSTER:]JOBID... [cluster=C]\n"
         "       allot job efficiency account=A [since=DATE] [until=DATE] [user=U] [cluster=C]\n"
@@ -317,7 +327,8 @@ const struct cli_command cmd_job = {
         "themselves; these verbs are for operators and tests.  A refused admit or hold\n"
         "prints its numbers and exits 1 with the reason on stderr.  cluster= may be left\n"
         "out when the bank has one cluster.  Time limits use Slurm's syntax: 60 (minutes),\n"
-        "1:30:00, 2-00:00:00; elapsed also accepts seconds as 90s.\n"
+        "1:30:00, 2-00:00:00; elapsed also accepts seconds as 90s.  settle's user=,\n"
+        "account=, partition=, qos= and timelimit= describe a run that was never held.\n"
         "efficiency runs sacct (seff's rules: CPU = TotalCPU / (Elapsed x CPUs), memory =\n"
         "MaxRSS / requested) and shows each job's charge from the bank beside it.\n"
         "\n"

@@ -65,6 +65,12 @@ static int show(struct cli *cli, int argc, char **argv, struct allot_error *err)
     if (cli_fields_to_query(effective_filters, &kvs, &p, err) < 0 ||
         args_check_used(&kvs, "limits show", err) < 0)
         goto out;
+    if (!args_get(&kvs, "cluster")) { /* as job show: the only cluster */
+        char cluster[128];
+        if (cli_default_cluster(cli, cluster, sizeof(cluster), err) < 0)
+            goto out;
+        path_query(&p, "cluster", cluster);
+    }
     rc = cli_show(cli, p.s, effective_columns, add_source, err);
 out:
     path_fini(&p);

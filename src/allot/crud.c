@@ -219,6 +219,11 @@ int crud_run(struct cli *cli, const struct crud *c, const char *verb_text, int a
                                            : "DELETE",
                      p.s, (verb == VERB_REMOVE && !(c->flags & CRUD_BODY_KEY)) ? NULL : body,
                      &reply, err);
+    if (rc < 0) {
+        cli_error_keys(c->keys, err);
+        cli_error_keys(c->add, err);
+        cli_error_keys(c->modify, err);
+    }
     if (rc == 0) {
         const char *done = verb == VERB_ADD      ? "added"
                            : verb == VERB_MODIFY ? "modified"

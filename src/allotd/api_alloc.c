@@ -16,11 +16,20 @@ struct list_arg {
     json_t *items;
     int balance_only;
     struct allot_error *err;
+    json_t *user_accounts; /* user= filter: {account: true} of its associations; else NULL */
 };
+
+static int on_user_assoc(const struct assoc *a, void *arg)
+{
+    json_object_set_new(arg, a->account, json_true());
+    return 0;
+}
 
 static int on_alloc(const struct allocation *a, const struct balance *b, void *arg)
 {
     struct list_arg *l = arg;
+    if (l->user_accounts && !json_object_get(l->user_accounts, a->account))
+        return 0;
     int vis = auth_sees_account(l->r, a->account, l->err);
     if (vis < 0)
         return -1;
@@ -43,8 +52,24 @@ static int list(struct req *r, int balance_only, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "active: must be true or false");
     if (active && (!strcmp(active, "1") || !strcmp(active, "true")))
         f.active_at_s = (int64_t)time(NULL);
-    struct list_arg l = {r, json_array(), balance_only, err};
-    if (store_alloc_list(st, &f, on_alloc, &l, err) < 0) {
+    /* user=: the accounts the user has an association with, as a plain user sees its own
+     * (auth_sees_account); a plain user may name only itself, as in GET /v1/assocs. */
+    const char *user = NULL;
+    struct user u;
+    if (json_query_name(r, "user", &user, err) < 0)
+        return -1;
+    if (user && r->who.role == ROLE_USER && strcmp(user, r->who.user) != 0)
+        return allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own balances",
+                            r->who.user);
+    if (user && store_user_get(st, user, &u, err) < 0)
+        return allot_error_prefix(err, "user");
+    struct list_arg l = {r, json_array(), balance_only, err, user ? json_object() : NULL};
+    struct assoc_filter af = {.user = user};
+    int rc = user ? store_assoc_list(st, &af, on_user_assoc, l.user_accounts, err) : 0;
+    if (rc == 0)
+        rc = store_alloc_list(st, &f, on_alloc, &l, err);
+    json_decref(l.user_accounts);
+    if (rc < 0) {
         json_decref(l.items);
         return -1;
     }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "libstore/store_int.h"
@@ -100,6 +101,12 @@ static const char SQL_QOS_MODIFY[] =
     "description = $5 WHERE name = $6";
 static const char SQL_QOS_REMOVE[] = "DELETE FROM qos WHERE name = $1";
 static const char SQL_QOS_LIST[] = "SELECT " QOS_COLS " FROM qos ORDER BY name";
+/* Rows that may name a QOS: an association's qos column is a comma list, matched in C
+ * (qos_list_has) because LIKE would read the '_' names may hold as a wildcard.  Column 2:
+ * 0 = association, 1 = partition. */
+static const char SQL_QOS_USED[] =
+    "SELECT default_qos, qos, 0 FROM assocs WHERE default_qos = $1 OR qos <> '' "
+    "UNION ALL SELECT qos, '', 1 FROM partitions WHERE qos = $1";
 
 #define PART_COLS                                                                                  \
     "cluster, name, resource, billing_weights, max_tres, qos, default_time_s, max_time_s"
@@ -735,14 +742,58 @@ static int assoc_key_check(const char *cluster, const char *account, const char 
     return 0;
 }
 
-static int assoc_fields_check(const struct assoc *a, struct allot_error *err)
+static int qos_lookup(store_t *st, const char *name, struct qos *out, struct allot_error *err);
+
+/* Is name one of the comma-separated QOS names of list? */
+static int qos_list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t l = strcspn(p, ",");
+        if (l == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += l;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* Every QOS an association names must exist (as partition qos= must), and, as sacctmgr
+ * insists, a default QOS must be one of the allowed ones when the list is set. */
+static int assoc_fields_check(store_t *st, const struct assoc *a, struct allot_error *err)
 {
     char tmp[ALLOT_TEXT_MAX];
+    struct qos q;
     if (model_check_name("default_qos", a->default_qos, 1, err) < 0 ||
         model_copy_text(tmp, sizeof tmp, "qos", a->qos, err) < 0)
         return -1;
     if (a->shares < 0)
         return allot_errorf(err, ALLOT_EINVAL, "shares: must be >= 0");
+    for (const char *p = a->qos; *p;) {
+        size_t l = strcspn(p, ",");
+        char name[ALLOT_NAME_MAX];
+        if (l >= sizeof name)
+            return allot_errorf(err, ALLOT_EINVAL, "qos: name longer than %d characters",
+                                ALLOT_NAME_MAX - 1);
+        memcpy(name, p, l);
+        name[l] = '\0';
+        if (model_check_name("qos", name, 0, err) < 0)
+            return -1;
+        if (qos_lookup(st, name, &q, err) < 0)
+            return allot_error_prefix(err, "qos");
+        p += l;
+        if (*p == ',')
+            p++;
+    }
+    if (a->default_qos[0]) {
+        if (qos_lookup(st, a->default_qos, &q, err) < 0)
+            return allot_error_prefix(err, "default_qos");
+        if (a->qos[0] && !qos_list_has(a->qos, a->default_qos))
+            return allot_errorf(err, ALLOT_EINVAL,
+                                "default_qos: '%s' is not in the association's qos list '%s'",
+                                a->default_qos, a->qos);
+    }
     return 0;
 }
 
@@ -775,7 +826,7 @@ int store_assoc_add(store_t *st, struct assoc *a, struct allot_error *err)
     struct user u;
     if (store_ready_write(st, "assoc add", err) < 0 ||
         assoc_key_check(a->cluster, a->account, a->user, a->partition, err) < 0 ||
-        assoc_fields_check(a, err) < 0 || need_cluster(st, a->cluster, err) < 0 ||
+        assoc_fields_check(st, a, err) < 0 || need_cluster(st, a->cluster, err) < 0 ||
         store_account_id(st, "account", a->account, &account_id, err) < 0)
         return -1;
     if (user_get(st, STMT_USER_GET, SQL_USER_GET, a->user, 0, &u, err) < 0)
@@ -820,7 +871,7 @@ int store_assoc_modify(store_t *st, const struct assoc *a, struct allot_error *e
     struct assoc cur;
     if (store_ready_write(st, "assoc modify", err) < 0 ||
         assoc_key_check(a->cluster, a->account, a->user, a->partition, err) < 0 ||
-        assoc_fields_check(a, err) < 0 ||
+        assoc_fields_check(st, a, err) < 0 ||
         assoc_lookup(st, a->cluster, a->account, a->user, a->partition, &cur, err) < 0)
         return -1;
     db_stmt_t *s = store_stmt(st, STMT_ASSOC_MODIFY, SQL_ASSOC_MODIFY, err);
@@ -904,11 +955,40 @@ static void read_qos(db_stmt_t *s, struct qos *q)
     db_column_copy(s, 5, q->description, sizeof q->description);
 }
 
+/* flags: a comma list of Slurm's QOS flags (sacctmgr's spelling, any case), so that a typo
+ * is refused here rather than silently never matching (limits_qos_flags ignores unknowns). */
+static int qos_flags_check(const char *flags, struct allot_error *err)
+{
+    static const char *const known[] = {
+        "DenyOnLimit", "EnforceUsageThreshold", "NoDecay",           "NoReserve",
+        "OverPartQOS", "PartitionMaxNodes",     "PartitionMinNodes", "PartitionTimeLimit",
+        "Relative",    "RequiresReservation",   "UsageFactorSafe"};
+    for (const char *p = flags; *p;) {
+        size_t l = strcspn(p, ",");
+        size_t i = 0;
+        while (i < sizeof known / sizeof known[0] &&
+               !(strlen(known[i]) == l && strncasecmp(known[i], p, l) == 0))
+            i++;
+        if (i == sizeof known / sizeof known[0])
+            return allot_errorf(err, ALLOT_EINVAL,
+                                "flags: unknown QOS flag '%.*s' (Slurm's: DenyOnLimit, "
+                                "EnforceUsageThreshold, NoDecay, NoReserve, OverPartQOS, "
+                                "PartitionMaxNodes, PartitionMinNodes, PartitionTimeLimit, "
+                                "Relative, RequiresReservation, UsageFactorSafe)",
+                                (int)(l > 64 ? 64 : l), p);
+        p += l;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
 static int qos_validate(const struct qos *q, struct allot_error *err)
 {
     char tmp[ALLOT_TEXT_MAX];
     if (model_check_name("name", q->name, 0, err) < 0 ||
         model_copy_text(tmp, sizeof tmp, "flags", q->flags, err) < 0 ||
+        qos_flags_check(q->flags, err) < 0 ||
         model_copy_text(tmp, sizeof tmp, "description", q->description, err) < 0)
         return -1;
     if (q->priority < 0)
@@ -979,12 +1059,41 @@ int store_qos_modify(store_t *st, const struct qos *q, struct allot_error *err)
     return db_run(s, err);
 }
 
+/* ECONFLICT while an association (allowed or default QOS) or a partition (partition QOS)
+ * names the QOS: admission would then fail on it.  Held runs keep the name as text only. */
+static int qos_unused(store_t *st, const char *name, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_QOS_USED, SQL_QOS_USED, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, name);
+    long long assocs = 0, parts = 0;
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        char dflt[ALLOT_NAME_MAX], list[ALLOT_TEXT_MAX];
+        db_column_copy(s, 0, dflt, sizeof dflt);
+        db_column_copy(s, 1, list, sizeof list);
+        if (db_column_int64(s, 2))
+            parts++;
+        else if (strcmp(dflt, name) == 0 || qos_list_has(list, name))
+            assocs++;
+    }
+    db_reset(s);
+    if (rc < 0)
+        return -1;
+    if (assocs || parts)
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "qos '%s' is in use by %lld associations and %lld partitions", name,
+                            assocs, parts);
+    return 0;
+}
+
 int store_qos_remove(store_t *st, const char *name, struct allot_error *err)
 {
     struct qos cur;
     if (store_ready_write(st, "qos remove", err) < 0 ||
         model_check_name("name", name, 0, err) < 0 || qos_lookup(st, name, &cur, err) < 0 ||
-        drop_limits(st, LIMIT_SCOPE_QOS, name, err) < 0)
+        qos_unused(st, name, err) < 0 || drop_limits(st, LIMIT_SCOPE_QOS, name, err) < 0)
         return -1;
     db_stmt_t *s = store_stmt(st, STMT_QOS_REMOVE, SQL_QOS_REMOVE, err);
     if (!s)

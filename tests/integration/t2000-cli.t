@@ -11,6 +11,7 @@ test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
 
 id -u allot_alice >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin allot_alice
+command -v python3 >/dev/null && test_set_prereq PYTHON3
 
 # allot with the test daemon's URL; extra arguments as given.
 allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
@@ -150,8 +151,94 @@ test_expect_success 'a plain user may not add accounts: exit 4' '
 		account add rogue 2>err &&
 	grep "^allot: error: " err
 '
-test_expect_failure 'limits show: effective limits with their source (allotd lacks the route)' '
-	allot -P -n limits show alice account=chem partition=standard cluster=darwin >lim
+test_expect_success 'limits show fills in the only cluster, as job show does' '
+	allot -P limits show alice account=chem partition=standard >lim &&
+	allot -P limits show alice account=chem partition=standard cluster=darwin >lim2 &&
+	test_cmp lim2 lim &&
+	allot cluster add other &&
+	test_expect_code 2 allot limits show alice account=chem 2>err &&
+	grep "cluster: required" err &&
+	allot cluster remove other
+'
+test_expect_success 'job show and job show -P print the Slurm state' '
+	allot job show 1001 >js2 &&
+	grep "^Cluster .* Status  *State " js2 &&
+	grep "settled  *COMPLETED " js2 &&
+	allot -P -n job show 1001 >jsp &&
+	test "$(head -1 jsp | cut -d"|" -f7,8)" = "settled|COMPLETED"
+'
+test_expect_success 'a refused hold shows its cost, available and held from the failure' '
+	test_expect_code 1 allot -P -n job hold jobid=1003 user=alice account=chem \
+		partition=standard timelimit=2-00:00:00 tres=cpu=4 start=2026-03-02T00:00:00Z \
+		>h4 2>err &&
+	test "$(cut -d"|" -f1,5,8,9 h4)" = "refused|192h|106h30m|0h" &&
+	grep "^allot: error: .*needs 192h" err
+'
+test_expect_success 'balance user=U lists only accounts U is associated with' '
+	allot account add phys &&
+	allot alloc add phys resource=cpu su=5h start=2026-01-01 end=2027-01-01 &&
+	allot -P -n balance >all &&
+	grep "|phys|" all &&
+	allot -P -n balance user=alice >ub &&
+	grep "|chem|" ub &&
+	! grep "|phys|" ub &&
+	test_expect_code 3 allot balance user=nosuch
+'
+test_expect_success 'qos remove refuses a QOS an association or a partition uses: exit 3' '
+	allot qos add normal &&
+	allot qos add long &&
+	allot assoc modify cluster=darwin account=chem user=alice defaultqos=normal &&
+	test_expect_code 3 allot qos remove normal 2>err &&
+	grep "in use by 1 associations" err &&
+	allot assoc modify cluster=darwin account=chem user=alice defaultqos= qos=long,normal &&
+	test_expect_code 3 allot qos remove normal &&
+	allot assoc modify cluster=darwin account=chem user=alice qos= &&
+	allot partition modify gpu cluster=darwin qos=normal &&
+	test_expect_code 3 allot qos remove normal 2>err &&
+	grep "in use by 0 associations and 1 partitions" err &&
+	allot -P -n qos show normal &&
+	allot job admit user=alice account=chem partition=standard timelimit=60 tres=cpu=4 \
+		qos=normal &&
+	allot partition modify gpu cluster=darwin qos= &&
+	allot qos remove normal
+'
+test_expect_success 'unknown QOS flag, unknown QOS, default QOS outside the list: refused' '
+	test_expect_code 2 allot qos add bad2 flags=Bogus 2>err &&
+	grep "flags: unknown QOS flag .Bogus." err &&
+	test_expect_code 3 allot qos show bad2 &&
+	allot qos add good2 flags=DenyOnLimit,nodecay &&
+	allot -P -n assoc show account=chem user=alice >before &&
+	test_expect_code 3 allot assoc modify cluster=darwin account=chem user=alice qos=nosuch \
+		2>err &&
+	grep "qos .nosuch. does not exist" err &&
+	test_expect_code 3 allot assoc modify cluster=darwin account=chem user=alice \
+		defaultqos=nosuch 2>err &&
+	grep "^allot: error: defaultqos: " err &&
+	test_expect_code 2 allot assoc modify cluster=darwin account=chem user=alice qos=long \
+		defaultqos=good2 2>err &&
+	grep "not in the association.s qos list" err &&
+	allot -P -n assoc show account=chem user=alice >after &&
+	test_cmp before after &&
+	allot assoc modify cluster=darwin account=chem user=alice qos=long,good2 defaultqos=good2
+'
+test_expect_success 'errors name the key typed, not the API field' '
+	test_expect_code 2 allot alloc add chem resource=gpu su=0h start=2028-01-01 \
+		end=2029-01-01 2>err &&
+	grep "^allot: error: su: must be positive" err &&
+	test_expect_code 2 allot job admit user=alice account=chem partition=standard \
+		tres=cpu=4 2>err &&
+	grep "^allot: error: timelimit: required" err
+'
+test_expect_success PYTHON3 'a 404 from a server that is not allotd: exit 5, not 3' '
+	port=$(find_free_port) &&
+	mkdir -p www &&
+	{ (cd www && exec python3 -m http.server "$port" --bind 127.0.0.1) </dev/null \
+		>/dev/null 2>&1 & } &&
+	httpd=$! &&
+	test_when_finished "kill $httpd" &&
+	wait_for 10 curl -s -o /dev/null "http://127.0.0.1:$port/" &&
+	test_expect_code 5 "$ALLOT_BIN" --url "http://127.0.0.1:$port" account show chem 2>err &&
+	grep "is not allotd" err
 '
 test_expect_success 'unknown account: exit 3' '
 	test_expect_code 3 allot account show nosuch 2>err &&
@@ -179,6 +266,10 @@ test_expect_success 'help for every command, with examples' '
 		"$ALLOT_BIN" $n --help >h || return 1
 		grep -q "^usage: allot" h || return 1
 		grep -q "^examples:" h || return 1
+	done &&
+	"$ALLOT_BIN" job --help >h &&
+	for k in user account partition qos timelimit billing source alloctres; do
+		sed -n "/allot job settle/,/allot job release/p" h | grep -q "\[$k=" || return 1
 	done
 '
 test_expect_success 'allotd stopped: exit 5 with the address in the message' '

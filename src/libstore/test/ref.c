@@ -243,6 +243,16 @@ static void test_assocs(void **state)
     TX(f, store_user_add(f->st, &u, &f->err));
     struct user u2 = {.name = "bob", .uid = 1001};
     TX(f, store_user_add(f->st, &u2, &f->err));
+    /* An association's QOS must exist; the default must be in its list. */
+    struct assoc noq = {.cluster = "c1", .account = "chem", .user = "alice", .qos = "normal"};
+    TX_FAILS(f, ALLOT_ENOENT, store_assoc_add(f->st, &noq, &f->err));
+    struct qos q1 = {.name = "normal", .usage_factor_ppm = 1000000, .limit_factor_ppm = -1};
+    struct qos q2 = {.name = "long", .usage_factor_ppm = 1000000, .limit_factor_ppm = -1};
+    TX(f, store_qos_add(f->st, &q1, &f->err));
+    TX(f, store_qos_add(f->st, &q2, &f->err));
+    snprintf(noq.qos, sizeof noq.qos, "long");
+    snprintf(noq.default_qos, sizeof noq.default_qos, "normal");
+    TX_FAILS(f, ALLOT_EINVAL, store_assoc_add(f->st, &noq, &f->err));
 
     struct assoc a = {.cluster = "c1",
                       .account = "chem",
@@ -258,6 +268,8 @@ static void test_assocs(void **state)
     TX(f, store_assoc_add(f->st, &p, &f->err));
     struct assoc b = {.cluster = "c2", .account = "bio", .user = "bob", .shares = 1};
     TX(f, store_assoc_add(f->st, &b, &f->err));
+    /* A QOS an association names cannot be removed (admission would fail on it). */
+    TX_FAILS(f, ALLOT_ECONFLICT, store_qos_remove(f->st, "long", &f->err));
 
     struct assoc bad = a;
     snprintf(bad.cluster, sizeof bad.cluster, "c9");
