@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "allotd/api.h"
+#include "allotd/auth.h"
 #include "allotd/json.h"
 #include "libcore/decay.h"
 #include "libcore/fairshare.h"
@@ -407,7 +408,18 @@ int api_share_tree(struct req *r, struct allot_error *err)
 struct usage_sum {
     json_t *groups; /* "cluster/account/user" -> row object */
     json_t *items;
+    struct req *r;  /* a plain user sees only its own jobs and its accounts' (as job lists) */
+    struct allot_error *err;
 };
+
+/* 1: the caller may see a job of user on account, 0: not, -1: storage error. */
+static int sees_job(struct req *r, const char *user, const char *account,
+                    struct allot_error *err)
+{
+    if (r->who.role != ROLE_USER || strcmp(user, r->who.user) == 0)
+        return 1;
+    return auth_sees_account(r, account, err);
+}
 
 static void add_int(json_t *o, const char *k, int64_t v)
 {
@@ -417,6 +429,9 @@ static void add_int(json_t *o, const char *k, int64_t v)
 static int on_usage(const struct usage_job *u, void *arg)
 {
     struct usage_sum *x = arg;
+    int vis = sees_job(x->r, u->user, u->account, x->err);
+    if (vis <= 0)
+        return vis;
     char key[3 * ALLOT_NAME_MAX + 4];
     snprintf(key, sizeof key, "%s/%s/%s", u->cluster, u->account, u->user);
     json_t *row = json_object_get(x->groups, key);
@@ -451,7 +466,7 @@ int api_usage_list(struct req *r, struct allot_error *err)
         return -1;
     if (f.until_s && f.until_s <= f.since_s)
         return allot_errorf(err, ALLOT_EINVAL, "until: must be after since");
-    struct usage_sum x = {json_object(), json_array()};
+    struct usage_sum x = {json_object(), json_array(), r, err};
     int rc = store_usage_jobs(st, &f, on_usage, &x, err);
     json_decref(x.groups);
     if (rc < 0) {
@@ -551,7 +566,10 @@ int api_priority_get(struct req *r, struct allot_error *err)
     struct job_filter jf = {.cluster = r->param[0], .job_id = id, .status = -1};
     if (store_job_list(st, &jf, newest_run, &j, err) < 0)
         return -1;
-    if (!j.cluster[0])
+    int vis = j.cluster[0] ? sees_job(r, j.user, j.account, err) : 0;
+    if (vis < 0)
+        return -1;
+    if (!vis) /* another account's job: not found, as GET /v1/jobs answers */
         return allot_errorf(err, ALLOT_ENOENT, "job: no job %s/%lld", r->param[0], id);
     int64_t cpus_total = 0, nodes_total = 0;
     if (json_query_int(r, "cluster_cpus", 0, &cpus_total, err) < 0 ||

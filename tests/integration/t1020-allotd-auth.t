@@ -64,6 +64,18 @@ test_expect_success 'a user reading another account is refused (403)' '
 	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/ledger?account=phys" >out &&
 	test "$(api_status)" = 403
 '
+test_expect_success 'usage and priority show a user only its accounts and its own jobs' '
+	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p\",\"resource\":\"cpu\"}" &&
+	for j in 1:chem 2:phys; do
+		api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":${j%%:*},\"elapsed_s\":60,\"state\":\"COMPLETED\",\"start\":\"2026-01-01T00:00:00Z\",\"user\":\"root\",\"account\":\"${j#*:}\",\"partition\":\"p\",\"alloc_tres\":\"cpu=1\"}" >/dev/null || return 1
+	done &&
+	api GET "/v1/usage?since=2025-01-01" >out && grep -q "\"phys\"" out &&
+	API_RUNAS=allot_alice api GET "/v1/usage?since=2025-01-01" >out &&
+	grep -q "\"chem\"" out && ! grep -q "\"phys\"" out &&
+	api GET /v1/priority/c1/2 >out &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET /v1/priority/c1/2 >out &&
+	test "$(api_status)" = 404
+'
 test_expect_success 'a user cannot change the bank (403)' '
 	API_RUNAS=allot_alice test_expect_code 1 api POST /v1/accounts "{\"name\":\"evil\"}" >out &&
 	test "$(api_status)" = 403 &&
