@@ -291,8 +291,8 @@ static int account_validate(const struct account *a, const char **parent, struct
         model_check_name("organization", a->organization, 1, err) < 0 ||
         model_copy_text(tmp, sizeof tmp, "description", a->description, err) < 0)
         return -1;
-    if (a->shares < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "shares: must be >= 0");
+    if (a->shares < 0 || a->shares > UINT32_MAX) /* Slurm's fairshare is a uint32 */
+        return allot_errorf(err, ALLOT_EINVAL, "shares: must be 0..4294967295");
     *parent = a->parent[0] ? a->parent : "root";
     return 0;
 }
@@ -768,8 +768,8 @@ static int assoc_fields_check(store_t *st, const struct assoc *a, struct allot_e
     if (model_check_name("default_qos", a->default_qos, 1, err) < 0 ||
         model_copy_text(tmp, sizeof tmp, "qos", a->qos, err) < 0)
         return -1;
-    if (a->shares < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "shares: must be >= 0");
+    if (a->shares < 0 || a->shares > UINT32_MAX) /* Slurm's fairshare is a uint32 */
+        return allot_errorf(err, ALLOT_EINVAL, "shares: must be 0..4294967295");
     for (const char *p = a->qos; *p;) {
         size_t l = strcspn(p, ",");
         char name[ALLOT_NAME_MAX];

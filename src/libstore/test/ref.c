@@ -72,6 +72,9 @@ static void test_account_tree(void **state)
     a = fx_account("y", "root");
     a.shares = -1;
     TX_FAILS(f, ALLOT_EINVAL, store_account_add(f->st, &a, &f->err));
+    a.shares = INT64_C(4294967296); /* past Slurm's uint32: fair-share would read it as 0 */
+    TX_FAILS(f, ALLOT_EINVAL, store_account_add(f->st, &a, &f->err));
+    assert_non_null(strstr(f->err.msg, "4294967295"));
 
     struct account got;
     OK(f, store_account_get(f->st, "arts", &got, &f->err));
