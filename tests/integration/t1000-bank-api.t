@@ -59,7 +59,10 @@ test_expect_success 'admit: too expensive job is denied with an explaining messa
 	json_get message <out >msg &&
 	grep "account chem" msg && grep "allocation $(cat alloc_id)" msg &&
 	grep "available 11h" msg && grep "time limit 6000 min" msg &&
-	grep "running jobs hold" msg && grep "Lower the time limit" msg
+	grep "running jobs hold" msg && grep "Lower the time limit" msg &&
+	API_USER=slurm test_expect_code 1 api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":360030,\"tres\":\"cpu=64\"}" >out &&
+	json_get message <out >msg &&
+	grep "time limit 6000 min 30 s" msg
 '
 test_expect_success 'a user may not call job verbs' '
 	API_USER=alice test_expect_code 1 api POST /v1/jobs/hold "{}" &&
