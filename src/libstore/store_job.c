@@ -407,11 +407,17 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         format_su(req->amount_sumin, need, sizeof need);
         format_su(res->bal.available_sumin, avail, sizeof avail);
         format_su(res->bal.held_sumin, held, sizeof held);
+        char billing[32];
+        snprintf(billing, sizeof billing, "%lld.%06lld", (long long)(req->billing_micro / 1000000),
+                 (long long)(req->billing_micro % 1000000));
         snprintf(f->message, sizeof f->message,
-                 "job %lld run %d of account '%s' needs %s SU but allocation %lld (account "
-                 "'%s', %s) has %s available; running jobs hold %s",
-                 (long long)req->job_id, (int)req->run, req->account, need, (long long)payer.id,
-                 payer.account, payer.resource, avail, held);
+                 "job %lld run %d of account '%s' needs %s SU (billing %s x time limit %lld s) "
+                 "but allocation %lld (account '%s', %s) has %s available; running jobs hold "
+                 "%s. Lower the time limit or the resources, wait for running jobs to end, or "
+                 "ask for more credit.",
+                 (long long)req->job_id, (int)req->run, req->account, need,
+                 billing, (long long)req->time_limit_s, (long long)payer.id, payer.account,
+                 payer.resource, avail, held);
     } else {
         snprintf(f->message, sizeof f->message, "job %lld run %d: %s", (long long)req->job_id,
                  (int)req->run, nopayer.msg);
