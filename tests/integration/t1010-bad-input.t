@@ -71,6 +71,8 @@ test_expect_success 'duplicate is a conflict' '
 test_expect_success 'job verbs: missing and bad fields' '
 	bad 400 job_id POST /v1/jobs/hold "{\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60}" &&
 	bad 400 time_limit_s POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":0}" &&
+	bad 400 tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60}" &&
+	bad 400 tres POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"\"}" &&
 	bad 400 tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=x\"}" &&
 	bad 400 source POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":1,\"elapsed_s\":5,\"source\":\"magic\"}" &&
 	bad 404 "" POST /v1/jobs/release "{\"cluster\":\"c1\",\"job_id\":424242}"
