@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "libcore/money.h"
+#include "libcore/numparse.h"
 #include "libstore/store_int.h"
 
 #define JOB_COLS STORE_JOB_COLS
@@ -407,9 +408,9 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         format_su(req->amount_sumin, need, sizeof need);
         format_su(res->bal.available_sumin, avail, sizeof avail);
         format_su(res->bal.held_sumin, held, sizeof held);
-        char billing[32];
-        snprintf(billing, sizeof billing, "%lld.%06lld", (long long)(req->billing_micro / 1000000),
-                 (long long)(req->billing_micro % 1000000));
+        char billing[48];
+        if (numparse_format_fixed(req->billing_micro, 6, billing, sizeof billing) < 0)
+            snprintf(billing, sizeof billing, "?");
         snprintf(f->message, sizeof f->message,
                  "job %lld run %d of account '%s' needs %s SU (billing %s x time limit %lld s) "
                  "but allocation %lld (account '%s', %s) has %s available; running jobs hold "
