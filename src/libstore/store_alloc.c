@@ -72,8 +72,9 @@ static const char SQL_BALANCE_GET[] =
 static const char SQL_BALANCE_APPLY[] =
     "UPDATE alloc_balance SET granted_sumin = granted_sumin + $1, used_sumin = used_sumin + $2, "
     "held_sumin = held_sumin + $3 WHERE alloc_id = $4 AND used_sumin + $2 >= 0 "
-    "AND held_sumin + $3 >= 0 AND granted_sumin + $1 <= 1000000000000000000 "
-    "AND used_sumin + $2 <= 1000000000000000000 AND held_sumin + $3 <= 1000000000000000000 "
+    "AND held_sumin + $3 >= 0 AND granted_sumin + $1 <= " STORE_BALANCE_MAX_SQL " "
+    "AND used_sumin + $2 <= " STORE_BALANCE_MAX_SQL " "
+    "AND held_sumin + $3 <= " STORE_BALANCE_MAX_SQL " "
     "AND (CAST($5 AS BIGINT) = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) >= 0)";
 #define LEDGER_INSERT                                                                              \
     "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "  \

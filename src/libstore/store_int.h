@@ -22,8 +22,12 @@
  * silently turn an overflowing sum into a float).  10^15 SU-minutes is ~1.9e9 core-years. */
 #define STORE_AMOUNT_MAX INT64_C(1000000000000000)
 /* The same for the totals an allocation's balance row keeps (granted, used, held): repeated
- * credits could otherwise add up past int64.  The bound is a literal in the balance SQL. */
-#define STORE_BALANCE_MAX INT64_C(1000000000000000000)
+ * credits could otherwise add up past int64.  One spelling for C and for the balance SQL. */
+#define STORE_BALANCE_MAX_DIGITS 1000000000000000000
+#define STORE_BALANCE_MAX ((int64_t)STORE_BALANCE_MAX_DIGITS)
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
+#define STORE_BALANCE_MAX_SQL STORE_STR(STORE_BALANCE_MAX_DIGITS)
 #define STORE_SAVEPOINT_MAX 8
 
 struct store_migration {

@@ -116,8 +116,8 @@ static const char SQL_JOB_BATCH[] =
     " UPDATE alloc_balance b SET used_sumin = b.used_sumin + d.du::bigint,"
     "  held_sumin = b.held_sumin + d.dh::bigint"
     " FROM d WHERE b.alloc_id = d.alloc_id AND b.used_sumin + d.du >= 0"
-    "  AND b.held_sumin + d.dh >= 0 AND b.used_sumin + d.du <= 1000000000000000000"
-    "  AND b.held_sumin + d.dh <= 1000000000000000000 AND (NOT d.hold"
+    "  AND b.held_sumin + d.dh >= 0 AND b.used_sumin + d.du <= " STORE_BALANCE_MAX_SQL
+    "  AND b.held_sumin + d.dh <= " STORE_BALANCE_MAX_SQL " AND (NOT d.hold"
     "   OR b.granted_sumin - (b.used_sumin + d.du) - (b.held_sumin + d.dh) >= 0)"
     " RETURNING b.alloc_id),"
     "led AS ("

@@ -744,18 +744,27 @@ static int assoc_key_check(const char *cluster, const char *account, const char 
 
 static int qos_lookup(store_t *st, const char *name, struct qos *out, struct allot_error *err);
 
+/* The next item of a comma list at *p: sets *item and *len, moves *p past the item's comma;
+ * 0 at the end of the list. */
+static int comma_next(const char **p, const char **item, size_t *len)
+{
+    if (!**p)
+        return 0;
+    *item = *p;
+    *len = strcspn(*p, ",");
+    *p += *len;
+    if (**p == ',')
+        (*p)++;
+    return 1;
+}
+
 /* Is name one of the comma-separated QOS names of list? */
 static int qos_list_has(const char *list, const char *name)
 {
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        size_t l = strcspn(p, ",");
-        if (l == n && strncmp(p, name, n) == 0)
+    size_t n = strlen(name), l;
+    for (const char *p = list, *it; comma_next(&p, &it, &l);)
+        if (l == n && strncmp(it, name, n) == 0)
             return 1;
-        p += l;
-        if (*p == ',')
-            p++;
-    }
     return 0;
 }
 
@@ -770,21 +779,18 @@ static int assoc_fields_check(store_t *st, const struct assoc *a, struct allot_e
         return -1;
     if (a->shares < 0 || a->shares > UINT32_MAX) /* Slurm's fairshare is a uint32 */
         return allot_errorf(err, ALLOT_EINVAL, "shares: must be 0..4294967295");
-    for (const char *p = a->qos; *p;) {
-        size_t l = strcspn(p, ",");
+    size_t l;
+    for (const char *p = a->qos, *it; comma_next(&p, &it, &l);) {
         char name[ALLOT_NAME_MAX];
         if (l >= sizeof name)
             return allot_errorf(err, ALLOT_EINVAL, "qos: name longer than %d characters",
                                 ALLOT_NAME_MAX - 1);
-        memcpy(name, p, l);
+        memcpy(name, it, l);
         name[l] = '\0';
         if (model_check_name("qos", name, 0, err) < 0)
             return -1;
         if (qos_lookup(st, name, &q, err) < 0)
             return allot_error_prefix(err, "qos");
-        p += l;
-        if (*p == ',')
-            p++;
     }
     if (a->default_qos[0]) {
         if (qos_lookup(st, a->default_qos, &q, err) < 0)
@@ -963,11 +969,11 @@ static int qos_flags_check(const char *flags, struct allot_error *err)
         "DenyOnLimit", "EnforceUsageThreshold", "NoDecay",           "NoReserve",
         "OverPartQOS", "PartitionMaxNodes",     "PartitionMinNodes", "PartitionTimeLimit",
         "Relative",    "RequiresReservation",   "UsageFactorSafe"};
-    for (const char *p = flags; *p;) {
-        size_t l = strcspn(p, ",");
+    size_t l;
+    for (const char *p = flags, *it; comma_next(&p, &it, &l);) {
         size_t i = 0;
         while (i < sizeof known / sizeof known[0] &&
-               !(strlen(known[i]) == l && strncasecmp(known[i], p, l) == 0))
+               !(strlen(known[i]) == l && strncasecmp(known[i], it, l) == 0))
             i++;
         if (i == sizeof known / sizeof known[0])
             return allot_errorf(err, ALLOT_EINVAL,
@@ -975,10 +981,7 @@ static int qos_flags_check(const char *flags, struct allot_error *err)
                                 "EnforceUsageThreshold, NoDecay, NoReserve, OverPartQOS, "
                                 "PartitionMaxNodes, PartitionMinNodes, PartitionTimeLimit, "
                                 "Relative, RequiresReservation, UsageFactorSafe)",
-                                (int)(l > 64 ? 64 : l), p);
-        p += l;
-        if (*p == ',')
-            p++;
+                                (int)(l > 64 ? 64 : l), it);
     }
     return 0;
 }
