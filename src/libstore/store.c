@@ -141,6 +141,14 @@ int store_ready_write(store_t *st, const char *verb, struct allot_error *err)
     return 0;
 }
 
+void store_format_utc(int64_t t, char *buf, size_t size)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (t <= 0 || !gmtime_r(&tt, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, size, "%s", t <= 0 ? "at an unknown time" : "?");
+}
+
 int store_check_amount(const char *field, int64_t v, int allow_negative, struct allot_error *err)
 {
     if (v == 0 || (v < 0 && !allow_negative))

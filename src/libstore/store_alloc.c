@@ -602,11 +602,8 @@ int store_payer(store_t *st, const char *account, const char *resource, const ch
         if (rc < 0)
             return -1;
     }
-    char date[32] = "?";
-    time_t t = (time_t)at_s;
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char date[32];
+    store_format_utc(at_s, date, sizeof date);
     allot_errorf(err, ALLOT_ENOENT,
                  "account '%s' and its parents have no '%s' allocation for cluster '%s' "
                  "active at %s",

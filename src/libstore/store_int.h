@@ -134,6 +134,7 @@ enum store_stmt_id {
     STMT_LEDGER_LIST_SINCE,
     /* store_job.c */
     STMT_JOB_GET,
+    STMT_JOB_MAX_ID,
     STMT_JOB_INSERT,
     STMT_JOB_SETTLE,
     STMT_JOB_BATCH,
@@ -181,6 +182,9 @@ int store_account_id(store_t *st, const char *field, const char *name, int64_t *
                      struct allot_error *err);
 /* 1 if cluster `name` exists, 0 if not, -1 on error. */
 int store_cluster_exists(store_t *st, const char *name, struct allot_error *err);
+
+/* t as "2026-11-24T20:11:50Z" in messages ("an unknown time" when t <= 0). */
+void store_format_utc(int64_t t, char *buf, size_t size);
 
 /* Amount validation: 0 < v <= STORE_AMOUNT_MAX (or v != 0 and |v| <= max when signed). */
 int store_check_amount(const char *field, int64_t v, int allow_negative, struct allot_error *err);

@@ -26,6 +26,9 @@
 #define JOB_COLS STORE_JOB_COLS
 static const char SQL_JOB_GET[] =
     "SELECT " JOB_COLS " FROM jobs WHERE cluster = $1 AND job_id = $2 AND run = $3";
+/* The highest Slurm job id of a cluster (submit tokens, >= 2^32, are not job ids). */
+static const char SQL_JOB_MAX_ID[] =
+    "SELECT MAX(job_id) FROM jobs WHERE cluster = $1 AND job_id < 4294967296";
 static const char SQL_JOB_INSERT[] =
     "INSERT INTO jobs (" JOB_COLS ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
     "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)";
@@ -312,6 +315,47 @@ void store_hold_job(const struct hold_req *req, int64_t now, int refused,
     j->updated_s = now;
 }
 
+/* A hold for a run already recorded is a replay only when it is the same job: its user,
+ * account and partition cannot change once it runs, nor its submit time.  A different job
+ * under the same key means slurmctld's job ids started over (its state was lost); returning
+ * the old job's outcome would let the new one run on no hold, so it is a conflict instead. */
+static int hold_same_job(store_t *st, const struct hold_req *req, const struct job *j,
+                         struct allot_error *err)
+{
+    const char *what = strcmp(j->user, req->user)             ? "user"
+                       : strcmp(j->account, req->account)     ? "account"
+                       : strcmp(j->partition, req->partition) ? "partition"
+                       : (j->submit_s && req->submit_s && j->submit_s != req->submit_s)
+                           ? "submit"
+                           : NULL;
+    if (!what)
+        return 0;
+    long long max_id = 0;
+    db_stmt_t *s = store_stmt(st, STMT_JOB_MAX_ID, SQL_JOB_MAX_ID, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, req->cluster);
+    int rc = db_step(s, err);
+    if (rc == 1)
+        max_id = (long long)db_column_int64(s, 0);
+    db_reset(s);
+    if (rc < 0)
+        return -1;
+    char was[32], now[32];
+    store_format_utc(j->submit_s, was, sizeof was);
+    store_format_utc(req->submit_s, now, sizeof now);
+    return allot_errorf(err, ALLOT_ECONFLICT,
+                        "%s: job %lld run %d on cluster '%s' is already recorded for user '%s', "
+                        "account '%s', partition '%s', submitted %s; this hold is for user "
+                        "'%s', account '%s', partition '%s', submitted %s, so it is "
+                        "another job with the same id.  If slurmctld's job ids started over, "
+                        "set FirstJobId in slurm.conf above %lld, the highest job id allot has "
+                        "for this cluster.",
+                        what, (long long)req->job_id, (int)req->run, req->cluster, j->user,
+                        j->account, j->partition, was, req->user, req->account, req->partition,
+                        now, max_id);
+}
+
 int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
                struct allot_error *err)
 {
@@ -326,6 +370,8 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     if (rc < 0)
         return -1;
     if (rc == 1) {
+        if (hold_same_job(st, req, &j, err) < 0)
+            return -1;
         /* A replay returns the first outcome (store.h), even if the run was settled since. */
         res->replay = 1;
         res->job = j;

@@ -168,6 +168,56 @@ static void test_hold_settle_idempotent(void **state)
     fx_check_clean(f);
 }
 
+/* The key (cluster, job id, run) held again by a different job -- slurmctld's job ids
+ * started over -- is a conflict naming what differs and the highest job id seen, not a
+ * replay that would let the new job run on the old one's hold. */
+static void test_hold_other_job_same_id(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 6000);
+    struct hold_req h = hold_req(10, 0, 60), top = hold_req(77, 0, 60);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    TX(f, store_hold(f->st, &top, &hr, &f->err));
+    int rows = fx_ledger_rows(f);
+
+    struct hold_req other = h;
+    snprintf(other.user, sizeof other.user, "bob");
+    TX_FAILS(f, ALLOT_ECONFLICT, store_hold(f->st, &other, &hr, &f->err));
+    assert_non_null(strstr(f->err.msg, "user: job 10 run 0 on cluster 'c1'"));
+    assert_non_null(strstr(f->err.msg, "user 'alice'"));
+    assert_non_null(strstr(f->err.msg, "user 'bob'"));
+    assert_non_null(strstr(f->err.msg, "FirstJobId in slurm.conf above 77"));
+    other = h;
+    snprintf(other.account, sizeof other.account, "phys");
+    TX_FAILS(f, ALLOT_ECONFLICT, store_hold(f->st, &other, &hr, &f->err));
+    assert_non_null(strstr(f->err.msg, "account: "));
+    other = h;
+    snprintf(other.partition, sizeof other.partition, "gpu");
+    TX_FAILS(f, ALLOT_ECONFLICT, store_hold(f->st, &other, &hr, &f->err));
+    assert_non_null(strstr(f->err.msg, "partition: "));
+    other = h;
+    other.submit_s += 86400;
+    TX_FAILS(f, ALLOT_ECONFLICT, store_hold(f->st, &other, &hr, &f->err));
+    assert_non_null(strstr(f->err.msg, "submit: "));
+    assert_non_null(strstr(f->err.msg, "submitted 2026-01-01T00:01:40Z"));
+    assert_non_null(strstr(f->err.msg, "submitted 2026-01-02T00:01:40Z"));
+    assert_int_equal(fx_ledger_rows(f), rows);
+
+    /* The same job is still a replay when the caller does not know its submit time, or
+     * asks with another price (the first outcome stands). */
+    other = h;
+    other.submit_s = 0;
+    other.time_limit_s = 7200;
+    other.amount_sumin = 120;
+    TX(f, store_hold(f->st, &other, &hr, &f->err));
+    assert_true(hr.replay);
+    assert_int_equal(hr.job.hold_sumin, 60);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    assert_int_equal(bal_of(f, id).held_sumin, 120);
+    fx_check_clean(f);
+}
+
 static void test_node_fail_and_billing(void **state)
 {
     struct fx *f = *state;
@@ -894,6 +944,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_hadm_overdraft, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_hold_settle_idempotent, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_hold_other_job_same_id, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_node_fail_and_billing, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_charge_vectors, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_capped_at_hold, fx_setup, fx_teardown),
