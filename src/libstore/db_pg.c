@@ -59,7 +59,7 @@
 
 /* pg_advisory_xact_lock key of the bank's write lock: "allot" in ASCII. */
 #define DB_PG_WRITE_LOCK "418430168948"
-#define DB_PG_PARAMS_MAX 32
+#define DB_PG_PARAMS_MAX 40 /* the job batch (store_job_batch.c) has 35 */
 #define DB_PG_DEFER_MAX 8 /* deferred statements queued before a forced flush */
 
 struct db_pg {

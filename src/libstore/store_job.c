@@ -315,26 +315,29 @@ void store_hold_job(const struct hold_req *req, int64_t now, int refused,
     j->updated_s = now;
 }
 
-/* A hold for a run already recorded is a replay only when it is the same job: its user,
- * account and partition cannot change once it runs, nor its submit time.  A different job
- * under the same key means slurmctld's job ids started over (its state was lost); returning
- * the old job's outcome would let the new one run on no hold, so it is a conflict instead. */
-static int hold_same_job(store_t *st, const struct hold_req *req, const struct job *j,
-                         struct allot_error *err)
+/* A hold or settle for a run already recorded is a replay only when it is the same job: its
+ * user, account and partition cannot change once it runs, nor its submit time (each compared
+ * when the call gives it).  A different job under the same key means slurmctld's job ids
+ * started over (its state was lost); answering with the old job's outcome would let the new
+ * one run on no hold and never pay, so it is a conflict instead. */
+static int same_job(store_t *st, const struct job *j, const char *verb, const char *user,
+                    const char *account, const char *partition, int64_t submit_s,
+                    struct allot_error *err)
 {
-    const char *what = strcmp(j->user, req->user)             ? "user"
-                       : strcmp(j->account, req->account)     ? "account"
-                       : strcmp(j->partition, req->partition) ? "partition"
-                       : (j->submit_s && req->submit_s && j->submit_s != req->submit_s)
-                           ? "submit"
-                           : NULL;
+#define DIFFERS(a, b) ((b)[0] && strcmp((a), (b)) != 0)
+    const char *what = DIFFERS(j->user, user)             ? "user"
+                       : DIFFERS(j->account, account)     ? "account"
+                       : DIFFERS(j->partition, partition) ? "partition"
+                       : (j->submit_s && submit_s && j->submit_s != submit_s) ? "submit"
+                                                                               : NULL;
+#undef DIFFERS
     if (!what)
         return 0;
     long long max_id = 0;
     db_stmt_t *s = store_stmt(st, STMT_JOB_MAX_ID, SQL_JOB_MAX_ID, err);
     if (!s)
         return -1;
-    db_bind_text(s, 1, req->cluster);
+    db_bind_text(s, 1, j->cluster);
     int rc = db_step(s, err);
     if (rc == 1)
         max_id = (long long)db_column_int64(s, 0);
@@ -343,17 +346,16 @@ static int hold_same_job(store_t *st, const struct hold_req *req, const struct j
         return -1;
     char was[32], now[32];
     store_format_utc(j->submit_s, was, sizeof was);
-    store_format_utc(req->submit_s, now, sizeof now);
+    store_format_utc(submit_s, now, sizeof now);
     return allot_errorf(err, ALLOT_ECONFLICT,
                         "%s: job %lld run %d on cluster '%s' is already recorded for user '%s', "
-                        "account '%s', partition '%s', submitted %s; this hold is for user "
-                        "'%s', account '%s', partition '%s', submitted %s, so it is "
-                        "another job with the same id.  If slurmctld's job ids started over, "
-                        "set FirstJobId in slurm.conf above %lld, the highest job id allot has "
-                        "for this cluster.",
-                        what, (long long)req->job_id, (int)req->run, req->cluster, j->user,
-                        j->account, j->partition, was, req->user, req->account, req->partition,
-                        now, max_id);
+                        "account '%s', partition '%s', submitted %s; this %s is for user '%s', "
+                        "account '%s', partition '%s', submitted %s, so it is another job with "
+                        "the same id.  If slurmctld's job ids started over, set FirstJobId in "
+                        "slurm.conf above %lld, the highest job id allot has for this cluster.",
+                        what, (long long)j->job_id, (int)j->run, j->cluster, j->user, j->account,
+                        j->partition, was, verb, user[0] ? user : "?", account[0] ? account : "?",
+                        partition[0] ? partition : "?", now, max_id);
 }
 
 int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
@@ -370,7 +372,8 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     if (rc < 0)
         return -1;
     if (rc == 1) {
-        if (hold_same_job(st, req, &j, err) < 0)
+        if (same_job(st, &j, "hold", req->user, req->account, req->partition, req->submit_s,
+                     err) < 0)
             return -1;
         /* A replay returns the first outcome (store.h), even if the run was settled since. */
         res->replay = 1;
@@ -595,6 +598,8 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
     int64_t elapsed = store_settle_elapsed(req);
     int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
     if (rc < 0)
+        return -1;
+    if (rc == 1 && same_job(st, &j, "settle", req->user, req->account, req->partition, 0, err) < 0)
         return -1;
     if (rc == 1 && (j.status == JOB_SETTLED || j.status == JOB_RELEASED)) {
         res->replay = 1;

@@ -38,17 +38,20 @@
 
 #include "libstore/store_int.h"
 
-/* Holds: $1..$18, settles: $19..$32, as arrays in PostgreSQL's text form. */
+/* Holds: $1..$18, settles: $19..$35, as arrays in PostgreSQL's text form. */
 static const char SQL_JOB_BATCH[] =
     "WITH sin AS ("
     " SELECT t.*, count(*) OVER (PARTITION BY t.cluster, t.job_id, t.run) AS n"
     " FROM unnest($19::text[], $20::bigint[], $21::bigint[], $22::bigint[], $23::bigint[],"
     "  $24::bigint[], $25::text[], $26::bigint[], $27::text[], $28::bigint[], $29::bigint[],"
-    "  $30::text[], $31::text[], $32::bigint[])"
+    "  $30::text[], $31::text[], $32::bigint[], $33::text[], $34::text[], $35::text[])"
     " WITH ORDINALITY AS t(cluster, job_id, run, start_s, end_s, elapsed_s, state, billing,"
-    "  alloc_tres, node_fail, charge, source, actor, now_s, i)),"
-    /* A settle is taken when its run is held and named once and its end (if given) is not
-     * before its start; its charge as store_settle: at the held billing, at most the hold. */
+    "  alloc_tres, node_fail, charge, source, actor, now_s, s_user, s_account, s_partition,"
+    "  i)),"
+    /* A settle is taken when its run is held and named once, the user, account and
+     * partition it names (if any) are the run's (else the verb reports the other job), and
+     * its end (if given) is not before its start; its charge as store_settle: at the held
+     * billing, at most the hold. */
     "s0 AS ("
     " SELECT sin.*, j.ctid AS j_ctid, j.alloc_id AS j_alloc, j.hold_sumin AS j_hold,"
     "  j.billing_micro AS bill,"
@@ -61,6 +64,8 @@ static const char SQL_JOB_BATCH[] =
     " FROM sin CROSS JOIN LATERAL (SELECT j1.ctid, j1.* FROM jobs j1 WHERE j1.cluster = sin.cluster"
     "  AND j1.job_id = sin.job_id AND j1.run = sin.run OFFSET 0) j"
     " WHERE sin.n = 1 AND j.status = 'held' AND j.hold_sumin > 0 AND j.alloc_id > 0"
+    "  AND sin.s_user IN ('', j.user_name) AND sin.s_account IN ('', j.account)"
+    "  AND sin.s_partition IN ('', j.partition_name)"
     "  AND (sin.end_s <= 0 OR CASE WHEN sin.start_s > 0 THEN sin.start_s ELSE j.start_s END"
     "   <= sin.end_s)),"
     "s1 AS ("
@@ -185,7 +190,7 @@ static const char SQL_JOB_BATCH[] =
 enum { COL_KIND, COL_I, COL_JOB, COL_ALLOC = COL_JOB + STORE_JOB_NCOLS,
        COL_BAL = COL_ALLOC + STORE_ALLOC_NCOLS, COL_POLICY = COL_BAL + STORE_BALANCE_NCOLS };
 
-#define NPARAMS 32
+#define NPARAMS 35
 
 /* Per-op scratch, kept in the store between batches (no allocation per batch). */
 struct op_scratch {
@@ -249,7 +254,7 @@ int store_batches_jobs(const store_t *st)
     return strcmp(st->backend, "pg") == 0;
 }
 
-/* The holds' 18 arrays, then the settles' 14; skip[k] ops are left out. */
+/* The holds' 18 arrays, then the settles' 17; ops not offered (now 0) are left out. */
 static void build(struct params *p, struct store_job_op *ops, int n, const struct op_scratch *o)
 {
     for (int a = 0; a < NPARAMS; a++) {
@@ -298,7 +303,10 @@ static void build(struct params *p, struct store_job_op *ops, int n, const struc
                 case 10: put_int(p, first, s->charge_sumin); break;
                 case 11: put_text(p, first, s->settle_source); break;
                 case 12: put_text(p, first, s->actor); break;
-                default: put_int(p, first, now); break;
+                case 13: put_int(p, first, now); break;
+                case 14: put_text(p, first, s->user); break;
+                case 15: put_text(p, first, s->account); break;
+                default: put_text(p, first, s->partition); break;
                 }
             }
             first = 0;

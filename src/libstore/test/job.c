@@ -537,6 +537,49 @@ static void test_job_batch(void **state)
     fx_check_clean(f);
 }
 
+/* A settle naming another user, account or partition than its held run's record is never
+ * taken by the batch; the verb refuses it (ECONFLICT) and the hold stands.  Naming the
+ * run's own does not keep the batch from taking it. */
+static void test_job_batch_other_job(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 600);
+    struct hold_req h = hold_req(20, 0, 60);
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    int pg = f->pg_schema[0] != 0, rows = fx_ledger_rows(f);
+    static const char *const field[] = {"user", "account", "partition"};
+    for (int i = 0; i < 3; i++) {
+        struct settle_req s = settle_req(20, 0, 60, "COMPLETED");
+        char *dst = i == 0 ? s.user : i == 1 ? s.account : s.partition;
+        snprintf(dst, ALLOT_NAME_MAX, "other");
+        struct settle_result sr;
+        struct store_job_op op = {.settle = &s, .settle_res = &sr};
+        OK(f, store_job_batch(f->st, &op, 1, &f->err));
+        assert_int_equal(op.done, 0);
+        TX_FAILS(f, ALLOT_ECONFLICT, store_settle(f->st, &s, &sr, &f->err));
+        assert_non_null(strstr(f->err.msg, field[i]));
+        assert_non_null(strstr(f->err.msg, "this settle is for"));
+    }
+    assert_int_equal(fx_ledger_rows(f), rows);
+    assert_int_equal(bal_of(f, id).held_sumin, 60);
+
+    struct settle_req s = settle_req(20, 0, 60, "COMPLETED");
+    snprintf(s.user, sizeof s.user, "alice");
+    snprintf(s.account, sizeof s.account, "chem");
+    snprintf(s.partition, sizeof s.partition, "cpu");
+    struct settle_result sr;
+    struct store_job_op op = {.settle = &s, .settle_res = &sr};
+    OK(f, store_job_batch(f->st, &op, 1, &f->err));
+    assert_int_equal(op.done, pg);
+    if (!pg)
+        TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.status, JOB_SETTLED);
+    assert_int_equal(sr.job.charge_sumin, 1);
+    assert_int_equal(bal_of(f, id).held_sumin, 0);
+    fx_check_clean(f);
+}
+
 /* The guards of store_job_batch's statement (schema 0013): it commits in the same round
  * trip, so when a balance row refuses its change, or a settled run's row is not updated,
  * the statement must fail by itself and nothing of it may stand.  Triggers that silently
@@ -952,6 +995,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch_text, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch_guard, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_job_batch_other_job, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_release_never_started, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_requeue_is_new_run, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_straddle, fx_setup, fx_teardown),
