@@ -205,8 +205,9 @@ static void on_diff(const char *key, int reloadable, void *arg)
         log_warn("msg=\"changed key needs a restart; keeping the running value\" key=%s", key);
 }
 
-/* SIGHUP: build a new conf; on success swap it in (only reloadable keys take effect, as the
- * others were consumed at startup). */
+/* SIGHUP: build a new conf; on success swap it in with the running values of the keys that
+ * are not reloadable (consumed at startup), so each SIGHUP warns again while the file still
+ * differs from what runs. */
 static void reload(struct allotd *d)
 {
     struct allot_error err = {0};
@@ -217,6 +218,7 @@ static void reload(struct allotd *d)
         return;
     }
     conf_diff(d->conf, c, on_diff, NULL);
+    conf_keep_fixed(c, d->conf);
     log_threshold = (enum log_level)log_level_parse(c->log_level);
     pthread_mutex_lock(&d->conf_lock);
     struct allot_conf *old = d->conf;

@@ -649,6 +649,15 @@ int conf_diff(const struct allot_conf *a, const struct allot_conf *b, conf_diff_
     return fixed;
 }
 
+void conf_keep_fixed(struct allot_conf *next, const struct allot_conf *running)
+{
+    for (int i = 0; i < CONF_NROWS; i++) {
+        const struct conf_row *r = &conf_rows[i];
+        if (!r->info.reloadable)
+            memcpy((char *)next + r->off, (const char *)running + r->off, r->size);
+    }
+}
+
 int conf_list_contains(const char *list, const char *name)
 {
     size_t n = strlen(name);

@@ -120,6 +120,10 @@ void conf_unref(struct allot_conf *c);
 typedef void (*conf_diff_f)(const char *key, int reloadable, void *arg);
 int conf_diff(const struct allot_conf *a, const struct allot_conf *b, conf_diff_f cb, void *arg);
 
+/* Copy every key that is not reloadable from running into next, so that a conf swapped in
+ * on SIGHUP says what actually runs (and the next reload is compared against that). */
+void conf_keep_fixed(struct allot_conf *next, const struct allot_conf *running);
+
 /* 1 if name is one of the entries of a canonical comma list (CONF_LIST value). */
 int conf_list_contains(const char *list, const char *name);
 

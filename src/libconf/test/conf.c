@@ -127,6 +127,17 @@ static void test_diff(void **state)
     assert_int_equal(conf_diff(a, b, on_diff, NULL), 1); /* Threads needs a restart */
     assert_int_equal(diffs, 2);
     assert_int_equal(conf_diff(a, a, on_diff, NULL), 0);
+    /* Swapped in on SIGHUP: the restart-only key keeps its running value, the other is new,
+     * so the same file read again still differs (and is warned about) in Threads only. */
+    conf_keep_fixed(b, a);
+    assert_int_equal(b->threads, 2);
+    assert_string_equal(b->admins, "b");
+    struct allot_conf *again = conf_parse_text("Admins=b\nThreads=3\n", "t", &err);
+    assert_non_null(again);
+    diffs = 0;
+    assert_int_equal(conf_diff(b, again, on_diff, NULL), 1);
+    assert_int_equal(diffs, 1);
+    conf_unref(again);
     conf_unref(a);
     conf_unref(b);
 }
