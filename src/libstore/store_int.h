@@ -259,6 +259,8 @@ int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_
  * failures by account, user or time (store_job.c); steps by job or user (store_step.c). */
 int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);
 int store_job_list_sql(const struct job_filter *f, const char **sql);
+/* The text of a STMT_JOB_COUNT_* statement (store_job_count.c), NULL for another id. */
+const char *store_job_count_sql(int id);
 int store_failure_list_sql(const struct failure_filter *f, const char **sql);
 int store_step_list_sql(const struct step_filter *f, const char **sql);
 

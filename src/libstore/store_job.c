@@ -49,18 +49,6 @@ static const char SQL_JOB_RELEASE[] =
     " ORDER BY updated_s DESC, cluster, job_id DESC, run DESC LIMIT $7"
 static const char SQL_JOB_LIST[] = JOB_LIST("");
 static const char SQL_JOB_LIST_KEY[] = JOB_LIST(" AND cluster = $1 AND job_id = $2");
-static const char SQL_JOB_COUNT_HELD[] =
-    "SELECT COUNT(*) FROM jobs WHERE status = 'held' AND ($1 = '' OR cluster = $1) "
-    "AND ($2 = '' OR account = $2) AND ($3 = '' OR user_name = $3)";
-/* The same count with the account (or user) as a plain equality, so the planner can use
- * jobs_account (jobs_user) instead of scanning every job: admission counts held jobs on
- * each request, and the "$2 = '' OR" form above reads the whole table. */
-static const char SQL_JOB_COUNT_HELD_ACCOUNT[] =
-    "SELECT COUNT(*) FROM jobs WHERE account = $1 AND status = 'held' "
-    "AND ($2 = '' OR cluster = $2) AND ($3 = '' OR user_name = $3)";
-static const char SQL_JOB_COUNT_HELD_USER[] =
-    "SELECT COUNT(*) FROM jobs WHERE user_name = $1 AND status = 'held' "
-    "AND ($2 = '' OR cluster = $2) AND ($3 = '' OR account = $3)";
 #define FAILURE_COLS                                                                               \
     "id, cluster, job_id, run, user_name, account, partition_name, alloc_id, stage, time_s, "      \
     "needed_sumin, available_sumin, held_sumin, message"
@@ -806,43 +794,6 @@ int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void
     }
     db_reset(s);
     return rc < 0 ? -1 : 0;
-}
-
-int store_job_count_held(store_t *st, const char *cluster, const char *account, const char *user,
-                         int64_t *count, struct allot_error *err)
-{
-    if (store_ready(st, "job count", err) < 0)
-        return -1;
-    const char *c = cluster ? cluster : "", *a = account ? account : "", *u = user ? user : "";
-    db_stmt_t *s;
-    if (*a) { /* placeholders number in order of appearance: the key column comes first */
-        s = store_stmt(st, STMT_JOB_COUNT_HELD_ACCOUNT, SQL_JOB_COUNT_HELD_ACCOUNT, err);
-        if (!s)
-            return -1;
-        db_bind_text(s, 1, a);
-        db_bind_text(s, 2, c);
-        db_bind_text(s, 3, u);
-    } else if (*u) {
-        s = store_stmt(st, STMT_JOB_COUNT_HELD_USER, SQL_JOB_COUNT_HELD_USER, err);
-        if (!s)
-            return -1;
-        db_bind_text(s, 1, u);
-        db_bind_text(s, 2, c);
-        db_bind_text(s, 3, a);
-    } else {
-        s = store_stmt(st, STMT_JOB_COUNT_HELD, SQL_JOB_COUNT_HELD, err);
-        if (!s)
-            return -1;
-        db_bind_text(s, 1, c);
-        db_bind_text(s, 2, a);
-        db_bind_text(s, 3, u);
-    }
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    *count = rc == 1 ? db_column_int64(s, 0) : 0;
-    db_reset(s);
-    return 0;
 }
 
 int store_failure_add(store_t *st, struct failure *f, struct allot_error *err)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* store_job_count.c - held runs counted by the groups of Slurm's submit limits (DESIGN §4):
- * an account association's subtree, a QOS, a user or an account within a QOS.
+ * all, a user's or an account's, an account association's subtree, a QOS, a user or an
+ * account within a QOS.
  *
  * Held runs stand for the jobs Slurm counts as submitted (doc/api.md).  Admission runs these
  * counts on every request that has such a limit, so each statement names status = 'held'
@@ -11,6 +12,17 @@
  */
 #include "libstore/store_int.h"
 
+/* All held runs, or a user's or an account's: the key column's placeholder first, so that
+ * an account (user) count drives jobs_held_account (jobs_held_user). */
+static const char SQL_JOB_COUNT_HELD[] =
+    "SELECT COUNT(*) FROM jobs WHERE status = 'held' AND ($1 = '' OR cluster = $1) "
+    "AND ($2 = '' OR account = $2) AND ($3 = '' OR user_name = $3)";
+static const char SQL_JOB_COUNT_HELD_ACCOUNT[] =
+    "SELECT COUNT(*) FROM jobs WHERE account = $1 AND status = 'held' "
+    "AND ($2 = '' OR cluster = $2) AND ($3 = '' OR user_name = $3)";
+static const char SQL_JOB_COUNT_HELD_USER[] =
+    "SELECT COUNT(*) FROM jobs WHERE user_name = $1 AND status = 'held' "
+    "AND ($2 = '' OR cluster = $2) AND ($3 = '' OR account = $3)";
 /* The account and its descendants (depth bound: a corrupt tree with a cycle still ends),
  * then their held runs through jobs_held_account, one probe per account. */
 static const char SQL_JOB_COUNT_SUBTREE[] =
@@ -32,11 +44,25 @@ static const char SQL_JOB_COUNT_QOS_ACCOUNT[] =
     "SELECT COUNT(*) FROM jobs WHERE account = $1 AND status = 'held' "
     "AND ($2 = '' OR cluster = $2) AND qos = $3";
 
-/* Bind texts to $1.. and read the one COUNT(*). */
-static int count_one(store_t *st, int id, const char *sql, const char *const *args, int nargs,
-                     int64_t *count, struct allot_error *err)
+const char *store_job_count_sql(int id)
 {
-    db_stmt_t *s = store_stmt(st, id, sql, err);
+    switch (id) {
+    case STMT_JOB_COUNT_HELD: return SQL_JOB_COUNT_HELD;
+    case STMT_JOB_COUNT_HELD_ACCOUNT: return SQL_JOB_COUNT_HELD_ACCOUNT;
+    case STMT_JOB_COUNT_HELD_USER: return SQL_JOB_COUNT_HELD_USER;
+    case STMT_JOB_COUNT_SUBTREE: return SQL_JOB_COUNT_SUBTREE;
+    case STMT_JOB_COUNT_QOS: return SQL_JOB_COUNT_QOS;
+    case STMT_JOB_COUNT_QOS_USER: return SQL_JOB_COUNT_QOS_USER;
+    case STMT_JOB_COUNT_QOS_ACCOUNT: return SQL_JOB_COUNT_QOS_ACCOUNT;
+    default: return NULL;
+    }
+}
+
+/* Bind texts to $1.. and read the one COUNT(*). */
+static int count_one(store_t *st, int id, const char *const *args, int nargs, int64_t *count,
+                     struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, id, store_job_count_sql(id), err);
     if (!s)
         return -1;
     for (int i = 0; i < nargs; i++)
@@ -49,6 +75,24 @@ static int count_one(store_t *st, int id, const char *sql, const char *const *ar
     return 0;
 }
 
+int store_job_count_held(store_t *st, const char *cluster, const char *account, const char *user,
+                         int64_t *count, struct allot_error *err)
+{
+    if (store_ready(st, "job count", err) < 0)
+        return -1;
+    const char *c = cluster ? cluster : "", *a = account ? account : "", *u = user ? user : "";
+    if (*a) {
+        const char *args[] = {a, c, u};
+        return count_one(st, STMT_JOB_COUNT_HELD_ACCOUNT, args, 3, count, err);
+    }
+    if (*u) {
+        const char *args[] = {u, c, a};
+        return count_one(st, STMT_JOB_COUNT_HELD_USER, args, 3, count, err);
+    }
+    const char *args[] = {c, a, u};
+    return count_one(st, STMT_JOB_COUNT_HELD, args, 3, count, err);
+}
+
 int store_job_count_held_subtree(store_t *st, const char *cluster, const char *account,
                                  int64_t *count, struct allot_error *err)
 {
@@ -58,7 +102,7 @@ int store_job_count_held_subtree(store_t *st, const char *cluster, const char *a
         return allot_errorf(err, ALLOT_EINVAL, "%s: required", cluster && *cluster ? "account"
                                                                                    : "cluster");
     const char *args[] = {account, cluster};
-    return count_one(st, STMT_JOB_COUNT_SUBTREE, SQL_JOB_COUNT_SUBTREE, args, 2, count, err);
+    return count_one(st, STMT_JOB_COUNT_SUBTREE, args, 2, count, err);
 }
 
 int store_job_count_held_qos(store_t *st, const char *cluster, const char *qos, const char *user,
@@ -73,14 +117,12 @@ int store_job_count_held_qos(store_t *st, const char *cluster, const char *qos, 
         return allot_errorf(err, ALLOT_EINVAL, "job count: user or account, not both");
     if (user && *user) { /* the key column's placeholder first, as store_job_count_held */
         const char *args[] = {user, cluster, qos};
-        return count_one(st, STMT_JOB_COUNT_QOS_USER, SQL_JOB_COUNT_QOS_USER, args, 3, count,
-                         err);
+        return count_one(st, STMT_JOB_COUNT_QOS_USER, args, 3, count, err);
     }
     if (account && *account) {
         const char *args[] = {account, cluster, qos};
-        return count_one(st, STMT_JOB_COUNT_QOS_ACCOUNT, SQL_JOB_COUNT_QOS_ACCOUNT, args, 3,
-                         count, err);
+        return count_one(st, STMT_JOB_COUNT_QOS_ACCOUNT, args, 3, count, err);
     }
     const char *args[] = {qos, cluster};
-    return count_one(st, STMT_JOB_COUNT_QOS, SQL_JOB_COUNT_QOS, args, 2, count, err);
+    return count_one(st, STMT_JOB_COUNT_QOS, args, 2, count, err);
 }

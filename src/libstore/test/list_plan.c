@@ -7,7 +7,8 @@
  * ledger_job, an allocation's by ledger_alloc in id order (no sort), an account's by
  * ledger_alloc per allocation, entries since a time by ledger_time; no filter walks the
  * ledger in id order from the paging bound.  One job's runs by the primary key.  Failures
- * by account, user or time, and steps by job or user, through their indexes.
+ * by account, user or time, and steps by job or user, through their indexes.  Counts of
+ * held runs through the partial indexes on held jobs.
  * SQLite only (plans are the backend's own): under the PostgreSQL run it reports a skip.
  */
 #include <sqlite3.h>
@@ -113,6 +114,34 @@ static void test_steps_by_their_indexes(void **state)
     sqlite3_close(db);
 }
 
+/* Admission counts held runs on every request that has a submit limit: each count reads
+ * held runs only, through a partial index on held jobs, never every job. */
+static void test_held_counts_by_partial_indexes(void **state)
+{
+    struct fx *f = *state;
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    static const struct {
+        int id;
+        const char *want;
+    } c[] = {
+        {STMT_JOB_COUNT_HELD, "USING INDEX jobs_held_"},
+        {STMT_JOB_COUNT_HELD_ACCOUNT, "USING INDEX jobs_held_account (account=?)"},
+        {STMT_JOB_COUNT_HELD_USER, "USING INDEX jobs_held_user (user_name=?)"},
+        {STMT_JOB_COUNT_SUBTREE, "USING INDEX jobs_held_account (account=?)"},
+        {STMT_JOB_COUNT_QOS, "USING INDEX jobs_held_account (account>?)"},
+        {STMT_JOB_COUNT_QOS_USER, "USING INDEX jobs_held_user (user_name=?)"},
+        {STMT_JOB_COUNT_QOS_ACCOUNT, "USING INDEX jobs_held_account (account=?)"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const char *sql = store_job_count_sql(c[i].id);
+        assert_non_null(sql);
+        expect_plan(db, sql, c[i].want, "SCAN jobs|");
+    }
+    assert_null(store_job_count_sql(STMT_JOB_GET));
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     if (getenv("ALLOT_TEST_PG_CONNINFO")) {
@@ -124,6 +153,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_runs_by_key, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failures_by_their_indexes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_steps_by_their_indexes, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_held_counts_by_partial_indexes, fx_setup,
+                                        fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
