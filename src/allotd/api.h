@@ -11,10 +11,22 @@ int api_healthz(struct req *r, struct allot_error *err);
 int api_metrics(struct req *r, struct allot_error *err);
 int api_whoami(struct req *r, struct allot_error *err);
 int api_check(struct req *r, struct allot_error *err);
+/* An EINVAL error whose message names field `from` ("from: ...", the name a lower layer
+ * uses) is made to name `to` (the request's key) instead; other errors are left alone.
+ * Returns -1, for `return api_error_field(...)` after a failed call. */
+int api_error_field(struct allot_error *err, const char *from, const char *to);
 /* api_cluster.c */
 int api_cluster_list(struct req *r, struct allot_error *err);
 int api_cluster_add(struct req *r, struct allot_error *err);
 int api_cluster_remove(struct req *r, struct allot_error *err);
+/* 0 when cluster name exists, else -1 with err (ENOENT "cluster: ...", or the store's). */
+int api_cluster_check(store_t *st, const char *name, struct allot_error *err);
+/* The ?cluster= argument (NULL when absent) of a listing of the bank's reference data
+ * (associations, partitions, fair-share, limits, site factors), which must name a known
+ * cluster: a filter on a misspelt one would answer an empty list that reads as "nothing
+ * there".  EINVAL for a bad name, ENOENT for an unknown one.  History (jobs, ledger, usage,
+ * steps, commands) keeps the name of a cluster removed since, so its filters take any name. */
+int api_query_cluster(struct req *r, store_t *st, const char **out, struct allot_error *err);
 /* api_account.c */
 int api_account_list(struct req *r, struct allot_error *err);
 int api_account_add(struct req *r, struct allot_error *err);

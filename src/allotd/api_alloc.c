@@ -118,7 +118,16 @@ struct alloc_op {
     struct balance b;
     struct ledger_entry e;
     int replay;
+    const char *amount_key; /* the request's key for e.amount_sumin: "su" or "amount_sumin" */
 };
+
+/* The store names a ledger amount "amount" or "amount_sumin" in its errors; the client
+ * sent su or amount_sumin, and the error names what it sent.  Returns -1. */
+static int name_amount(struct allot_error *err, const char *key)
+{
+    api_error_field(err, "amount_sumin", key);
+    return api_error_field(err, "amount", key);
+}
 
 static int run_add(store_t *st, void *arg, struct allot_error *err)
 {
@@ -128,7 +137,7 @@ static int run_add(store_t *st, void *arg, struct allot_error *err)
     if (s->e.amount_sumin > 0) {
         s->e.alloc_id = s->a.id;
         if (store_credit(st, &s->e, &s->replay, err) < 0)
-            return -1;
+            return name_amount(err, s->amount_key);
     }
     return store_alloc_get(st, s->a.id, &s->a, &s->b, err);
 }
@@ -173,6 +182,7 @@ int api_alloc_add(struct req *r, struct allot_error *err)
     if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
         one_amount(&f[7], &f[8], 0, err) < 0)
         return -1;
+    s->amount_key = f[7].seen ? "su" : "amount_sumin";
     if (a->end_s <= a->start_s)
         return allot_errorf(err, ALLOT_EINVAL, "end: must be after start");
     memcpy(a->comment, comment, sizeof(comment));
@@ -261,7 +271,7 @@ static int run_credit(store_t *st, void *arg, struct allot_error *err)
 {
     struct alloc_op *s = arg;
     if (store_credit(st, &s->e, &s->replay, err) < 0)
-        return -1;
+        return name_amount(err, s->amount_key);
     return store_alloc_get(st, s->e.alloc_id, &s->a, &s->b, err);
 }
 
@@ -293,15 +303,14 @@ int api_alloc_credit(struct req *r, struct allot_error *err)
     if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
         one_amount(&f[1], &f[2], 1, err) < 0)
         return -1;
+    s->amount_key = f[1].seen ? "su" : "amount_sumin";
     if (model_ledger_kind_parse(kind, &e->kind) < 0 ||
         (e->kind != LEDGER_CREDIT && e->kind != LEDGER_ADJUSTMENT && e->kind != LEDGER_REFUND))
         return allot_errorf(err, ALLOT_EINVAL, "kind: must be credit, adjustment or refund");
     if (e->kind != LEDGER_ADJUSTMENT && e->amount_sumin <= 0)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: must be positive",
-                            f[1].seen ? "su" : "amount_sumin");
+        return allot_errorf(err, ALLOT_EINVAL, "%s: must be positive", s->amount_key);
     if (e->amount_sumin == 0)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: must not be zero",
-                            f[1].seen ? "su" : "amount_sumin");
+        return allot_errorf(err, ALLOT_EINVAL, "%s: must not be zero", s->amount_key);
     snprintf(e->actor, sizeof(e->actor), "%s", r->who.user);
     e->time_s = (int64_t)time(NULL);
     return req_defer_write(r, run_credit, s, finish_credit);

@@ -22,7 +22,7 @@ int api_assoc_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     struct assoc_filter f = {0};
-    if (!st || json_query_name(r, "cluster", &f.cluster, err) < 0 ||
+    if (!st || api_query_cluster(r, st, &f.cluster, err) < 0 ||
         json_query_name(r, "account", &f.account, err) < 0 ||
         json_query_name(r, "user", &f.user, err) < 0)
         return -1;
@@ -45,9 +45,34 @@ struct assoc_op {
     struct assoc a;
 };
 
+/* Slurm keys an association by an optional partition of its cluster: one that is not
+ * there would hold limits and shares no job can ever use.  The cluster is checked first
+ * so an unknown one is named as such. */
+static int check_partition(store_t *st, const struct assoc *a, struct allot_error *err)
+{
+    if (!a->partition[0])
+        return 0;
+    if (api_cluster_check(st, a->cluster, err) < 0)
+        return -1;
+    struct partition p;
+    struct allot_error e;
+    if (store_partition_get(st, a->cluster, a->partition, &p, &e) == 0)
+        return 0;
+    if (e.code != ALLOT_ENOENT) {
+        if (err)
+            *err = e;
+        return -1;
+    }
+    return allot_errorf(err, ALLOT_EINVAL, "partition: '%s' does not exist on cluster %s",
+                        a->partition, a->cluster);
+}
+
 static int run_add(store_t *st, void *arg, struct allot_error *err)
 {
-    return store_assoc_add(st, &((struct assoc_op *)arg)->a, err);
+    struct assoc *a = &((struct assoc_op *)arg)->a;
+    if (check_partition(st, a, err) < 0)
+        return -1;
+    return store_assoc_add(st, a, err);
 }
 
 static int run_remove(store_t *st, void *arg, struct allot_error *err)
@@ -90,7 +115,8 @@ int api_assoc_add(struct req *r, struct allot_error *err)
 {
     struct assoc_op *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
-    if (read_assoc(r, &s->a, 0, err) < 0)
+    store_t *st = req_reader(r, err);
+    if (!st || read_assoc(r, &s->a, 0, err) < 0 || check_partition(st, &s->a, err) < 0)
         return -1;
     return req_defer_write(r, run_add, s, finish_add);
 }
@@ -117,9 +143,19 @@ static int read_patch(json_t *in, struct assoc *a, struct allot_error *err)
     return json_read(in, f, sizeof(f) / sizeof(f[0]), err);
 }
 
+/* The association a PATCH names.  When there is none, a partition not on the cluster is
+ * the reason given (400 naming it); an existing association is patched even if its
+ * partition has gone since, as it is still the key. */
 static int get_key(store_t *st, const struct assoc *k, struct assoc *out, struct allot_error *err)
 {
-    return store_assoc_get(st, k->cluster, k->account, k->user, k->partition, out, err);
+    struct allot_error e;
+    if (store_assoc_get(st, k->cluster, k->account, k->user, k->partition, out, &e) == 0)
+        return 0;
+    if (e.code == ALLOT_ENOENT && check_partition(st, k, err) < 0)
+        return -1;
+    if (err)
+        *err = e;
+    return -1;
 }
 
 static int run_patch(store_t *st, void *arg, struct allot_error *err)

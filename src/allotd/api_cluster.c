@@ -12,6 +12,33 @@ static int on_cluster(const char *name, void *arg)
     return 0;
 }
 
+struct find_arg {
+    const char *name;
+};
+
+static int on_find(const char *name, void *arg)
+{
+    return strcmp(name, ((struct find_arg *)arg)->name) == 0; /* 1 stops the scan */
+}
+
+int api_cluster_check(store_t *st, const char *name, struct allot_error *err)
+{
+    struct find_arg f = {name};
+    int rc = store_cluster_list(st, on_find, &f, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist", name);
+    return 0;
+}
+
+int api_query_cluster(struct req *r, store_t *st, const char **out, struct allot_error *err)
+{
+    if (json_query_name(r, "cluster", out, err) < 0)
+        return -1;
+    return *out ? api_cluster_check(st, *out, err) : 0;
+}
+
 int api_cluster_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);

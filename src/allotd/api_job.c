@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api_job.c - the job verbs (admit, hold, settle, release: doc/api.md "Job verbs"), job
  * records and failures.  admit is read-only; hold/settle/release go through the writer. */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,7 +38,7 @@ int api_job_admit(struct req *r, struct allot_error *err)
     if (token && !api_submit_enabled(r->d))
         return allot_errorf(err, ALLOT_EINVAL,
                             "submit_token: hold-at-submit is off (allot.conf HoldMode=start)");
-    struct bank_job j = {cluster, account, partition, tres, billing, time_limit_s};
+    struct bank_job j = {cluster, account, partition, tres, billing, time_limit_s, "tres"};
     struct bank_cost c;
     if (bank_cost(r->d->partcache, st, &j, &c, err) < 0)
         return -1;
@@ -173,7 +175,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
         q->start_s = q->now_s;
     s->j = (struct bank_job){q->cluster, q->account, q->partition,
                              q->alloc_tres[0] ? q->alloc_tres : q->req_tres, billing,
-                             q->time_limit_s};
+                             q->time_limit_s, q->alloc_tres[0] ? "alloc_tres" : "tres"};
     if (bank_cost(r->d->partcache, st, &s->j, &s->c, err) < 0)
         return -1;
     memcpy(q->resource, s->c.resource, sizeof(q->resource));
@@ -187,6 +189,45 @@ int api_job_hold(struct req *r, struct allot_error *err)
         r->op.job = &s->job;
     }
     return req_defer_write(r, run_hold, s, finish_hold);
+}
+
+/* Slurm job states as sacct prints them (man sacct, JOB STATE CODES), sorted for bsearch.
+ * What the agent sends (sacct's final states) and prep/allot sends (job_state_string of
+ * the base state) is among them.  Case matters: the store tells NODE_FAIL (free) by name. */
+static const char *const slurm_states[] = {
+    "BOOT_FAIL", "CANCELLED",     "COMPLETED", "DEADLINE",  "FAILED",
+    "NODE_FAIL", "OUT_OF_MEMORY", "PENDING",   "PREEMPTED", "REQUEUED",
+    "RESIZING",  "REVOKED",       "RUNNING",   "SUSPENDED", "TIMEOUT",
+};
+#define NSLURM_STATES (sizeof(slurm_states) / sizeof(slurm_states[0]))
+
+static int state_cmp(const void *key, const void *elem)
+{
+    return strcmp(key, *(const char *const *)elem);
+}
+
+/* A settle's state: "" (not known), a name above, or "CANCELLED by <uid>" as sacct prints
+ * a cancel.  On the hot path: a bsearch (4 strcmp), no allocation. */
+static int check_state(const char *s, struct allot_error *err)
+{
+    static const char by[] = "CANCELLED by ";
+    if (!s[0] || bsearch(s, slurm_states, NSLURM_STATES, sizeof(slurm_states[0]), state_cmp))
+        return 0;
+    if (strncmp(s, by, sizeof(by) - 1) == 0) {
+        const char *d = s + sizeof(by) - 1;
+        size_t n = strspn(d, "0123456789");
+        if (n > 0 && n <= 10 && !d[n] && strtoull(d, NULL, 10) <= UINT32_MAX)
+            return 0;
+    }
+    char list[ALLOT_ERRMSG_MAX / 2] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < NSLURM_STATES && len < sizeof(list); i++)
+        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+                                slurm_states[i]);
+    return allot_errorf(err, ALLOT_EINVAL,
+                        "state: '%s' is not a Slurm job state (%s, 'CANCELLED by <uid>', or "
+                        "empty)",
+                        s, list);
 }
 
 struct settle_op {
@@ -239,7 +280,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
         {.name = "start", .type = JF_TIME, .required = 0, .dst = &q->start_s},
         {.name = "end", .type = JF_TIME, .required = 0, .dst = &q->end_s},
         {.name = "elapsed_s", .type = JF_INT, .required = 1, .dst = &q->elapsed_s},
-        {.name = "state", .type = JF_NAME, .required = 0, .dst = q->slurm_state, .allow_empty = 1},
+        {.name = "state", .type = JF_TEXT, .required = 0, .dst = q->slurm_state, .size = sizeof(q->slurm_state)},
         {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing_micro},
         {.name = "alloc_tres", .type = JF_TEXT, .required = 0, .dst = q->alloc_tres, .size = sizeof(q->alloc_tres)},
@@ -254,6 +295,8 @@ int api_job_settle(struct req *r, struct allot_error *err)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
+    if (check_state(q->slurm_state, err) < 0)
+        return -1;
     if (strcmp(source, "epilog") && strcmp(source, "sacct") && strcmp(source, "api"))
         return allot_errorf(err, ALLOT_EINVAL, "source: must be epilog, sacct or api");
     if (billing_micro < 0)

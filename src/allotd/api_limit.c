@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "allotd/api.h"
+#include "allotd/auth.h"
 #include "allotd/json.h"
 #include "libcore/limits.h"
 #include "libcore/numparse.h"
@@ -28,11 +29,45 @@ struct level_buf {
     char values[LEVEL_PAIRS_MAX][ALLOT_TRES_MAX];
 };
 
+struct list_arg {
+    json_t *items;
+    const json_t *seen; /* auth_account_set: NULL = the caller sees every account */
+    const char *user;   /* the effective user */
+};
+
+/* DESIGN §8: a plain user sees the limits of the accounts it is in and of the associations
+ * of those accounts (as GET /v1/jobs shows their jobs); QOS and partition limits are the
+ * cluster's configuration, as their records are, and visible to all. */
+static int limit_visible(const struct list_arg *l, enum limit_scope scope, const char *owner)
+{
+    if (!l->seen)
+        return 1;
+    if (scope == LIMIT_SCOPE_ACCOUNT)
+        return auth_set_sees(l->seen, owner);
+    if (scope != LIMIT_SCOPE_ASSOC)
+        return 1;
+    /* owner is "cluster:account:user:partition" */
+    char account[ALLOT_NAME_MAX], user[ALLOT_NAME_MAX];
+    const char *a = strchr(owner, ':');
+    const char *u = a ? strchr(a + 1, ':') : NULL;
+    const char *p = u ? strchr(u + 1, ':') : NULL;
+    if (!p || (size_t)(u - a - 1) >= sizeof(account) || (size_t)(p - u - 1) >= sizeof(user))
+        return 0;
+    memcpy(account, a + 1, (size_t)(u - a - 1));
+    account[u - a - 1] = '\0';
+    memcpy(user, u + 1, (size_t)(p - u - 1));
+    user[p - u - 1] = '\0';
+    return strcmp(user, l->user) == 0 || auth_set_sees(l->seen, account);
+}
+
 static int on_limit_json(const struct limit_value *l, void *arg)
 {
-    json_array_append_new(arg, json_pack("{s:s, s:s, s:s, s:s}", "scope",
-                                         model_limit_scope_name(l->scope), "owner", l->owner,
-                                         "name", l->name, "value", l->value));
+    struct list_arg *la = arg;
+    if (!limit_visible(la, l->scope, l->owner))
+        return 0;
+    json_array_append_new(la->items, json_pack("{s:s, s:s, s:s, s:s}", "scope",
+                                               model_limit_scope_name(l->scope), "owner", l->owner,
+                                               "name", l->name, "value", l->value));
     return 0;
 }
 
@@ -48,16 +83,29 @@ int api_limit_list(struct req *r, struct allot_error *err)
                             "scope: '%s' is not assoc, account, qos or partition", scope_s);
     if (owner && !scope_s)
         return allot_errorf(err, ALLOT_EINVAL, "scope: required with owner");
-    json_t *items = json_array();
-    for (int s = 0; s <= LIMIT_SCOPE_PARTITION; s++) {
+    json_t *seen;
+    if (auth_account_set(r, &seen, err) < 0)
+        return -1;
+    struct list_arg l = {json_array(), seen, r->who.user};
+    /* Naming an owner one may not see is refused, as GET /v1/accounts/NAME is. */
+    if (owner && !limit_visible(&l, scope, owner)) {
+        json_decref(l.items);
+        json_decref(seen);
+        return allot_errorf(err, ALLOT_EPERM, "owner: %s may not read the limits of %s %s",
+                            r->who.user, model_limit_scope_name(scope), owner);
+    }
+    int rc = 0;
+    for (int s = 0; s <= LIMIT_SCOPE_PARTITION && rc == 0; s++) {
         if (scope_s && s != (int)scope)
             continue;
-        if (store_limit_list(st, (enum limit_scope)s, owner, on_limit_json, items, err) < 0) {
-            json_decref(items);
-            return -1;
-        }
+        rc = store_limit_list(st, (enum limit_scope)s, owner, on_limit_json, &l, err);
     }
-    r->out = json_pack("{s:o}", "items", items);
+    json_decref(seen);
+    if (rc < 0) {
+        json_decref(l.items);
+        return -1;
+    }
+    r->out = json_pack("{s:o}", "items", l.items);
     return 0;
 }
 
@@ -68,10 +116,38 @@ struct limit_op {
     char value[ALLOT_TRES_MAX]; /* canonical; "" clears */
 };
 
+/* A partition's MaxTime limit may not fall below its default_time_s: Slurm refuses a
+ * DefaultTime above MaxTime (slurm.conf), and every job left at the default would be over
+ * its own limit.  Run after store_limit_set, which has checked the owner. */
+static int check_max_time(store_t *st, const struct limit_op *s, struct allot_error *err)
+{
+    if (s->scope != LIMIT_SCOPE_PARTITION || strcmp(s->name, "MaxTime") != 0 || !s->value[0] ||
+        strcmp(s->value, "-1") == 0)
+        return 0;
+    char cluster[ALLOT_NAME_MAX];
+    const char *colon = strchr(s->owner, ':');
+    if (!colon || (size_t)(colon - s->owner) >= sizeof(cluster))
+        return 0;
+    memcpy(cluster, s->owner, (size_t)(colon - s->owner));
+    cluster[colon - s->owner] = '\0';
+    struct partition p;
+    if (store_partition_get(st, cluster, colon + 1, &p, err) < 0)
+        return -1;
+    long long max_min = strtoll(s->value, NULL, 10); /* canonical: whole minutes */
+    if (p.default_time_s > 0 && p.default_time_s > max_min * 60)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "value: MaxTime %lld min is less than the default_time_s %lld of "
+                            "partition %s (a DefaultTime may not exceed MaxTime)",
+                            max_min, (long long)p.default_time_s, s->owner);
+    return 0;
+}
+
 static int run_set(store_t *st, void *arg, struct allot_error *err)
 {
     struct limit_op *s = arg;
-    return store_limit_set(st, s->scope, s->owner, s->name, s->value, err);
+    if (store_limit_set(st, s->scope, s->owner, s->name, s->value, err) < 0)
+        return -1;
+    return check_max_time(st, s, err); /* a failure rolls the set back (writer.h) */
 }
 
 static int finish_set(struct req *r, struct allot_error *err)
@@ -98,13 +174,13 @@ int api_limit_set(struct req *r, struct allot_error *err)
     if (model_limit_scope_parse(scope, &s->scope) < 0)
         return allot_errorf(err, ALLOT_EINVAL,
                             "scope: '%s' is not assoc, account, qos or partition", scope);
-    if (value[0] &&
-        limits_validate(s->scope, s->name, value, s->value, sizeof(s->value), err) < 0)
-        return allot_error_prefix(err, "value");
+    /* The name first: an unknown one is the name's fault, not the value's. */
     const struct limit_def *d = limits_find(s->scope, s->name);
     if (!d)
-        return allot_errorf(err, ALLOT_EINVAL, "name: limit '%s' does not exist for %s",
-                            s->name, model_limit_scope_name(s->scope));
+        return allot_errorf(err, ALLOT_EINVAL, "name: limit '%s' does not exist for %s", s->name,
+                            model_limit_scope_name(s->scope));
+    if (value[0] && limits_validate(s->scope, s->name, value, s->value, sizeof(s->value), err) < 0)
+        return allot_error_prefix(err, "value");
     /* The QOS record holds the factors (PATCH /v1/qos/NAME): one stored value each. */
     if (d->type == LIMIT_FACTOR)
         return allot_errorf(err, ALLOT_EINVAL,
@@ -325,6 +401,8 @@ int api_limit_effective(struct req *r, struct allot_error *err)
         allot_errorf(err, ALLOT_EINVAL, "%s: required", cluster ? "user" : "cluster");
         goto out;
     }
+    if (api_cluster_check(st, cluster, err) < 0)
+        goto out;
     if (r->who.role == ROLE_USER && strcmp(user, r->who.user) != 0) {
         allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own limits", r->who.user);
         goto out;

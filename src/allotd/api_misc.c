@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* api_misc.c - service endpoints: /healthz, /metrics, /v1/whoami, /v1/check. */
+/* api_misc.c - service endpoints: /healthz, /metrics, /v1/whoami, /v1/check; and the
+ * handlers' shared error helper (api.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,4 +57,15 @@ int api_check(struct req *r, struct allot_error *err)
     }
     r->out = json_pack("{s:b, s:o}", "ok", n == 0, "problems", problems);
     return 0;
+}
+
+int api_error_field(struct allot_error *err, const char *from, const char *to)
+{
+    size_t n = strlen(from);
+    if (!err || err->code != ALLOT_EINVAL || !to || strncmp(err->msg, from, n) != 0 ||
+        err->msg[n] != ':')
+        return -1;
+    char rest[sizeof(err->msg)];
+    snprintf(rest, sizeof(rest), "%s", err->msg + n);
+    return allot_errorf(err, ALLOT_EINVAL, "%s%s", to, rest);
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api_partition.c - /v1/partitions: resource type and TRES billing weights per partition. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "allotd/api.h"
@@ -18,7 +20,7 @@ int api_partition_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     const char *cluster;
-    if (!st || json_query_name(r, "cluster", &cluster, err) < 0)
+    if (!st || api_query_cluster(r, st, &cluster, err) < 0)
         return -1;
     json_t *items = json_array();
     if (store_partition_list(st, cluster, on_partition, items, err) < 0) {
@@ -74,6 +76,39 @@ static int finish_remove(struct req *r, struct allot_error *err)
     return 0;
 }
 
+static int on_max_time(const struct limit_value *l, void *arg)
+{
+    if (strcmp(l->name, "MaxTime") != 0)
+        return 0;
+    *(long long *)arg = strtoll(l->value, NULL, 10); /* canonical: minutes, -1 = none */
+    return 1;
+}
+
+/* Slurm refuses a DefaultTime above MaxTime (slurm.conf): a job left at the default would
+ * be over its own limit.  The partition's MaxTime is max_time_s, or a stored MaxTime limit
+ * (PUT /v1/limits), which overrides it; both must hold the default. */
+static int check_times(store_t *st, const struct partition *p, struct allot_error *err)
+{
+    if (p->default_time_s <= 0)
+        return 0;
+    if (p->max_time_s >= 0 && p->default_time_s > p->max_time_s)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "default_time_s: %lld is more than max_time_s %lld (a DefaultTime "
+                            "may not exceed MaxTime)",
+                            (long long)p->default_time_s, (long long)p->max_time_s);
+    char owner[2 * ALLOT_NAME_MAX];
+    long long max_min = -1;
+    snprintf(owner, sizeof(owner), "%s:%s", p->cluster, p->name);
+    if (store_limit_list(st, LIMIT_SCOPE_PARTITION, owner, on_max_time, &max_min, err) < 0)
+        return -1;
+    if (max_min >= 0 && p->default_time_s > max_min * 60)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "default_time_s: %lld is more than the partition's MaxTime limit "
+                            "of %lld min (a DefaultTime may not exceed MaxTime)",
+                            (long long)p->default_time_s, max_min);
+    return 0;
+}
+
 /* adding: cluster and name are body fields; a PATCH names them in its path. */
 static int read_partition(json_t *in, struct partition *p, int adding, struct allot_error *err)
 {
@@ -106,7 +141,9 @@ int api_partition_add(struct req *r, struct allot_error *err)
     strcpy(p->resource, "cpu");
     p->default_time_s = -1;
     p->max_time_s = -1;
-    if (json_body(r, err) < 0 || read_partition(r->in, p, 1, err) < 0)
+    store_t *st = req_reader(r, err);
+    if (!st || json_body(r, err) < 0 || read_partition(r->in, p, 1, err) < 0 ||
+        check_times(st, p, err) < 0)
         return -1;
     return req_defer_write(r, run_add, s, finish_add);
 }
@@ -122,7 +159,7 @@ static int run_patch(store_t *st, void *arg, struct allot_error *err)
 {
     struct partition_patch *s = arg;
     if (store_partition_get(st, s->cluster, s->name, &s->p, err) < 0 ||
-        read_partition(s->in, &s->p, 0, err) < 0)
+        read_partition(s->in, &s->p, 0, err) < 0 || check_times(st, &s->p, err) < 0)
         return -1;
     return store_partition_modify(st, &s->p, err);
 }
@@ -144,7 +181,7 @@ int api_partition_modify(struct req *r, struct allot_error *err)
         return -1;
     s->in = r->in;
     if (store_partition_get(st, s->cluster, s->name, &s->p, err) < 0 ||
-        read_partition(s->in, &s->p, 0, err) < 0)
+        read_partition(s->in, &s->p, 0, err) < 0 || check_times(st, &s->p, err) < 0)
         return -1;
     return req_defer_write(r, run_patch, s, finish_patch);
 }

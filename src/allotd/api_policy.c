@@ -101,12 +101,22 @@ struct policy_op {
     struct command c;
     int64_t now_s;
     char actor[ALLOT_NAME_MAX];
+    const char *base_key; /* add: "base_su" or "base_sumin", as the request said */
 };
 
 static int run_add(store_t *st, void *arg, struct allot_error *err)
 {
     struct policy_op *o = arg;
-    return store_policy_add(st, &o->p, err);
+    if (store_policy_add(st, &o->p, err) == 0)
+        return 0;
+    /* The store names some fields by its members; the error names the request's keys. */
+    static const char *const keys[][2] = {{"carryover_factor", "carryover_factor_ppm"},
+                                          {"grace", "grace_ppm"},
+                                          {"notify", "notify_ppm"},
+                                          {"downscale", "downscale_ppm"}};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        api_error_field(err, keys[i][0], keys[i][1]);
+    return api_error_field(err, "base", o->base_key);
 }
 
 static int finish_add(struct req *r, struct allot_error *err)
@@ -156,6 +166,7 @@ int api_policy_add(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "base_su: required (or base_sumin)");
     if (f[3].seen && f[4].seen)
         return allot_errorf(err, ALLOT_EINVAL, "base_su: give base_su or base_sumin, not both");
+    o->base_key = f[3].seen ? "base_su" : "base_sumin";
     p->created_s = (int64_t)time(NULL);
     return req_defer_write(r, run_add, o, finish_add);
 }

@@ -156,6 +156,8 @@ static int pick_cluster(struct req *r, store_t *st, char *out, struct allot_erro
     if (json_query_name(r, "cluster", &c, err) < 0)
         return -1;
     if (c) {
+        if (api_cluster_check(st, c, err) < 0)
+            return -1;
         snprintf(out, ALLOT_NAME_MAX, "%s", c);
         return 0;
     }
@@ -334,6 +336,14 @@ static json_t *share_row(const struct share *s, size_t i)
                      "level_fs", num(w->level_fs), "rank", (json_int_t)w->rank);
 }
 
+/* DESIGN §8: a plain user sees the rows of the accounts it is in (the account's and its
+ * users', as GET /v1/jobs shows those accounts' jobs); seen is auth_account_set's.  The
+ * tree is computed whole, so the numbers shown are the same for everyone. */
+static int share_visible(const struct share *s, const json_t *seen, size_t i)
+{
+    return auth_set_sees(seen, usage_tree_account(s->t, i));
+}
+
 /* GET /v1/share?cluster=&algo=: sshare -a -l -P rows, in sshare's order, plus its text. */
 int api_share_get(struct req *r, struct allot_error *err)
 {
@@ -346,10 +356,15 @@ int api_share_get(struct req *r, struct allot_error *err)
     size_t n = usage_tree_count(s.t);
     uint32_t *order = xcalloc(n, sizeof *order);
     json_t *items = json_array(), *lines = json_array();
-    int rc = usage_tree_display_order(s.t, order, err);
+    json_t *seen = NULL;
+    int rc = auth_account_set(r, &seen, err);
+    if (rc == 0)
+        rc = usage_tree_display_order(s.t, order, err);
     char buf[1024];
     json_array_append_new(lines, json_string(fairshare_sshare_header(s.algo)));
     for (size_t k = 0; rc == 0 && k < n; k++) {
+        if (!share_visible(&s, seen, order[k]))
+            continue;
         json_array_append_new(items, share_row(&s, order[k]));
         if (fairshare_format_sshare(s.t, s.rows, s.algo, order[k], NULL, NULL, buf, sizeof buf,
                                     err) < 0)
@@ -365,6 +380,7 @@ int api_share_get(struct req *r, struct allot_error *err)
         json_decref(items);
         json_decref(lines);
     }
+    json_decref(seen);
     free(order);
     share_fini(&s);
     return rc;
@@ -382,10 +398,15 @@ int api_share_tree(struct req *r, struct allot_error *err)
     size_t n = usage_tree_count(s.t);
     uint32_t *order = xcalloc(n, sizeof *order);
     json_t *items = json_array(), *lines = json_array();
-    int rc = usage_tree_display_order(s.t, order, err);
+    json_t *seen = NULL;
+    int rc = auth_account_set(r, &seen, err);
+    if (rc == 0)
+        rc = usage_tree_display_order(s.t, order, err);
     char buf[1024];
     json_array_append_new(lines, json_string(fairshare_flux_header()));
     for (size_t k = 0; rc == 0 && k < n; k++) {
+        if (!share_visible(&s, seen, order[k]))
+            continue;
         json_array_append_new(items, share_row(&s, order[k]));
         if (fairshare_format_flux(s.t, s.rows, order[k], buf, sizeof buf, err) < 0)
             rc = -1;
@@ -398,6 +419,7 @@ int api_share_tree(struct req *r, struct allot_error *err)
         json_decref(items);
         json_decref(lines);
     }
+    json_decref(seen);
     free(order);
     share_fini(&s);
     return rc;

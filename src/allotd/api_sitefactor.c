@@ -117,7 +117,7 @@ int api_sitefactor_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     struct sf_ctx x = {.now_s = (int64_t)time(NULL)};
-    if (!st || json_query_name(r, "cluster", &x.cluster, err) < 0)
+    if (!st || api_query_cluster(r, st, &x.cluster, err) < 0)
         return -1;
     if (!x.cluster)
         return allot_errorf(err, ALLOT_EINVAL, "cluster: required");

@@ -45,9 +45,14 @@ struct user_op {
     struct user u;
 };
 
+/* The reply is the stored record, as the other POST replies are: the store fills what the
+ * request did not say (created). */
 static int run_add(store_t *st, void *arg, struct allot_error *err)
 {
-    return store_user_add(st, &((struct user_op *)arg)->u, err);
+    struct user *u = &((struct user_op *)arg)->u;
+    if (store_user_add(st, u, err) < 0)
+        return -1;
+    return store_user_get(st, u->name, u, err);
 }
 
 static int run_remove(store_t *st, void *arg, struct allot_error *err)

@@ -272,3 +272,32 @@ int auth_sees_account(struct req *r, const char *account, struct allot_error *er
         return -1;
     return s.found;
 }
+
+static int on_member(const struct assoc *a, void *arg)
+{
+    json_object_set_new(arg, a->account, json_true());
+    return 0;
+}
+
+int auth_account_set(struct req *r, json_t **out, struct allot_error *err)
+{
+    *out = NULL;
+    if (r->who.role != ROLE_USER)
+        return 0;
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    json_t *set = json_object();
+    struct assoc_filter f = {.user = r->who.user};
+    if (store_assoc_list(st, &f, on_member, set, err) < 0) {
+        json_decref(set);
+        return -1;
+    }
+    *out = set;
+    return 0;
+}
+
+int auth_set_sees(const json_t *set, const char *account)
+{
+    return !set || json_object_get(set, account) != NULL;
+}

@@ -30,9 +30,15 @@ const char *auth_role_name(enum role role);
 /* Create the thread key for the per-thread munge contexts.  Call once before serving. */
 int auth_init(struct allot_error *err);
 
-
-
 /* For ROLE_USER callers: 1 if the effective user has an association with account on any
  * cluster, else 0; for other roles always 1.  -1 with err on a storage error. */
 int auth_sees_account(struct req *r, const char *account, struct allot_error *err);
+/* The same rule for a listing of many rows, with one store read: for ROLE_USER callers
+ * *out is a new object whose keys are the accounts the effective user has an association
+ * with (the caller json_decref()s it); for other roles *out is NULL (they see all).
+ * -1 with err on a storage error. */
+int auth_account_set(struct req *r, json_t **out, struct allot_error *err);
+/* 1 if account is in set (from auth_account_set) or set is NULL, else 0. */
+int auth_set_sees(const json_t *set, const char *account);
+
 #endif

@@ -21,12 +21,14 @@ int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
     if (j->time_limit_s <= 0)
         return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must be positive");
     int64_t billing = j->billing_micro;
+    const char *field = j->tres_field ? j->tres_field : "tres";
     /* No TRES and no billing would price the job at 0 and admit anything. */
     if (billing <= 0 && (!j->tres || !*j->tres))
         return allot_errorf(err, ALLOT_EINVAL,
-                            "tres: required unless billing is given (the job's TRES, e.g. "
-                            "cpu=4,mem=8G,node=1)");
-    if (billing <= 0 && bank_billing(&p, "tres", j->tres, &billing, err) < 0)
+                            "%s: required unless billing is given (the job's TRES, e.g. "
+                            "cpu=4,mem=8G,node=1)",
+                            field);
+    if (billing <= 0 && bank_billing(&p, field, j->tres, &billing, err) < 0)
         return -1;
     int64_t cost;
     if (money_hold_sumin(billing, j->time_limit_s, &cost, err) < 0)

@@ -18,6 +18,7 @@ struct bank_job {
     const char *tres;      /* requested or allocated TRES, Slurm syntax */
     int64_t billing_micro; /* > 0: given by the caller; 0: computed from tres */
     int64_t time_limit_s;
+    const char *tres_field; /* the request's key for tres, named in errors; NULL = "tres" */
 };
 
 struct bank_cost {

@@ -197,5 +197,35 @@ test_expect_success 'admission without an association is 404 naming it' '
 	test "$(api_status)" = 404 &&
 	grep "mallory has no association" out
 '
+test_expect_success 'POST /v1/users answers the stored record, created included' '
+	api POST /v1/users "{\"name\":\"carol\",\"uid\":1003}" >out &&
+	test "$(api_status)" = 201 &&
+	json_get created <out >created &&
+	grep -E "^[0-9]{4}-[0-9]{2}-[0-9]{2}T" created &&
+	api GET /v1/users/carol >out &&
+	test "$(json_get created <out)" = "$(cat created)" &&
+	test "$(json_get uid <out)" = 1003
+'
+test_expect_success 'settle takes every Slurm state the agent and prep/allot send' '
+	# allot-agent: sacct final states (CA,CD,DL,F,NF,OOM,PR,TO,BF) by their names, and
+	# REVOKED; prep/allot: job_state_string() of the base state; sacct: "CANCELLED by <uid>".
+	id=300 &&
+	for state in COMPLETED FAILED TIMEOUT CANCELLED NODE_FAIL OUT_OF_MEMORY PREEMPTED \
+		BOOT_FAIL DEADLINE REVOKED PENDING RUNNING SUSPENDED REQUEUED RESIZING \
+		"CANCELLED by 0" "CANCELLED by 4294967295" ""; do
+		id=$((id + 1)) &&
+		API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":$id,\"elapsed_s\":60,\"state\":\"$state\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"std\",\"alloc_tres\":\"cpu=1\"}" >out &&
+		test "$(json_get job.state <out)" = "$state" || return 1
+	done
+'
+test_expect_success 'an association on a partition of its cluster; DefaultTime within MaxTime' '
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\",\"partition\":\"std\"}" &&
+	api PATCH /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\",\"partition\":\"std\",\"shares\":3}" >out &&
+	test "$(json_get shares <out)" = 3 &&
+	api PATCH /v1/partitions/c1/std "{\"default_time_s\":3600,\"max_time_s\":3600}" &&
+	api PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:std\",\"name\":\"MaxTime\",\"value\":\"60\"}" &&
+	api GET "/v1/assocs?cluster=c1" >out &&
+	grep "\"std\"" out
+'
 test_expect_success 'cleanup' 'allotd_stop'
 test_done

@@ -23,8 +23,13 @@ test_expect_success 'setup' '
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
 	api POST /v1/accounts "{\"name\":\"org\",\"parent\":\"chem\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"std\"}" &&
+	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"short\",\"default_time_s\":3600,\"max_time_s\":7200}" &&
+	api PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"90\"}" &&
+	api POST /v1/users "{\"name\":\"u\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2030-01-01\",\"su\":\"1h\"}" >out &&
 	json_get id <out >alloc_id &&
+	{ api GET /v1/assocs; api GET /v1/partitions; api GET /v1/limits; api GET /v1/policies; } >ref_before &&
 	snapshot before
 '
 test_expect_success 'malformed JSON' '
@@ -77,6 +82,55 @@ test_expect_success 'job verbs: missing and bad fields' '
 	bad 400 source POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":1,\"elapsed_s\":5,\"source\":\"magic\"}" &&
 	bad 404 "" POST /v1/jobs/release "{\"cluster\":\"c1\",\"job_id\":424242}"
 '
+test_expect_success 'settle: the state must be a Slurm job state' '
+	settle="{\"cluster\":\"c1\",\"job_id\":1,\"elapsed_s\":5,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"alloc_tres\":\"cpu=1\",\"state\":" &&
+	bad 400 state POST /v1/jobs/settle "$settle\"BOGUS\"}" &&
+	grep "COMPLETED" out && grep "NODE_FAIL" out &&
+	bad 400 state POST /v1/jobs/settle "$settle\"completed\"}" &&
+	bad 400 state POST /v1/jobs/settle "$settle\"CANCELLED by\"}" &&
+	bad 400 state POST /v1/jobs/settle "$settle\"CANCELLED by x1\"}" &&
+	bad 400 state POST /v1/jobs/settle "$settle\"NODE_FAIL_AND_A_STATE_LONGER_THAN_31\"}"
+'
+test_expect_success 'associations: the partition must exist on the cluster' '
+	bad 400 partition POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\",\"partition\":\"nosuch\"}" &&
+	grep "nosuch" out &&
+	bad 400 partition PATCH /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\",\"partition\":\"nosuch\",\"shares\":5}"
+'
+test_expect_success 'partitions: default_time_s may not exceed MaxTime' '
+	bad 400 default_time_s POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p2\",\"default_time_s\":7200,\"max_time_s\":3600}" &&
+	bad 400 default_time_s PATCH /v1/partitions/c1/std "{\"default_time_s\":7200,\"max_time_s\":3600}" &&
+	bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"max_time_s\":60}" &&
+	bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"default_time_s\":6000}" &&
+	grep "MaxTime limit of 90 min" out &&
+	bad 400 value PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"30\"}"
+'
+test_expect_success 'a reference listing filtered by an unknown cluster is 404 naming it' '
+	for path in /v1/assocs /v1/partitions /v1/share /v1/tree /v1/sitefactors \
+		"/v1/limits/effective?user=u&cluster=nosuch"; do
+		case $path in *\?*) q=$path ;; *) q="$path?cluster=nosuch" ;; esac &&
+		bad 404 "" GET "$q" &&
+		grep "cluster: .nosuch. does not exist" out || return 1
+	done &&
+	# history keeps the name of a cluster removed since: any name filters it
+	api GET "/v1/jobs?cluster=nosuch" >out &&
+	test "$(json_get items <out)" = "[]"
+'
+test_expect_success 'errors name the key the client sent' '
+	id=$(cat alloc_id) &&
+	bad 400 name PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"chem\",\"name\":\"Bogus\",\"value\":\"5\"}" &&
+	bad 400 alloc_tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=1\",\"alloc_tres\":\"cpu=x\"}" &&
+	bad 400 su POST /v1/allocations/$id/credit "{\"kind\":\"refund\",\"su\":\"5h\"}" &&
+	bad 400 amount_sumin POST /v1/allocations/$id/credit "{\"kind\":\"refund\",\"amount_sumin\":300}" &&
+	bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"100000000000000h\"}" &&
+	bad 400 su POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2032-01-01\",\"su\":\"100000000000000h\"}" &&
+	policy="{\"alloc\":$id,\"cluster\":\"c1\",\"period\":\"month\"" &&
+	bad 400 grace_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"grace_ppm\":999999999999}" &&
+	bad 400 carryover_factor_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"carryover_factor_ppm\":999999999999}" &&
+	bad 400 notify_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"notify_ppm\":999999999999}" &&
+	bad 400 downscale_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"downscale_ppm\":999999999999}" &&
+	bad 400 base_su POST /v1/policies "$policy,\"base_su\":\"100000000000000h\"}" &&
+	bad 400 base_sumin POST /v1/policies "$policy,\"base_sumin\":9000000000000000000}"
+'
 test_expect_success 'method not allowed is 405' '
 	bad 405 "" PUT /v1/accounts "{}"
 '
@@ -88,6 +142,8 @@ test_expect_success 'a body over 64 KiB is 413' '
 test_expect_success 'nothing changed' '
 	snapshot after &&
 	test_cmp before after &&
+	{ api GET /v1/assocs; api GET /v1/partitions; api GET /v1/limits; api GET /v1/policies; } >ref_after &&
+	test_cmp ref_before ref_after &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true
 '
 test_expect_success 'cleanup' 'allotd_stop'

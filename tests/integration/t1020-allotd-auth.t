@@ -76,6 +76,23 @@ test_expect_success 'usage and priority show a user only its accounts and its ow
 	API_RUNAS=allot_alice test_expect_code 1 api GET /v1/priority/c1/2 >out &&
 	test "$(api_status)" = 404
 '
+test_expect_success 'limits and fair-share show a user only its accounts' '
+	api PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"chem\",\"name\":\"GrpJobs\",\"value\":\"5\"}" &&
+	api PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"phys\",\"name\":\"GrpJobs\",\"value\":\"7\"}" &&
+	api PUT /v1/limits "{\"scope\":\"assoc\",\"owner\":\"c1:chem:allot_alice:\",\"name\":\"MaxJobs\",\"value\":\"2\"}" &&
+	API_RUNAS=allot_bob api GET /v1/limits >out && grep -q "\"phys\"" out &&
+	API_RUNAS=allot_alice api GET /v1/limits >out &&
+	grep -q "\"chem\"" out && grep -q "c1:chem:allot_alice:" out && ! grep -q phys out &&
+	API_RUNAS=allot_alice api GET "/v1/limits?scope=account&owner=chem" >out &&
+	grep -q GrpJobs out &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/limits?scope=account&owner=phys" >out &&
+	test "$(api_status)" = 403 &&
+	API_RUNAS=allot_bob api GET /v1/share >out && grep -q "\"phys\"" out &&
+	API_RUNAS=allot_alice api GET /v1/share >out &&
+	grep -q "\"chem\"" out && ! grep -q phys out &&
+	API_RUNAS=allot_alice api GET /v1/tree >out &&
+	grep -q "\"chem\"" out && ! grep -q phys out
+'
 test_expect_success 'a user cannot change the bank (403)' '
 	API_RUNAS=allot_alice test_expect_code 1 api POST /v1/accounts "{\"name\":\"evil\"}" >out &&
 	test "$(api_status)" = 403 &&
