@@ -316,8 +316,12 @@ static int same_job(store_t *st, const struct job *j, const char *verb, const ch
     const char *what = DIFFERS(j->user, user)             ? "user"
                        : DIFFERS(j->account, account)     ? "account"
                        : DIFFERS(j->partition, partition) ? "partition"
-                       : (j->submit_s && submit_s && j->submit_s != submit_s) ? "submit"
-                                                                               : NULL;
+                       /* a provisional hold's submit time is its admit's clock, and a
+                        * replayed admit reads the clock again: a token is its own proof */
+                       : (j->submit_s && submit_s && j->submit_s != submit_s &&
+                          !store_submit_token_valid(j->job_id))
+                           ? "submit"
+                           : NULL;
 #undef DIFFERS
     if (!what)
         return 0;
