@@ -150,16 +150,23 @@ static const char *opt_value(const char *name, int argc, char **argv, int *i,
     const char *w = argv[*i];
     if (strncmp(w, name, n) != 0)
         return NULL;
+    const char *v;
     if (w[n] == '=')
-        return w + n + 1;
-    if (w[n] != '\0')
+        v = w + n + 1;
+    else if (w[n] != '\0')
         return NULL;
-    if (*i + 1 >= argc) {
+    else if (*i + 1 >= argc)
+        v = NULL;
+    else
+        v = argv[++*i];
+    /* An empty value (--as "" from an unset variable) would quietly mean the default
+     * (yourself, the default socket): refuse it like a missing one. */
+    if (!v || !*v) {
         allot_errorf(err, ALLOT_EINVAL, "%s: missing value", name);
         *bad = 1;
         return NULL;
     }
-    return argv[++*i];
+    return v;
 }
 
 enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_VERSION, PARSE_ERROR };

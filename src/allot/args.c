@@ -167,7 +167,10 @@ range:
     return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a valid date and time", key, s);
 }
 
-int args_duration(const char *key, const char *s, int64_t *seconds, struct allot_error *err)
+/* Slurm's time syntax as seconds; min_s is the smallest value accepted (1 for a limit, 0
+ * for an elapsed time: Slurm reports 00:00:00 for a job cancelled as it started). */
+static int duration(const char *key, const char *s, int64_t min_s, int64_t *seconds,
+                    struct allot_error *err)
 {
     int64_t parts[4] = {0};
     int np = 0, days = 0;
@@ -230,15 +233,42 @@ int args_duration(const char *key, const char *s, int64_t *seconds, struct allot
         total = parts[0] * 3600 + parts[1] * 60 + parts[2];
     }
 check:
-    if (total <= 0 || total > 366LL * 86400)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s': must be between 1 s and 366 days", key,
-                            s);
+    if (total < min_s || total > 366LL * 86400)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s': must be between %lld s and 366 days", key,
+                            s, (long long)min_s);
     *seconds = total;
     return 0;
 bad:
     return allot_errorf(err, ALLOT_EINVAL,
                         "%s: '%s': expected minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]] or <N>s", key,
                         s ? s : "");
+}
+
+int args_duration(const char *key, const char *s, int64_t *seconds, struct allot_error *err)
+{
+    return duration(key, s, 1, seconds, err);
+}
+
+int args_elapsed(const char *key, const char *s, int64_t *seconds, struct allot_error *err)
+{
+    return duration(key, s, 0, seconds, err);
+}
+
+int args_timelimit(const char *key, const char *s, int64_t *seconds, struct allot_error *err)
+{
+    /* The words Slurm prints and takes for "no limit" (scontrol, sacctmgr); the API's
+     * unit for it is -1, which `partition show` prints back as UNLIMITED. */
+    if (s && (!*s || !strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE") ||
+              !strcasecmp(s, "NONE"))) {
+        *seconds = -1;
+        return 0;
+    }
+    if (duration(key, s, 1, seconds, NULL) == 0)
+        return 0;
+    return allot_errorf(err, ALLOT_EINVAL,
+                        "%s: '%s': expected minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]], <N>s or "
+                        "UNLIMITED",
+                        key, s ? s : "");
 }
 
 int args_uint(const char *key, const char *s, int64_t *out, struct allot_error *err)

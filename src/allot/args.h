@@ -57,6 +57,13 @@ int args_time(const char *key, const char *s, int64_t *epoch_s, struct allot_err
  * "D-HH:MM", "D-HH:MM:SS"; or "<N>s" for plain seconds.  Must be > 0, at most 365 days. */
 int args_duration(const char *key, const char *s, int64_t *seconds, struct allot_error *err);
 
+/* The same syntax for an elapsed time: 0 ("0", "00:00:00", "0s") is allowed. */
+int args_elapsed(const char *key, const char *s, int64_t *seconds, struct allot_error *err);
+
+/* A partition's DefaultTime or MaxTime: args_duration's syntax, or UNLIMITED, INFINITE,
+ * NONE (any case) or an empty value for "no limit", as -1. */
+int args_timelimit(const char *key, const char *s, int64_t *seconds, struct allot_error *err);
+
 /* A non-negative decimal integer up to INT64_MAX (ids, counts, shares). */
 int args_uint(const char *key, const char *s, int64_t *out, struct allot_error *err);
 

@@ -177,6 +177,14 @@ json_t *cli_value(const struct field *f, const char *v, struct allot_error *err)
         if (args_duration(f->key, v, &n, err) < 0)
             return NULL;
         return json_integer(n);
+    case V_ELAPSED:
+        if (args_elapsed(f->key, v, &n, err) < 0)
+            return NULL;
+        return json_integer(n);
+    case V_TIMELIMIT:
+        if (args_timelimit(f->key, v, &n, err) < 0)
+            return NULL;
+        return json_integer(n);
     case V_BOOL:
         if (args_bool(f->key, v, &b, err) < 0)
             return NULL;
@@ -281,6 +289,10 @@ const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t le
             return buf;
         }
         break;
+    case C_OPTINT:
+        if (json_is_integer(v) && json_integer_value(v) < 0)
+            return buf;
+        break;
     case C_MICRO:
         if (json_is_integer(v) && json_integer_value(v) >= 0 &&
             numparse_format_fixed(json_integer_value(v), 6, buf, len) >= 0)
@@ -353,7 +365,8 @@ void cli_print_table(const struct cli *cli, json_t *rows, const struct column *c
     }
     t = table_create(ncols, headers);
     for (int c = 0; c < ncols; c++)
-        if (cols[c].type == C_SUMIN || cols[c].type == C_INT)
+        if (cols[c].type == C_SUMIN || cols[c].type == C_INT || cols[c].type == C_OPTINT ||
+            cols[c].type == C_MICRO)
             table_set_align(t, c, TABLE_RIGHT);
     json_array_foreach(rows, i, row)
     {

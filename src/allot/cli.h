@@ -69,14 +69,16 @@ void path_fini(struct path *p);
 /* ---- typed values ----------------------------------------------------------------------- */
 
 enum val_type {
-    V_STR = 0,  /* JSON string, free text or a name */
-    V_INT,      /* JSON integer, non-negative */
-    V_AMOUNT,   /* "100h" -> JSON integer SU-minutes */
-    V_SAMOUNT,  /* signed amount (adjustments) */
-    V_TIME,     /* date -> JSON integer epoch seconds */
-    V_DURATION, /* Slurm time limit -> JSON integer seconds */
-    V_BOOL,     /* yes/no -> JSON true/false */
-    V_DECIMAL,  /* "1.5" -> JSON string (factors) */
+    V_STR = 0,   /* JSON string, free text or a name */
+    V_INT,       /* JSON integer, non-negative */
+    V_AMOUNT,    /* "100h" -> JSON integer SU-minutes */
+    V_SAMOUNT,   /* signed amount (adjustments) */
+    V_TIME,      /* date -> JSON integer epoch seconds */
+    V_DURATION,  /* Slurm time limit -> JSON integer seconds */
+    V_ELAPSED,   /* the same, 0 allowed (an elapsed time) */
+    V_TIMELIMIT, /* a partition's time: duration, or UNLIMITED/NONE/"" -> -1 */
+    V_BOOL,      /* yes/no -> JSON true/false */
+    V_DECIMAL,   /* "1.5" -> JSON string (factors) */
 };
 
 /* key=value accepted by a verb: key on the command line, member name in the JSON body. */
@@ -103,6 +105,7 @@ int cli_fields_to_query(const struct field *fields, struct kvlist *kvs, struct p
 enum col_type {
     C_STR = 0,
     C_INT,
+    C_OPTINT,   /* integer where a negative value means "not set" (uid -1): shown empty */
     C_SUMIN,    /* integer SU-minutes shown as hours with suffixes (money_format_sumin) */
     C_TIME,     /* ISO string shown as is; integer epoch formatted as ISO */
     C_BOOL,     /* true/false shown as yes/no */

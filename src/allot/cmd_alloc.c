@@ -64,6 +64,25 @@ static const struct crud crud = {
 static int run_alloc(struct cli *cli, const char *verb, int argc, char **argv,
                      struct allot_error *err)
 {
+    /* show/modify/remove take the allocation's id, add the account: `alloc show chem` is
+     * the likely slip, so say what to type instead of allotd's "not an id". */
+    static const char *const by_id[] = {"show", "list", "modify", "update", "remove", "delete"};
+    int takes_id = 0;
+    for (size_t i = 0; verb && i < sizeof(by_id) / sizeof(by_id[0]); i++)
+        takes_id |= !strcmp(verb, by_id[i]);
+    if (takes_id) {
+        for (int i = 0; i < argc; i++) {
+            int64_t id;
+            if (strchr(argv[i], '='))
+                continue;
+            if (args_uint("id", argv[i], &id, NULL) < 0 || id == 0)
+                return allot_errorf(err, ALLOT_EINVAL,
+                                    "alloc %s: '%s' is not an allocation id (for an account's "
+                                    "allocations: allot alloc show account=%s)",
+                                    verb, argv[i], argv[i]);
+            break;
+        }
+    }
     return crud_run(cli, &crud, verb, argc, argv, err);
 }
 
@@ -99,6 +118,13 @@ static const struct column ledger_columns[] = {
     {"Amount", "amount_sumin", C_SUMIN},
     {"Actor", "actor", C_STR},
     {"Comment", "comment", C_STR},
+    {0},
+};
+
+/* The keys credit reads by hand, so allotd's field names in errors become them. */
+static const struct field credit_keys[] = {
+    {"su", "amount_sumin", V_SAMOUNT, "amount"},
+    {"key", "idempotency_key", V_STR, "idempotency key"},
     {0},
 };
 
@@ -146,6 +172,8 @@ static int run_credit(struct cli *cli, const char *verb, int argc, char **argv,
     path_segment(&p, idtext);
     path_segment(&p, "credit");
     rc = cli_request(cli, "POST", p.s, body, &reply, err);
+    if (rc < 0)
+        cli_error_keys(credit_keys, err);
     if (rc == 0) {
         if (cli->json) {
             cli_print_json_text(reply);

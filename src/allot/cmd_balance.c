@@ -27,15 +27,22 @@ static const struct column columns[] = {
     {0},
 };
 
-/* A row without a "period" gets "START..END" (dates), so people see when it applies. */
+/* Length of an ISO time as shown in Period: the date alone at midnight, else all of it (an
+ * allocation starting at 10:00 must not read as starting at the day's start). */
+static int period_len(const char *t)
+{
+    return strlen(t) == 20 && !strcmp(t + 10, "T00:00:00Z") ? 10 : (int)strlen(t);
+}
+
+/* A row without a "period" gets "START..END", so people see when it applies. */
 static void add_period(json_t *row)
 {
     const char *s = json_string_value(json_object_get(row, "start"));
     const char *e = json_string_value(json_object_get(row, "end"));
-    char buf[64];
+    char buf[96];
     if (json_object_get(row, "period") || !s || !e)
         return;
-    snprintf(buf, sizeof(buf), "%.10s..%.10s", s, e);
+    snprintf(buf, sizeof(buf), "%.*s..%.*s", period_len(s), s, period_len(e), e);
     json_object_set_new(row, "period", json_string(buf));
 }
 

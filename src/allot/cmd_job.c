@@ -47,7 +47,7 @@ static const struct field settle_fields[] = {
     {"start", "start", V_TIME, "start time"},
     {"alloctres", "alloc_tres", V_STR, "allocated TRES"},
     {"end", "end", V_TIME, "end time"},
-    {"elapsed", "elapsed_s", V_DURATION, "elapsed time, Slurm syntax or <N>s"},
+    {"elapsed", "elapsed_s", V_ELAPSED, "elapsed time, Slurm syntax or <N>s; 0 allowed"},
     {"state", "state", V_STR, "Slurm job state (COMPLETED, NODE_FAIL, ...)"},
     {"source", "source", V_STR, "epilog, sacct or api (default api)"},
     {0},
@@ -159,7 +159,7 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
     struct kvlist kvs;
     struct path p = {0};
     int64_t id;
-    char cluster[128];
+    char cluster[128] = "";
     json_t *root = NULL;
 
     if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
@@ -178,10 +178,20 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
     if (colon) {
         snprintf(cluster, sizeof(cluster), "%.*s", (int)(colon - pos[0]), pos[0]);
         idtext = colon + 1;
+        /* Two names for the cluster must agree: neither may be dropped silently. */
+        if (c && strcmp(c, cluster) != 0) {
+            allot_errorf(err, ALLOT_EINVAL, "cluster: '%s' contradicts '%s' in %s", c, cluster,
+                         pos[0]);
+            goto out;
+        }
     } else if (c) {
         snprintf(cluster, sizeof(cluster), "%s", c);
     } else if (args_check_used(&kvs, "job show", err) < 0 ||
                cli_default_cluster(cli, cluster, sizeof(cluster), err) < 0) {
+        goto out;
+    }
+    if (!cluster[0]) {
+        allot_errorf(err, ALLOT_EINVAL, "job show: '%s': empty cluster name before ':'", pos[0]);
         goto out;
     }
     if (args_uint("job id", idtext, &id, err) < 0 || args_check_used(&kvs, "job show", err) < 0)
@@ -241,7 +251,8 @@ static int job_verb(struct cli *cli, const char *verb, int argc, char **argv,
     }
     if (args_check_used(&kvs, what, err) < 0)
         goto out;
-    if (!release && !json_object_get(body, "cluster")) {
+    /* release too: the help promises cluster= may be left out with one cluster, every verb. */
+    if (!json_object_get(body, "cluster")) {
         char cluster[128];
         if (cli_default_cluster(cli, cluster, sizeof(cluster), err) < 0)
             goto out;
@@ -319,7 +330,7 @@ const struct cli_command cmd_job = {
         "                        [start=TIME] [billing=N] [alloctres=TRES]\n"
         "                        [source=epilog|sacct|api] [user=U] [account=A]\n"
         "                        [partition=P] [qos=Q] [timelimit=T]\n"
-        "       allot job release jobid=N [run=N] [comment=TEXT] cluster=C\n"
+        "       allot job release jobid=N [run=N] [comment=TEXT] [cluster=C]\n"
         "       allot job efficiency [CLUSTER:]JOBID... [cluster=C]\n"
         "       allot job efficiency account=A [since=DATE] [until=DATE] [user=U] [cluster=C]\n"
         "\n"
@@ -327,8 +338,9 @@ const struct cli_command cmd_job = {
         "themselves; these verbs are for operators and tests.  A refused admit or hold\n"
         "prints its numbers and exits 1 with the reason on stderr.  cluster= may be left\n"
         "out when the bank has one cluster.  Time limits use Slurm's syntax: 60 (minutes),\n"
-        "1:30:00, 2-00:00:00; elapsed also accepts seconds as 90s.  settle's user=,\n"
-        "account=, partition=, qos= and timelimit= describe a run that was never held.\n"
+        "1:30:00, 2-00:00:00; elapsed also accepts seconds as 90s, and 0 (00:00:00) for a\n"
+        "job cancelled as it started.  settle's user=, account=, partition=, qos= and\n"
+        "timelimit= describe a run that was never held.\n"
         "efficiency runs sacct (seff's rules: CPU = TotalCPU / (Elapsed x CPUs), memory =\n"
         "MaxRSS / requested) and shows each job's charge from the bank beside it.\n"
         "\n"

@@ -111,9 +111,15 @@ static int set(struct cli *cli, int argc, char **argv, struct allot_error *err)
     owner = args_get(&kvs, "owner");
     name = args_get(&kvs, "name");
     value = args_get(&kvs, "value");
+    /* Name the key that is missing (value= may be empty: it clears the limit). */
     if (!scope || !owner || !name || !value)
         return allot_errorf(err, ALLOT_EINVAL,
-                            "limits set: scope=, owner=, name= and value= are required");
+                            "%s: required (limits set needs scope=, owner=, "
+                            "name= and value=; an empty value= clears)",
+                            !scope   ? "scope"
+                            : !owner ? "owner"
+                            : !name  ? "name"
+                                     : "value");
     if (args_check_used(&kvs, "limits set", err) < 0)
         return -1;
     body = json_pack("{s:s, s:s, s:s, s:s}", "scope", scope, "owner", owner, "name", name, "value",

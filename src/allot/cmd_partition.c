@@ -11,8 +11,8 @@ static const struct field fields[] = {
     {"billingweights", "billing_weights", V_STR, "same as billing"},
     {"maxtres", "max_tres", V_BOOL, "yes: billing is MAX_TRES"},
     {"qos", "qos", V_STR, "partition QOS"},
-    {"defaulttime", "default_time_s", V_DURATION, "DefaultTime, Slurm syntax"},
-    {"maxtime", "max_time_s", V_DURATION, "MaxTime, Slurm syntax"},
+    {"defaulttime", "default_time_s", V_TIMELIMIT, "DefaultTime, Slurm syntax or NONE"},
+    {"maxtime", "max_time_s", V_TIMELIMIT, "MaxTime, Slurm syntax or UNLIMITED"},
     {0},
 };
 
@@ -22,8 +22,8 @@ static const struct field modify_fields[] = {
     {"billingweights", "billing_weights", V_STR, "same as billing"},
     {"maxtres", "max_tres", V_BOOL, "yes: billing is MAX_TRES"},
     {"qos", "qos", V_STR, "partition QOS"},
-    {"defaulttime", "default_time_s", V_DURATION, "DefaultTime"},
-    {"maxtime", "max_time_s", V_DURATION, "MaxTime"},
+    {"defaulttime", "default_time_s", V_TIMELIMIT, "DefaultTime; NONE (or empty) unsets it"},
+    {"maxtime", "max_time_s", V_TIMELIMIT, "MaxTime; UNLIMITED (or empty) unsets it"},
     {0},
 };
 
@@ -68,6 +68,9 @@ const struct cli_command cmd_partition = {
             "       allot partition show [NAME cluster=C] [cluster=C]\n"
             "       allot partition modify NAME cluster=C key=value...\n"
             "       allot partition remove NAME cluster=C\n"
+            "\n"
+            "defaulttime= and maxtime= take Slurm's time syntax, or UNLIMITED (also INFINITE,\n"
+            "NONE, or empty) for no limit.\n"
             "\n"
             "examples:\n"
             "  allot partition add standard cluster=darwin resource=cpu\n"

@@ -48,12 +48,15 @@ static const struct column policy_cols[] = {
     {"Period", "period", C_STR},
     {"Base", "base_sumin", C_SUMIN},
     {"Carryover", "carryover", C_BOOL},
-    {"CarryPPM", "carryover_factor_ppm", C_INT},
-    {"GracePPM", "grace_ppm", C_INT},
+    /* Ratios as the decimals add= takes (ppm are micro-units), not the API's ppm. */
+    {"CarryFactor", "carryover_factor_ppm", C_MICRO},
+    {"Grace", "grace_ppm", C_MICRO},
+    {"Notify", "notify_ppm", C_MICRO},
+    {"Downscale", "downscale_ppm", C_MICRO},
     {"SlowQOS", "slow_qos", C_STR},
     {"Reset", "reset_raw_usage", C_BOOL},
     {"LimitType", "limit_type", C_STR},
-    {"Fairshare", "fairshare", C_INT},
+    {"Fairshare", "fairshare", C_OPTINT}, /* -1: not managed */
     {0},
 };
 

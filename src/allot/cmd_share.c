@@ -20,6 +20,13 @@ static const struct field share_keys[] = {
     {0},
 };
 
+/* tree is always flux's weighted tree (allotd ignores ?algo= there), so it takes no algo=:
+ * a key the server would ignore must be refused here. */
+static const struct field tree_keys[] = {
+    {"cluster", "cluster", V_STR, "cluster (default: the only one)"},
+    {0},
+};
+
 static const struct column share_cols[] = {
     {"Account", "account", C_STR},   {"User", "user", C_STR},
     {"RawShares", "raw_shares", C_INT}, {"NormShares", "norm_shares", C_JSON},
@@ -86,7 +93,7 @@ static int run_tree(struct cli *cli, const char *verb, int argc, char **argv,
 {
     if (verb)
         return allot_errorf(err, ALLOT_EINVAL, "tree: takes no verb");
-    return print_lines(cli, "/v1/tree", "tree", argc, argv, share_keys, NULL, err);
+    return print_lines(cli, "/v1/tree", "tree", argc, argv, tree_keys, NULL, err);
 }
 
 static const struct field usage_keys[] = {
@@ -131,8 +138,23 @@ static int run_usage(struct cli *cli, const char *verb, int argc, char **argv,
         if (rc == 0)
             rc = cli_request(cli, "POST", "/v1/usage/clear", body, &reply, err);
         json_decref(body);
-        if (rc == 0 && cli->json)
+        if (rc == 0 && cli->json) {
             cli_print_json_text(reply);
+        } else if (rc == 0 && !cli->parsable) {
+            /* Say what was done, as the other changing verbs do: silence reads as "nothing". */
+            json_t *r = json_loads(reply ? reply : "", 0, NULL);
+            const char *c = json_string_value(json_object_get(r, "cluster"));
+            const char *a = json_string_value(json_object_get(r, "account"));
+            const char *u = json_string_value(json_object_get(r, "user"));
+            const char *when = json_string_value(json_object_get(r, "cleared"));
+            if (u && *u)
+                printf("cleared usage of cluster %s account %s user %s as of %s\n", c ? c : "?",
+                       a ? a : "?", u, when ? when : "now");
+            else
+                printf("cleared usage of cluster %s account %s and its sub-tree as of %s\n",
+                       c ? c : "?", a ? a : "?", when ? when : "now");
+            json_decref(r);
+        }
         free(reply);
         return rc;
     }
@@ -156,18 +178,26 @@ static int run_priority(struct cli *cli, const char *verb, int argc, char **argv
                         struct allot_error *err)
 {
     (void)argv;
-    /* allot priority [cluster/]JOB: verb is the job. */
+    /* allot priority [CLUSTER:]JOB: verb is the job.  CLUSTER:JOB is how `job show` and
+     * `step list` name a job; CLUSTER/JOB (allotd's path) is kept; a bare JOB means the
+     * bank's only cluster, as in `job show`. */
     if (!verb || argc > 0)
-        return allot_errorf(err, ALLOT_EINVAL, "priority: usage: allot priority CLUSTER/JOB");
-    const char *slash = strchr(verb, '/');
-    if (!slash || slash == verb || !slash[1])
-        return allot_errorf(err, ALLOT_EINVAL, "priority: '%s' is not CLUSTER/JOB", verb);
+        return allot_errorf(err, ALLOT_EINVAL, "priority: usage: allot priority [CLUSTER:]JOBID");
+    const char *sep = strpbrk(verb, ":/"), *job = sep ? sep + 1 : verb;
     char cluster[128];
-    snprintf(cluster, sizeof cluster, "%.*s", (int)(slash - verb), verb);
+    int64_t id;
+    if (sep && sep == verb)
+        return allot_errorf(err, ALLOT_EINVAL, "priority: '%s': empty cluster name", verb);
+    if (args_uint("priority: job id", job, &id, err) < 0)
+        return -1;
+    if (sep)
+        snprintf(cluster, sizeof cluster, "%.*s", (int)(sep - verb), verb);
+    else if (cli_default_cluster(cli, cluster, sizeof cluster, err) < 0)
+        return -1;
     struct path p;
     path_init(&p, "/v1/priority");
     path_segment(&p, cluster);
-    path_segment(&p, slash + 1);
+    path_segment(&p, job);
     json_t *reply = cli_get_json(cli, p.s, err);
     path_fini(&p);
     if (!reply)
@@ -204,14 +234,26 @@ const struct cli_command cmd_share = {
     .summary = "fair-share of every association, like sshare -a -l",
     .help = "usage: allot share [-P|--json] [cluster=NAME] [algo=classic|fair_tree|flux]\n"
             "\n"
-            "With -P the lines are exactly sshare -a -l -P's for the same tree.\n",
+            "With -P the lines are exactly sshare -a -l -P's for the same tree.\n"
+            "\n"
+            "examples:\n"
+            "  allot share\n"
+            "  allot share -P algo=classic\n"
+            "  allot --json share cluster=darwin\n",
     .run = run_share,
 };
 
 const struct cli_command cmd_tree = {
     .noun = "tree",
     .summary = "the bank tree with shares, usage and fair-share, like flux account view-bank -t",
-    .help = "usage: allot tree [--json] [cluster=NAME]\n",
+    .help = "usage: allot tree [--json] [cluster=NAME]\n"
+            "\n"
+            "The account tree with shares, raw usage and fair-share, as flux account\n"
+            "view-bank -t prints it (always flux's algorithm, whatever FairShareAlgorithm).\n"
+            "\n"
+            "examples:\n"
+            "  allot tree\n"
+            "  allot tree cluster=darwin\n",
     .run = run_tree,
 };
 
@@ -220,7 +262,16 @@ const struct cli_command cmd_usage = {
     .summary = "settled usage per association; usage clear resets fair-share usage",
     .help = "usage: allot usage [show] [cluster=C] [account=A] [user=U] [since=DATE] "
             "[until=DATE]\n"
-            "       allot usage clear cluster=C account=A [user=U]\n",
+            "       allot usage clear cluster=C account=A [user=U]\n"
+            "\n"
+            "show sums the settled jobs of each association (charge, elapsed time, billing\n"
+            "seconds).  clear is sacctmgr's RawUsage=0: earlier jobs stop counting for\n"
+            "fair-share; without user= the account and every association under it are\n"
+            "cleared.  The ledger and balances do not change.\n"
+            "\n"
+            "examples:\n"
+            "  allot usage account=chem since=2026-01-01\n"
+            "  allot usage clear cluster=darwin account=chem user=alice\n",
     .run = run_usage,
     .needs_verb = 0,
 };
@@ -228,7 +279,14 @@ const struct cli_command cmd_usage = {
 const struct cli_command cmd_priority = {
     .noun = "priority",
     .summary = "a job's priority term by term, like sprio -l",
-    .help = "usage: allot priority CLUSTER/JOB [--json]\n",
+    .help = "usage: allot priority [CLUSTER:]JOBID [--json]\n"
+            "\n"
+            "The job's multi-factor priority term by term, as sprio -l prints it.  The\n"
+            "cluster may be left out when the bank has one cluster.\n"
+            "\n"
+            "examples:\n"
+            "  allot priority darwin:1234\n"
+            "  allot --json priority 1234\n",
     .run = run_priority,
     .needs_verb = 1,
 };

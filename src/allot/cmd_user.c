@@ -13,7 +13,7 @@ static const struct field filters[] = {{0}};
 
 static const struct column columns[] = {
     {"User", "name", C_STR},
-    {"UID", "uid", C_INT},
+    {"UID", "uid", C_OPTINT},
     {"DefaultAccount", "default_account", C_STR},
     {0},
 };

@@ -4,7 +4,7 @@
 
 static const struct column columns[] = {
     {"User", "user", C_STR},
-    {"UID", "uid", C_INT},
+    {"UID", "uid", C_OPTINT},
     {"Role", "role", C_STR},
     {0},
 };

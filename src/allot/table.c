@@ -139,9 +139,14 @@ void table_print(const table_t *t, FILE *f, enum table_mode mode, int header)
         fputc('\n', f);
     }
     for (int r = 0; r < t->nrows; r++) {
-        for (int c = 0; c < t->ncols; c++) {
+        /* Stop at the last non-empty cell: empty trailing cells would only leave blanks at
+         * the end of the line (which diff, grep '$' and copy-paste all trip over). */
+        int last = t->ncols - 1;
+        while (last > 0 && t->rows[r][last][0] == '\0')
+            last--;
+        for (int c = 0; c <= last; c++) {
             fputs(c ? "  " : "", f);
-            print_padded(f, t->rows[r][c], w[c], t->align[c], c == t->ncols - 1);
+            print_padded(f, t->rows[r][c], w[c], t->align[c], c == last);
         }
         fputc('\n', f);
     }

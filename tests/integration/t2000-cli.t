@@ -259,10 +259,113 @@ test_expect_success 'bad amount, bad date, unknown key, unknown verb: exit 2, no
 	test_expect_code 2 allot --timeout=0 balance &&
 	test $(allot -P -n alloc show account=chem | wc -l) = 1
 '
+test_expect_success 'job settle elapsed=0: a job cancelled as it started costs 0' '
+	allot -P -n job hold jobid=1010 user=alice account=chem partition=standard timelimit=60 \
+		tres=cpu=1 start=2026-03-03T00:00:00Z >h &&
+	allot -P -n job settle jobid=1010 elapsed=00:00:00 state=CANCELLED >st &&
+	test "$(cut -d"|" -f1,7 st)" = "settled|0h" &&
+	allot -P -n job hold jobid=1011 user=alice account=chem partition=standard timelimit=60 \
+		tres=cpu=1 start=2026-03-03T00:00:00Z >h &&
+	allot -P -n job settle jobid=1011 elapsed=0s state=CANCELLED >st &&
+	test "$(cut -d"|" -f1,7 st)" = "settled|0h" &&
+	test_expect_code 2 allot job settle jobid=1011 elapsed=-1 2>err &&
+	grep "^allot: error: elapsed: " err
+'
+test_expect_success 'job release fills in the only cluster, as the other job verbs do' '
+	allot -P -n job hold jobid=1012 user=alice account=chem partition=standard timelimit=60 \
+		tres=cpu=1 start=2026-03-03T00:00:00Z >h &&
+	allot -P -n job release jobid=1012 comment=cancelled >rel &&
+	test "$(cut -d"|" -f1 rel)" = released &&
+	allot -P -n job show 1012 >js &&
+	test "$(head -1 js | cut -d"|" -f7)" = released
+'
+test_expect_success 'job show CLUSTER:ID: a contradicting cluster= or an empty cluster is exit 2' '
+	test_expect_code 2 allot job show darwin:1001 cluster=other 2>err &&
+	grep "^allot: error: cluster: .other. contradicts .darwin." err &&
+	allot -P -n job show darwin:1001 cluster=darwin >a &&
+	allot -P -n job show 1001 >b && test_cmp a b &&
+	test_expect_code 2 allot job show :1001 2>err &&
+	grep "empty cluster" err
+'
+test_expect_success 'partition maxtime/defaulttime go back to UNLIMITED' '
+	allot partition modify gpu cluster=darwin maxtime=UNLIMITED &&
+	test "$(allot -P -n partition show gpu cluster=darwin | cut -d"|" -f8)" = UNLIMITED &&
+	allot partition modify gpu cluster=darwin maxtime=2-00:00:00 defaulttime=1:00:00 &&
+	test "$(allot -P -n partition show gpu cluster=darwin | cut -d"|" -f7,8)" = \
+		"01:00:00|2-00:00:00" &&
+	allot partition modify gpu cluster=darwin defaulttime=NONE maxtime=infinite &&
+	test "$(allot -P -n partition show gpu cluster=darwin | cut -d"|" -f7,8)" = \
+		"UNLIMITED|UNLIMITED" &&
+	test_expect_code 2 allot partition modify gpu cluster=darwin maxtime=forever 2>err &&
+	grep "^allot: error: maxtime: .forever." err
+'
+test_expect_success 'credit: allotd refusals name su= and key=, not the API fields' '
+	test_expect_code 2 allot credit $(cat alloc_id) su=100000h kind=refund 2>err &&
+	grep "^allot: error: su: refund" err &&
+	allot credit $(cat alloc_id) su=1m key=t2000-k1 >/dev/null &&
+	test_expect_code 3 allot credit $(cat alloc_id) su=2m key=t2000-k1 2>err &&
+	grep "^allot: error: key: " err
+'
+test_expect_success 'priority takes CLUSTER:JOB like job show, and JOB with one cluster' '
+	allot -P -n priority darwin/1001 >p1 &&
+	allot -P -n priority darwin:1001 >p2 &&
+	allot -P -n priority 1001 >p3 &&
+	test_cmp p1 p2 && test_cmp p1 p3 &&
+	grep " 1001 " p1 &&
+	test_expect_code 2 allot priority darwin:x
+'
+test_expect_success 'tables: no blanks at line ends; an unknown uid shows empty, not -1' '
+	allot user show >u &&
+	! grep " \$" u &&
+	test "$(allot -P -n user show allot_alice)" = "allot_alice||" &&
+	allot balance >b && ! grep " \$" b &&
+	allot job show 1001 >j && ! grep " \$" j
+'
+test_expect_success 'an empty --as or --url is an error, not the default' '
+	test_expect_code 2 allot --as "" whoami 2>err &&
+	grep "^allot: error: --as: missing value" err &&
+	test_expect_code 2 allot --as= whoami &&
+	test_expect_code 2 "$ALLOT_BIN" --url "" whoami 2>err &&
+	grep "^allot: error: --url: missing value" err
+'
+test_expect_success 'usage clear says what it cleared; tree refuses algo= (always flux)' '
+	allot usage clear cluster=darwin account=chem user=alice >out &&
+	grep "^cleared usage of cluster darwin account chem user alice as of 20" out &&
+	allot usage clear cluster=darwin account=chem >out &&
+	grep "account chem and its sub-tree" out &&
+	allot -P usage clear cluster=darwin account=chem >out &&
+	test_must_be_empty out &&
+	test_expect_code 2 allot tree algo=classic 2>err &&
+	grep "unknown key .algo." err
+'
+test_expect_success 'limits set names the missing key; alloc show ACCOUNT says what to type' '
+	test_expect_code 2 allot limits set scope=account owner=chem name=GrpTRES 2>err &&
+	grep "^allot: error: value: required" err &&
+	test_expect_code 2 allot limits set scope=account name=GrpTRES value= 2>err &&
+	grep "^allot: error: owner: required" err &&
+	test_expect_code 2 allot alloc show chem 2>err &&
+	grep "allot alloc show account=chem" err &&
+	test_expect_code 2 allot alloc frob chem 2>err &&
+	grep "unknown verb" err
+'
+test_expect_success 'balance Period keeps a start that is not midnight' '
+	allot alloc add phys resource=gpu su=1h start=2026-01-01T10:00 end=2027-01-01 >/dev/null &&
+	allot -P -n balance phys >b &&
+	grep "|phys|gpu|.*|2026-01-01T10:00:00Z..2027-01-01\$" b &&
+	grep "|phys|cpu|.*|2026-01-01..2027-01-01\$" b
+'
+test_expect_success 'policy show prints ratios as the decimals add= takes, not ppm' '
+	allot policy add alloc=$(cat alloc_id) cluster=darwin period=total base=1h grace=0.2 \
+		carryover_factor=0.5 notify=0.75 >/dev/null &&
+	allot -P policy show >ps &&
+	head -1 ps | grep "|CarryFactor|Grace|Notify|Downscale|" &&
+	sed -n 2p ps | grep "|0.5|0.2|0.75|1|" &&
+	test "$(sed -n 2p ps | cut -d"|" -f15)" = ""
+'
 test_expect_success 'help for every command, with examples' '
 	"$ALLOT_BIN" --help >h && grep "^commands:" h &&
 	for n in cluster account user assoc qos partition alloc credit balance ledger job \
-		failures limits db whoami step; do
+		failures limits db whoami step share tree usage priority policy command agent; do
 		"$ALLOT_BIN" $n --help >h || return 1
 		grep -q "^usage: allot" h || return 1
 		grep -q "^examples:" h || return 1

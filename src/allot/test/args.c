@@ -164,6 +164,40 @@ static void test_durations(void **state)
     }
 }
 
+/* An elapsed time may be 0 (a job cancelled as it started: sacct's 00:00:00); a partition's
+ * time may be Slurm's "no limit" words, as -1. */
+static void test_elapsed_and_timelimit(void **state)
+{
+    (void)state;
+    int64_t v = 7;
+    struct allot_error err = {0};
+    static const char *const zeros[] = {"0", "00:00:00", "0s", "0-00:00"};
+    for (size_t i = 0; i < sizeof(zeros) / sizeof(zeros[0]); i++) {
+        v = 7;
+        if (args_elapsed("elapsed", zeros[i], &v, &err) != 0 || v != 0)
+            fail_msg("elapsed '%s': v %lld (%s)", zeros[i], (long long)v, err.msg);
+    }
+    assert_int_equal(args_elapsed("elapsed", "1:30", &v, &err), 0);
+    assert_int_equal(v, 90);
+    assert_int_equal(args_elapsed("elapsed", "-1", &v, &err), -1);
+    assert_int_equal(args_elapsed("elapsed", "400-00:00:00", &v, &err), -1);
+    assert_non_null(strstr(err.msg, "elapsed: "));
+
+    static const char *const unlimited[] = {"UNLIMITED", "infinite", "None", ""};
+    for (size_t i = 0; i < sizeof(unlimited) / sizeof(unlimited[0]); i++) {
+        v = 7;
+        if (args_timelimit("maxtime", unlimited[i], &v, &err) != 0 || v != -1)
+            fail_msg("maxtime '%s': v %lld (%s)", unlimited[i], (long long)v, err.msg);
+    }
+    assert_int_equal(args_timelimit("maxtime", "2-00:00:00", &v, &err), 0);
+    assert_int_equal(v, 172800);
+    v = 7;
+    assert_int_equal(args_timelimit("maxtime", "0", &v, &err), -1);
+    assert_int_equal(args_timelimit("maxtime", "forever", &v, &err), -1);
+    assert_int_equal(v, 7);
+    assert_non_null(strstr(err.msg, "maxtime: 'forever'"));
+}
+
 static void test_scalars(void **state)
 {
     (void)state;
@@ -193,9 +227,13 @@ static void test_scalars(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split),     cmocka_unit_test(test_split_errors),
-        cmocka_unit_test(test_amounts),   cmocka_unit_test(test_times),
-        cmocka_unit_test(test_durations), cmocka_unit_test(test_scalars),
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_split_errors),
+        cmocka_unit_test(test_amounts),
+        cmocka_unit_test(test_times),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_scalars),
+        cmocka_unit_test(test_elapsed_and_timelimit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,29 @@ static void test_parsable(void **state)
     table_destroy(t);
 }
 
+static void test_no_trailing_blanks(void **state)
+{
+    (void)state;
+    static const char *const headers[] = {"User", "UID", "Default", "Comment"};
+    static const char *const r1[] = {"alice", "1001", "chem", ""};
+    static const char *const r2[] = {"bob", "", "", ""};
+    static const char *const r3[] = {"", "", "", ""};
+    table_t *t = table_create(4, headers);
+    table_set_align(t, 1, TABLE_RIGHT);
+    table_add_row(t, r1);
+    table_add_row(t, r2);
+    table_add_row(t, r3);
+    char *s = render(t, TABLE_ALIGNED, 1);
+    /* Empty cells at the end of a row leave no blanks at the end of its line. */
+    assert_string_equal(s, "User    UID  Default  Comment\n"
+                           "-----  ----  -------  -------\n"
+                           "alice  1001  chem\n"
+                           "bob\n"
+                           "\n");
+    free(s);
+    table_destroy(t);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -119,6 +142,8 @@ static void test_cells(void **state)
         {{"I", "granted_sumin", C_INT}, "6000000"},
         {{"Mi", "granted_sumin", C_MICRO}, "6"},
         {{"Mi2", "d", C_MICRO}, "0.090061"},
+        {{"Oi", "unl", C_OPTINT}, ""}, /* uid -1, fairshare -1: not set */
+        {{"Oi2", "d2", C_OPTINT}, "5400"},
     };
     assert_non_null(row);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -148,7 +173,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aligned), cmocka_unit_test(test_parsable),
         cmocka_unit_test(test_empty),   cmocka_unit_test(test_cells),
-        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_rows),    cmocka_unit_test(test_no_trailing_blanks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
