@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "libcore/money.h"
 #include "libstore/store_int.h"
 
 static const char SQL_COMMIT[] = "COMMIT";
@@ -149,14 +150,23 @@ void store_format_utc(int64_t t, char *buf, size_t size)
         snprintf(buf, size, "%s", t <= 0 ? "at an unknown time" : "?");
 }
 
+void store_format_su(int64_t sumin, char *buf, size_t size)
+{
+    if (money_format_sumin(sumin, buf, size) < 0)
+        snprintf(buf, size, "%lldm", (long long)sumin);
+}
+
 int store_check_amount(const char *field, int64_t v, int allow_negative, struct allot_error *err)
 {
     if (v == 0 || (v < 0 && !allow_negative))
         return allot_errorf(err, ALLOT_EINVAL, "%s: must be %s", field,
                             allow_negative ? "non-zero" : "positive");
-    if (v > STORE_AMOUNT_MAX || v < -STORE_AMOUNT_MAX)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: larger than %lld SU-minutes", field,
-                            (long long)STORE_AMOUNT_MAX);
+    if (v > STORE_AMOUNT_MAX || v < -STORE_AMOUNT_MAX) {
+        char max[STORE_SU_MAX];
+        store_format_su(STORE_AMOUNT_MAX, max, sizeof max);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: larger than %s SU (%lld SU-minutes)", field,
+                            max, (long long)STORE_AMOUNT_MAX);
+    }
     return 0;
 }
 

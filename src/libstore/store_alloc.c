@@ -666,13 +666,16 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
             read_entry(s, &old);
             db_reset(s);
             if (old.alloc_id != e->alloc_id || old.kind != e->kind ||
-                old.amount_sumin != e->amount_sumin)
+                old.amount_sumin != e->amount_sumin) {
+                char was[STORE_SU_MAX];
+                store_format_su(old.amount_sumin, was, sizeof was);
                 return allot_errorf(err, ALLOT_ECONFLICT,
-                                    "idempotency_key: '%s' was used for entry %lld (%s of %lld "
+                                    "idempotency_key: '%s' was used for entry %lld (%s of %s SU "
                                     "on allocation %lld)",
                                     e->idem_key, (long long)old.id,
-                                    model_ledger_kind_name(old.kind), (long long)old.amount_sumin,
+                                    model_ledger_kind_name(old.kind), was,
                                     (long long)old.alloc_id);
+            }
             *e = old;
             if (replay)
                 *replay = 1;
@@ -686,10 +689,14 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
                                 (long long)e->alloc_id);
         return -1;
     }
-    if (e->kind == LEDGER_REFUND && e->amount_sumin > b.used_sumin)
-        return allot_errorf(
-            err, ALLOT_EINVAL, "amount: refund of %lld exceeds the %lld used on allocation %lld",
-            (long long)e->amount_sumin, (long long)b.used_sumin, (long long)e->alloc_id);
+    char amount[STORE_SU_MAX], have[STORE_SU_MAX];
+    store_format_su(e->amount_sumin, amount, sizeof amount);
+    if (e->kind == LEDGER_REFUND && e->amount_sumin > b.used_sumin) {
+        store_format_su(b.used_sumin, have, sizeof have);
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "amount: refund of %s SU exceeds the %s SU used on allocation %lld",
+                            amount, have, (long long)e->alloc_id);
+    }
     if (e->time_s <= 0)
         e->time_s = (int64_t)time(NULL);
     /* Only entries that lower the balance are checked (an overdrawn post-paid allocation
@@ -698,12 +705,14 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
     int rc = store_ledger_apply(st, e, checked, err);
     if (rc < 0)
         return -1;
-    if (rc == 1)
+    if (rc == 1) {
+        store_format_su(b.available_sumin, have, sizeof have);
         return allot_errorf(err, ALLOT_EFUNDS,
-                            "amount: %s of %lld would make allocation %lld's available balance "
-                            "negative (available %lld)",
-                            model_ledger_kind_name(e->kind), (long long)e->amount_sumin,
-                            (long long)e->alloc_id, (long long)b.available_sumin);
+                            "amount: %s of %s SU would make allocation %lld's available balance "
+                            "negative (available %s SU)",
+                            model_ledger_kind_name(e->kind), amount, (long long)e->alloc_id,
+                            have);
+    }
     return 0;
 }
 

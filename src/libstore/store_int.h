@@ -101,6 +101,7 @@ enum store_stmt_id {
     STMT_PART_GET,
     STMT_PART_MODIFY,
     STMT_PART_REMOVE,
+    STMT_PART_USED,
     STMT_PART_LIST,
     STMT_LIMIT_SET,
     STMT_LIMIT_DELETE,
@@ -185,6 +186,9 @@ int store_cluster_exists(store_t *st, const char *name, struct allot_error *err)
 
 /* t as "2026-11-24T20:11:50Z" in messages ("an unknown time" when t <= 0). */
 void store_format_utc(int64_t t, char *buf, size_t size);
+/* SU-minutes as the CLI writes them ("12h30m"; money_format_sumin) in messages. */
+#define STORE_SU_MAX 32
+void store_format_su(int64_t sumin, char *buf, size_t size);
 
 /* Amount validation: 0 < v <= STORE_AMOUNT_MAX (or v != 0 and |v| <= max when signed). */
 int store_check_amount(const char *field, int64_t v, int allow_negative, struct allot_error *err);

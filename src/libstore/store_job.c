@@ -271,12 +271,6 @@ int store_hold_validate(const struct hold_req *r, struct allot_error *err)
     return 0;
 }
 
-static void format_su(int64_t sumin, char *buf, size_t len)
-{
-    if (money_format_sumin(sumin, buf, len) < 0)
-        snprintf(buf, len, "%lldm", (long long)sumin);
-}
-
 void store_hold_job(const struct hold_req *req, int64_t now, int refused,
                      const struct allocation *payer, struct job *j)
 {
@@ -446,9 +440,9 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         f->alloc_id = payer.id;
         f->available_sumin = res->bal.available_sumin;
         f->held_sumin = res->bal.held_sumin;
-        format_su(req->amount_sumin, need, sizeof need);
-        format_su(res->bal.available_sumin, avail, sizeof avail);
-        format_su(res->bal.held_sumin, held, sizeof held);
+        store_format_su(req->amount_sumin, need, sizeof need);
+        store_format_su(res->bal.available_sumin, avail, sizeof avail);
+        store_format_su(res->bal.held_sumin, held, sizeof held);
         char billing[48];
         if (numparse_format_fixed(req->billing_micro, 6, billing, sizeof billing) < 0)
             snprintf(billing, sizeof billing, "?");

@@ -118,6 +118,10 @@ static const char SQL_PART_MODIFY[] =
     "UPDATE partitions SET resource = $1, billing_weights = $2, max_tres = $3, qos = $4, "
     "default_time_s = $5, max_time_s = $6 WHERE cluster = $7 AND name = $8";
 static const char SQL_PART_REMOVE[] = "DELETE FROM partitions WHERE cluster = $1 AND name = $2";
+/* Associations that name a partition (an association's partition must exist). */
+static const char SQL_PART_USED[] =
+    "SELECT COUNT(*), MIN(a.name || ':' || s.user_name) FROM assocs s "
+    "JOIN accounts a ON a.id = s.account_id WHERE s.cluster = $1 AND s.partition_name = $2";
 static const char SQL_PART_LIST[] = "SELECT " PART_COLS " FROM partitions "
                                     "WHERE ($1 = '' OR cluster = $1) ORDER BY cluster, name";
 
@@ -1233,13 +1237,40 @@ int store_partition_modify(store_t *st, const struct partition *p, struct allot_
     return db_run(s, err);
 }
 
+/* A partition that associations name stays: removing it would leave them naming nothing. */
+static int part_unused(store_t *st, const char *cluster, const char *name,
+                       struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_PART_USED, SQL_PART_USED, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    db_bind_text(s, 2, name);
+    int rc = db_step(s, err);
+    long long n = rc == 1 ? (long long)db_column_int64(s, 0) : 0;
+    char first[2 * ALLOT_NAME_MAX] = "";
+    if (rc == 1 && n > 0)
+        db_column_copy(s, 1, first, sizeof first);
+    db_reset(s);
+    if (rc < 0)
+        return -1;
+    if (n > 0)
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "partition '%s' of cluster '%s' is in use by %lld associations "
+                            "(account:user %s%s); remove them or give them another partition "
+                            "first",
+                            name, cluster, n, first, n > 1 ? ", ..." : "");
+    return 0;
+}
+
 int store_partition_remove(store_t *st, const char *cluster, const char *name,
                            struct allot_error *err)
 {
     struct partition cur;
     if (store_ready_write(st, "partition remove", err) < 0 ||
         model_check_name("cluster", cluster, 0, err) < 0 ||
-        model_check_name("name", name, 0, err) < 0 || part_lookup(st, cluster, name, &cur, err) < 0)
+        model_check_name("name", name, 0, err) < 0 ||
+        part_lookup(st, cluster, name, &cur, err) < 0 || part_unused(st, cluster, name, err) < 0)
         return -1;
     char owner[2 * ALLOT_NAME_MAX];
     snprintf(owner, sizeof owner, "%s:%s", cluster, name);

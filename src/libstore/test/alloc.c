@@ -213,6 +213,7 @@ static void test_credit_idempotent(void **state)
     /* Same key, different amount or kind: conflict, nothing written. */
     struct ledger_entry other = entry(id, LEDGER_CREDIT, 6001, "grant-2026");
     TX_FAILS(f, ALLOT_ECONFLICT, store_credit(f->st, &other, &replay, &f->err));
+    assert_non_null(strstr(f->err.msg, "(credit of 100h SU on allocation"));
     other = entry(id, LEDGER_ADJUSTMENT, 6000, "grant-2026");
     TX_FAILS(f, ALLOT_ECONFLICT, store_credit(f->st, &other, &replay, &f->err));
     assert_int_equal(fx_ledger_rows(f), rows);
@@ -262,6 +263,8 @@ static void test_credit_kinds(void **state)
     TX_FAILS(f, ALLOT_EFUNDS, store_credit(f->st, &e, &replay, &f->err));
     e = entry(id, LEDGER_EXPIRY, 701, "");
     TX_FAILS(f, ALLOT_EFUNDS, store_credit(f->st, &e, &replay, &f->err));
+    assert_non_null(strstr(f->err.msg, "expiry of 11h41m SU would make allocation"));
+    assert_non_null(strstr(f->err.msg, "(available 11h40m SU)"));
     e = entry(id, LEDGER_EXPIRY, 200, "");
     TX(f, store_credit(f->st, &e, &replay, &f->err));
     e = entry(id, LEDGER_CARRYOVER, 50, "");
@@ -271,6 +274,7 @@ static void test_credit_kinds(void **state)
     /* A refund cannot exceed what was used. */
     e = entry(id, LEDGER_REFUND, 1, "");
     TX_FAILS(f, ALLOT_EINVAL, store_credit(f->st, &e, &replay, &f->err));
+    assert_non_null(strstr(f->err.msg, "refund of 1m SU exceeds the 0h SU used"));
     struct settle_req sr = {.cluster = "c1",
                             .job_id = 9,
                             .start_s = T0 + 10,

@@ -424,6 +424,16 @@ static void test_partitions(void **state)
     out[0] = '\0';
     OK(f, store_partition_list(f->st, "c2", collect_parts, out, &f->err));
     assert_string_equal(out, "c2:cpu ");
+    /* In use by an association: refused, naming it, until the association goes. */
+    fx_add_account(f, "chem", "root");
+    struct user u = {.name = "alice", .uid = 1000};
+    TX(f, store_user_add(f->st, &u, &f->err));
+    struct assoc as = {.cluster = "c2", .account = "chem", .user = "alice", .partition = "cpu",
+                       .shares = 1};
+    TX(f, store_assoc_add(f->st, &as, &f->err));
+    TX_FAILS(f, ALLOT_ECONFLICT, store_partition_remove(f->st, "c2", "cpu", &f->err));
+    assert_non_null(strstr(f->err.msg, "in use by 1 associations (account:user chem:alice)"));
+    TX(f, store_assoc_remove(f->st, "c2", "chem", "alice", "cpu", &f->err));
     TX(f, store_partition_remove(f->st, "c2", "cpu", &f->err));
     TX_FAILS(f, ALLOT_ENOENT, store_partition_remove(f->st, "c2", "cpu", &f->err));
 }
