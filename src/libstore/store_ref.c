@@ -998,8 +998,8 @@ static int qos_validate(const struct qos *q, struct allot_error *err)
         qos_flags_check(q->flags, err) < 0 ||
         model_copy_text(tmp, sizeof tmp, "description", q->description, err) < 0)
         return -1;
-    if (q->priority < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "priority: must be >= 0");
+    if (q->priority < 0 || q->priority > UINT32_MAX) /* Slurm's QOS priority is a uint32 */
+        return allot_errorf(err, ALLOT_EINVAL, "priority: must be 0..4294967295");
     if (q->usage_factor_ppm < 0)
         return allot_errorf(err, ALLOT_EINVAL, "usage_factor: must be >= 0");
     if (q->limit_factor_ppm < -1 || q->limit_factor_ppm == 0)

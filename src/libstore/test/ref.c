@@ -347,6 +347,9 @@ static void test_qos(void **state)
     OK(f, store_qos_get(f->st, "slow", &got, &f->err));
     assert_int_equal(got.usage_factor_ppm, 500000);
     assert_int_equal(got.limit_factor_ppm, 2000000);
+    q.priority = INT64_C(4294967296); /* Slurm's QOS priority is a uint32 */
+    TX_FAILS(f, ALLOT_EINVAL, store_qos_modify(f->st, &q, &f->err));
+    assert_non_null(strstr(f->err.msg, "priority: must be 0..4294967295"));
     q.priority = 99;
     TX(f, store_qos_modify(f->st, &q, &f->err));
     OK(f, store_qos_get(f->st, "normal", &got, &f->err));
