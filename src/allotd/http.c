@@ -7,6 +7,16 @@
  * A write handler defers its op: the connection is suspended, the op queued; the writer's
  * completion resumes it and MHD calls on_request once more, which builds the reply.
  * Every reply, success or error, leaves through send_reply().
+ *
+ * Before any handler runs, the request is checked against what its route declares
+ * (routes.c): no NUL byte in the path or a query value, path ids that are ids, only the
+ * query parameters the route reads, each once, and a JSON Content-Type on a body.
+ * libmicrohttpd decodes the path into a C string, so a %00 would silently cut it short
+ * ("/v1/accounts/chem%00x" would act on chem): on_uri sees the raw request line first and
+ * marks such a request.  Errors libmicrohttpd answers itself, before on_request is called
+ * (request line or header section over HTTP_CONN_MEMORY, a malformed request line, header
+ * or Content-Length, an unsupported HTTP version, bad chunked encoding), keep its HTML
+ * bodies: libmicrohttpd 0.9.75 has no hook to replace them (doc/api.md).
  */
 #include "allotd/http.h"
 
@@ -15,9 +25,11 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -40,6 +52,10 @@ struct http {
 enum { STAGE_BODY = 0, STAGE_WAITING, STAGE_WRITTEN };
 
 static atomic_ullong next_req_id;
+
+/* on_uri's mark for "the raw path has a %00": given to MHD as the request's con_cls (so no
+ * allocation), it is never freed and never a struct req.  Constant after startup. */
+static char uri_nul_mark;
 
 const char *req_query(struct req *r, const char *name)
 {
@@ -64,7 +80,7 @@ int req_defer_write(struct req *r, int (*run)(store_t *, void *, struct allot_er
 
 static void req_free(struct req *r)
 {
-    if (!r)
+    if (!r || (void *)r == &uri_nul_mark)
         return;
     json_decref(r->in);
     json_decref(r->out);
@@ -90,9 +106,20 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
         int status = allot_error_http_status(err->code);
         if (err->code == ALLOT_EINVAL && strncmp(err->msg, "method:", 7) == 0)
             status = 405;
+        else if (err->code == ALLOT_EINVAL && strncmp(err->msg, "Content-Type:", 13) == 0)
+            status = 415;
         json_decref(r->out);
         json_t *e = json_pack("{s:s, s:s}", "code", allot_errname(err->code), "message",
                               err->msg);
+        if (!e) {
+            /* A message quoting the request's bytes (a decoded %FF) need not be UTF-8, which
+             * jansson refuses: the reply would lose its error object.  Bytes >= 0x80 become
+             * '?' (the message is still valid UTF-8 then). */
+            for (char *c = err->msg; *c; c++)
+                if ((unsigned char)*c >= 0x80)
+                    *c = '?';
+            e = json_pack("{s:s, s:s}", "code", allot_errname(err->code), "message", err->msg);
+        }
         const char *colon = strchr(err->msg, ':');
         if (colon && colon - err->msg < 64 && err->code == ALLOT_EINVAL) {
             char field[64];
@@ -152,20 +179,111 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
     return ret;
 }
 
-/* The stages after the body: authenticate, route, authorize, handle. */
+/* Content-Type: application/json, any case, optionally followed by parameters
+ * ("; charset=utf-8"); any other media type is refused. */
+static int is_json_type(const char *ct)
+{
+    static const char json[] = "application/json";
+    const size_t n = sizeof(json) - 1;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    if (strncasecmp(ct, json, n) != 0)
+        return 0;
+    ct += n;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    return *ct == '\0' || *ct == ';';
+}
+
+/* A body must say it is JSON.  Missing with a body is refused too: every allot client
+ * (liballot, the test and bench tools) sends it, and curl -d without it sends a form type.
+ * A body-less POST needs none (liballot's POST with no body lets curl add a form type). */
+static int check_content_type(struct req *r, struct allot_error *err)
+{
+    if (r->body_len == 0)
+        return 0;
+    const char *ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type");
+    if (!ct)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "Content-Type: required with a body (application/json)");
+    if (!is_json_type(ct))
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "Content-Type: '%.100s' is not supported (application/json)", ct);
+    return 0;
+}
+
+struct query_check {
+    struct req *r;
+    struct allot_error *err;
+    uint64_t seen; /* bit i: the route's i-th query parameter was given */
+    int rc;
+};
+
+/* One query argument (MHD_KeyValueIteratorN): known to the route, given once, with a value
+ * and no NUL byte (MHD's sizes are the decoded lengths, so a %00 shows as a size larger than
+ * the C string).  MHD_NO stops at the first fault. */
+static enum MHD_Result check_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                       size_t key_size, const char *value, size_t value_size)
+{
+    struct query_check *q = cls;
+    (void)kind;
+    int i = strlen(key) == key_size ? routes_query_find(q->r->route, key, key_size) : -1;
+    if (i < 0) {
+        const char *names = routes_query_names(q->r->route);
+        if (strlen(key) != key_size || strpbrk(key, ": ") || key_size > 48)
+            q->rc = allot_errorf(q->err, ALLOT_EINVAL,
+                                 "query: a parameter name is not one %s takes (%s)",
+                                 routes_name(q->r->route), names[0] ? names : "none");
+        else
+            q->rc = allot_errorf(q->err, ALLOT_EINVAL, "%s: unknown query parameter; %s takes %s",
+                                 key, routes_name(q->r->route), names[0] ? names : "none");
+        return MHD_NO;
+    }
+    if (i < 64 && (q->seen & (UINT64_C(1) << i))) {
+        q->rc = allot_errorf(q->err, ALLOT_EINVAL, "%s: given more than once", key);
+        return MHD_NO;
+    }
+    if (i < 64)
+        q->seen |= UINT64_C(1) << i;
+    if (!value) {
+        q->rc = allot_errorf(q->err, ALLOT_EINVAL, "%s: needs a value (%s=...)", key, key);
+        return MHD_NO;
+    }
+    if (strlen(value) != value_size) {
+        q->rc = allot_errorf(q->err, ALLOT_EINVAL, "%s: contains a NUL byte (%%00)", key);
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/* What the route declares a request may carry besides its body (routes.c). */
+static int check_request(struct req *r, struct allot_error *err)
+{
+    if (routes_check_params(r->route, r, err) < 0)
+        return -1;
+    struct query_check q = {.r = r, .err = err};
+    MHD_get_connection_values_n(r->conn, MHD_GET_ARGUMENT_KIND, check_query_arg, &q);
+    if (q.rc < 0)
+        return -1;
+    return check_content_type(r, err);
+}
+
+/* The stages after the body: route, check, authenticate, authorize, handle. */
 static int run_stages(struct req *r, struct allot_error *err)
 {
     if (r->too_big)
         return allot_errorf(err, ALLOT_ETOOBIG, "body: larger than %d bytes", REQ_BODY_MAX);
-    char path[1024];
-    const char *q = strchr(r->url, '?');
-    size_t n = q ? (size_t)(q - r->url) : strlen(r->url);
-    if (n >= sizeof(path))
-        return allot_errorf(err, ALLOT_ETOOBIG, "path: longer than %zu bytes", sizeof(path) - 1);
-    memcpy(path, r->url, n);
-    path[n] = '\0';
-    r->route = routes_match(r->method, path, r, err);
+    /* MHD gives the path without its query and decoded: a '?' in it was a %3F, part of a
+     * segment (cutting there would act on "chem" for "chem%3Fx"). */
+    size_t n = strlen(r->url);
+    if (n >= 1024)
+        return allot_errorf(err, ALLOT_ETOOBIG, "path: longer than %d bytes", 1023);
+    if (r->path_nul)
+        return routes_path_nul(r->url, err);
+    r->route = routes_match(r->method, r->url, r, err);
     if (r->route < 0)
+        return -1;
+    if (check_request(r, err) < 0)
         return -1;
     enum access a = routes_access(r->route);
     if (a != ACCESS_PUBLIC) {
@@ -185,8 +303,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
     struct allotd *d = cls;
     struct req *r = *con_cls;
-    if (!r) {
+    if (!r || (void *)r == &uri_nul_mark) {
+        int path_nul = r != NULL;
         r = xcalloc(1, sizeof(*r));
+        r->path_nul = path_nul;
         r->d = d;
         r->conn = conn;
         r->method = method;
@@ -239,6 +359,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     return send_reply(r, rc, &err);
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: the raw request target, before MHD splits off the query and
+ * decodes the path.  Returns the request's first con_cls: the NUL mark when the path has a
+ * %00 (the only escape MHD decodes to a NUL), else NULL.  No allocation: it runs for every
+ * request, including those MHD then refuses itself. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    /* strpbrk: libc's vectorised scan, as this runs on the hold/settle hot path too. */
+    for (const char *p = uri ? strpbrk(uri, "%?") : NULL; p && *p == '%'; p = strpbrk(p + 1, "%?"))
+        if (p[1] == '0' && p[2] == '0')
+            return &uri_nul_mark;
+    return NULL;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -328,7 +463,8 @@ static struct MHD_Daemon *start_mhd(struct allotd *d, int fd, unsigned threads)
         MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)4096, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
-        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, d, MHD_OPTION_END);
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, d, MHD_OPTION_URI_LOG_CALLBACK, on_uri, d,
+        MHD_OPTION_END);
 }
 
 unsigned http_threads(const struct allot_conf *c)

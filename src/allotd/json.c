@@ -45,9 +45,17 @@ int json_parse_time(const char *field, const char *s, int64_t *out, struct allot
                                 "epoch seconds)",
                                 field, s);
     }
+    /* strptime takes any day 1..31 and second 0..60, and timegm quietly moves what does
+     * not exist ("2026-02-30" to March 2nd, :60 to the next minute): converted back, an
+     * impossible date or time no longer reads as given. */
+    const struct tm given = tm;
     time_t t = timegm(&tm);
     if (t == (time_t)-1)
         return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is out of range", field, s);
+    if (tm.tm_year != given.tm_year || tm.tm_mon != given.tm_mon || tm.tm_mday != given.tm_mday ||
+        tm.tm_hour != given.tm_hour || tm.tm_min != given.tm_min || tm.tm_sec != given.tm_sec)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a date and time that exists", field,
+                            s);
     *out = (int64_t)t;
     return 0;
 }

@@ -46,6 +46,7 @@ struct req {
     const char *url;
     uint64_t id; /* req= in logs */
     int64_t t0_us;
+    int path_nul; /* the raw path had a %00: url ends where it was (http.c on_uri) */
     /* Body. */
     char *body;
     size_t body_len, body_cap;

@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* routes.c - the one route table (routes.h).  Reading it top to bottom is reading the API
  * of doc/api.md; a route is followed from here to its api_<noun>.c handler.
- * Matching is a linear scan: the table is small and the scan allocation-free. */
+ * Matching is a linear scan: the table is small and the scan allocation-free.
+ *
+ * Each route also declares what its request may carry besides a body, so that the request
+ * layer (http.c) refuses the rest before a handler runs: `params` names the {} segments in
+ * order ('#' marks a numeric id: decimal digits of a positive int64, nothing else), and
+ * `query` lists the query parameters its handler reads (NULL: none).  Both are
+ * space-separated; a query parameter added to a handler must be added here too, or every
+ * request that uses it is a 400. */
 #include "allotd/routes.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,80 +24,87 @@ struct route {
     enum access access;
     route_f handler;
     int hot;
+    const char *params; /* names of the {} segments, "#name" for an id; NULL: none */
+    const char *query;  /* names of the accepted query parameters; NULL: none */
 };
 
 static const struct route routes[] = {
-    {"GET", "/healthz", ACCESS_PUBLIC, api_healthz, 0},
-    {"GET", "/metrics", ACCESS_PUBLIC, api_metrics, 0},
-    {"GET", "/v1/whoami", ACCESS_ANY, api_whoami, 0},
-    {"GET", "/v1/check", ACCESS_READALL, api_check, 0},
-    {"GET", "/v1/clusters", ACCESS_ANY, api_cluster_list, 0},
-    {"POST", "/v1/clusters", ACCESS_SUPER, api_cluster_add, 0},
-    {"DELETE", "/v1/clusters/{}", ACCESS_SUPER, api_cluster_remove, 0},
-    {"GET", "/v1/accounts", ACCESS_ANY, api_account_list, 0},
-    {"POST", "/v1/accounts", ACCESS_SUPER, api_account_add, 0},
-    {"GET", "/v1/accounts/{}", ACCESS_ANY, api_account_get, 0},
-    {"PATCH", "/v1/accounts/{}", ACCESS_SUPER, api_account_modify, 0},
-    {"DELETE", "/v1/accounts/{}", ACCESS_SUPER, api_account_remove, 0},
-    {"GET", "/v1/users", ACCESS_READALL, api_user_list, 0},
-    {"POST", "/v1/users", ACCESS_SUPER, api_user_add, 0},
-    {"GET", "/v1/users/{}", ACCESS_ANY, api_user_get, 0},
-    {"PATCH", "/v1/users/{}", ACCESS_SUPER, api_user_modify, 0},
-    {"DELETE", "/v1/users/{}", ACCESS_SUPER, api_user_remove, 0},
-    {"GET", "/v1/assocs", ACCESS_ANY, api_assoc_list, 0},
-    {"POST", "/v1/assocs", ACCESS_SUPER, api_assoc_add, 0},
-    {"PATCH", "/v1/assocs", ACCESS_SUPER, api_assoc_modify, 0},
-    {"DELETE", "/v1/assocs", ACCESS_SUPER, api_assoc_remove, 0},
-    {"GET", "/v1/qos", ACCESS_ANY, api_qos_list, 0},
-    {"POST", "/v1/qos", ACCESS_SUPER, api_qos_add, 0},
-    {"GET", "/v1/qos/{}", ACCESS_ANY, api_qos_get, 0},
-    {"PATCH", "/v1/qos/{}", ACCESS_SUPER, api_qos_modify, 0},
-    {"DELETE", "/v1/qos/{}", ACCESS_SUPER, api_qos_remove, 0},
-    {"GET", "/v1/partitions", ACCESS_ANY, api_partition_list, 0},
-    {"POST", "/v1/partitions", ACCESS_SUPER, api_partition_add, 0},
-    {"GET", "/v1/partitions/{}/{}", ACCESS_ANY, api_partition_get, 0},
-    {"PATCH", "/v1/partitions/{}/{}", ACCESS_SUPER, api_partition_modify, 0},
-    {"DELETE", "/v1/partitions/{}/{}", ACCESS_SUPER, api_partition_remove, 0},
-    {"GET", "/v1/limits", ACCESS_ANY, api_limit_list, 0},
-    {"PUT", "/v1/limits", ACCESS_SUPER, api_limit_set, 0},
-    {"GET", "/v1/limits/effective", ACCESS_ANY, api_limit_effective, 0},
-    {"GET", "/v1/allocations", ACCESS_ANY, api_alloc_list, 0},
-    {"POST", "/v1/allocations", ACCESS_SUPER, api_alloc_add, 0},
-    {"GET", "/v1/allocations/{}", ACCESS_ANY, api_alloc_get, 0},
-    {"PATCH", "/v1/allocations/{}", ACCESS_SUPER, api_alloc_modify, 0},
-    {"DELETE", "/v1/allocations/{}", ACCESS_SUPER, api_alloc_remove, 0},
-    {"POST", "/v1/allocations/{}/credit", ACCESS_SUPER, api_alloc_credit, 0},
-    {"GET", "/v1/balances", ACCESS_ANY, api_balance_list, 0},
-    {"GET", "/v1/ledger", ACCESS_ANY, api_ledger_list, 0},
-    {"POST", "/v1/jobs/admit", ACCESS_OPERATOR, api_job_admit, 0},
-    {"POST", "/v1/jobs/hold", ACCESS_OPERATOR, api_job_hold, 1},
-    {"POST", "/v1/jobs/settle", ACCESS_OPERATOR, api_job_settle, 1},
-    {"POST", "/v1/jobs/release", ACCESS_OPERATOR, api_job_release, 0},
-    {"GET", "/v1/jobs", ACCESS_ANY, api_job_list, 0},
-    {"GET", "/v1/jobs/{}/{}", ACCESS_ANY, api_job_get, 0},
-    {"GET", "/v1/failures", ACCESS_ANY, api_failure_list, 0},
-    {"GET", "/v1/share", ACCESS_ANY, api_share_get, 0},
-    {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0},
-    {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0},
-    {"POST", "/v1/usage/clear", ACCESS_SUPER, api_usage_clear, 0},
-    {"GET", "/v1/priority/{}/{}", ACCESS_ANY, api_priority_get, 0},
-    {"GET", "/v1/policies", ACCESS_ANY, api_policy_list, 0},
-    {"POST", "/v1/policies", ACCESS_SUPER, api_policy_add, 0},
-    {"POST", "/v1/policies/tick", ACCESS_SUPER, api_policy_tick, 0},
-    {"GET", "/v1/policies/{}", ACCESS_ANY, api_policy_get, 0},
-    {"POST", "/v1/policies/{}/evaluate", ACCESS_SUPER, api_policy_evaluate, 0},
-    {"POST", "/v1/policies/{}/dry-run", ACCESS_READALL, api_policy_dry_run, 0},
-    {"POST", "/v1/policies/{}/force-reset", ACCESS_SUPER, api_policy_force_reset, 0},
-    {"GET", "/v1/evaluations", ACCESS_READALL, api_eval_list, 0},
-    {"GET", "/v1/commands", ACCESS_READALL, api_command_list, 0},
-    {"GET", "/v1/commands/{}", ACCESS_READALL, api_command_get, 0},
-    {"POST", "/v1/commands/{}/result", ACCESS_OPERATOR, api_command_result, 0},
-    {"GET", "/v1/agents/{}", ACCESS_READALL, api_agent_status, 0},
-    {"POST", "/v1/agents/{}/poll", ACCESS_OPERATOR, api_agent_poll, 0},
-    {"POST", "/v1/agents/{}/reconcile", ACCESS_OPERATOR, api_agent_reconcile, 0},
-    {"GET", "/v1/sitefactors", ACCESS_READALL, api_sitefactor_list, 0},
-    {"GET", "/v1/steps", ACCESS_ANY, api_step_list, 0},
-    {"POST", "/v1/steps", ACCESS_ANY, api_step_add, 0},
+    {"GET", "/healthz", ACCESS_PUBLIC, api_healthz, 0, NULL, NULL},
+    {"GET", "/metrics", ACCESS_PUBLIC, api_metrics, 0, NULL, NULL},
+    {"GET", "/v1/whoami", ACCESS_ANY, api_whoami, 0, NULL, NULL},
+    {"GET", "/v1/check", ACCESS_READALL, api_check, 0, NULL, NULL},
+    {"GET", "/v1/clusters", ACCESS_ANY, api_cluster_list, 0, NULL, NULL},
+    {"POST", "/v1/clusters", ACCESS_SUPER, api_cluster_add, 0, NULL, NULL},
+    {"DELETE", "/v1/clusters/{}", ACCESS_SUPER, api_cluster_remove, 0, "name", NULL},
+    {"GET", "/v1/accounts", ACCESS_ANY, api_account_list, 0, NULL, NULL},
+    {"POST", "/v1/accounts", ACCESS_SUPER, api_account_add, 0, NULL, NULL},
+    {"GET", "/v1/accounts/{}", ACCESS_ANY, api_account_get, 0, "name", NULL},
+    {"PATCH", "/v1/accounts/{}", ACCESS_SUPER, api_account_modify, 0, "name", NULL},
+    {"DELETE", "/v1/accounts/{}", ACCESS_SUPER, api_account_remove, 0, "name", NULL},
+    {"GET", "/v1/users", ACCESS_READALL, api_user_list, 0, NULL, NULL},
+    {"POST", "/v1/users", ACCESS_SUPER, api_user_add, 0, NULL, NULL},
+    {"GET", "/v1/users/{}", ACCESS_ANY, api_user_get, 0, "name", NULL},
+    {"PATCH", "/v1/users/{}", ACCESS_SUPER, api_user_modify, 0, "name", NULL},
+    {"DELETE", "/v1/users/{}", ACCESS_SUPER, api_user_remove, 0, "name", NULL},
+    {"GET", "/v1/assocs", ACCESS_ANY, api_assoc_list, 0, NULL, "cluster account user"},
+    {"POST", "/v1/assocs", ACCESS_SUPER, api_assoc_add, 0, NULL, NULL},
+    {"PATCH", "/v1/assocs", ACCESS_SUPER, api_assoc_modify, 0, NULL, NULL},
+    {"DELETE", "/v1/assocs", ACCESS_SUPER, api_assoc_remove, 0, NULL, NULL},
+    {"GET", "/v1/qos", ACCESS_ANY, api_qos_list, 0, NULL, NULL},
+    {"POST", "/v1/qos", ACCESS_SUPER, api_qos_add, 0, NULL, NULL},
+    {"GET", "/v1/qos/{}", ACCESS_ANY, api_qos_get, 0, "name", NULL},
+    {"PATCH", "/v1/qos/{}", ACCESS_SUPER, api_qos_modify, 0, "name", NULL},
+    {"DELETE", "/v1/qos/{}", ACCESS_SUPER, api_qos_remove, 0, "name", NULL},
+    {"GET", "/v1/partitions", ACCESS_ANY, api_partition_list, 0, NULL, "cluster"},
+    {"POST", "/v1/partitions", ACCESS_SUPER, api_partition_add, 0, NULL, NULL},
+    {"GET", "/v1/partitions/{}/{}", ACCESS_ANY, api_partition_get, 0, "cluster name", NULL},
+    {"PATCH", "/v1/partitions/{}/{}", ACCESS_SUPER, api_partition_modify, 0, "cluster name", NULL},
+    {"DELETE", "/v1/partitions/{}/{}", ACCESS_SUPER, api_partition_remove, 0, "cluster name", NULL},
+    {"GET", "/v1/limits", ACCESS_ANY, api_limit_list, 0, NULL, "scope owner"},
+    {"PUT", "/v1/limits", ACCESS_SUPER, api_limit_set, 0, NULL, NULL},
+    {"GET", "/v1/limits/effective", ACCESS_ANY, api_limit_effective, 0, NULL,
+     "cluster user account partition qos"},
+    {"GET", "/v1/allocations", ACCESS_ANY, api_alloc_list, 0, NULL, "account resource active user"},
+    {"POST", "/v1/allocations", ACCESS_SUPER, api_alloc_add, 0, NULL, NULL},
+    {"GET", "/v1/allocations/{}", ACCESS_ANY, api_alloc_get, 0, "#id", NULL},
+    {"PATCH", "/v1/allocations/{}", ACCESS_SUPER, api_alloc_modify, 0, "#id", NULL},
+    {"DELETE", "/v1/allocations/{}", ACCESS_SUPER, api_alloc_remove, 0, "#id", NULL},
+    {"POST", "/v1/allocations/{}/credit", ACCESS_SUPER, api_alloc_credit, 0, "#id", NULL},
+    {"GET", "/v1/balances", ACCESS_ANY, api_balance_list, 0, NULL, "account resource active user"},
+    {"GET", "/v1/ledger", ACCESS_ANY, api_ledger_list, 0, NULL,
+     "account cluster alloc job since after limit"},
+    {"POST", "/v1/jobs/admit", ACCESS_OPERATOR, api_job_admit, 0, NULL, NULL},
+    {"POST", "/v1/jobs/hold", ACCESS_OPERATOR, api_job_hold, 1, NULL, NULL},
+    {"POST", "/v1/jobs/settle", ACCESS_OPERATOR, api_job_settle, 1, NULL, NULL},
+    {"POST", "/v1/jobs/release", ACCESS_OPERATOR, api_job_release, 0, NULL, NULL},
+    {"GET", "/v1/jobs", ACCESS_ANY, api_job_list, 0, NULL,
+     "cluster account user status since limit"},
+    {"GET", "/v1/jobs/{}/{}", ACCESS_ANY, api_job_get, 0, "cluster #job_id", NULL},
+    {"GET", "/v1/failures", ACCESS_ANY, api_failure_list, 0, NULL, "account user since limit"},
+    {"GET", "/v1/share", ACCESS_ANY, api_share_get, 0, NULL, "cluster algo"},
+    {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0, NULL, "cluster"},
+    {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0, NULL, "cluster account user since until"},
+    {"POST", "/v1/usage/clear", ACCESS_SUPER, api_usage_clear, 0, NULL, NULL},
+    {"GET", "/v1/priority/{}/{}", ACCESS_ANY, api_priority_get, 0, "cluster #job",
+     "cluster_cpus cluster_nodes"},
+    {"GET", "/v1/policies", ACCESS_ANY, api_policy_list, 0, NULL, NULL},
+    {"POST", "/v1/policies", ACCESS_SUPER, api_policy_add, 0, NULL, NULL},
+    {"POST", "/v1/policies/tick", ACCESS_SUPER, api_policy_tick, 0, NULL, NULL},
+    {"GET", "/v1/policies/{}", ACCESS_ANY, api_policy_get, 0, "#id", NULL},
+    {"POST", "/v1/policies/{}/evaluate", ACCESS_SUPER, api_policy_evaluate, 0, "#id", NULL},
+    {"POST", "/v1/policies/{}/dry-run", ACCESS_READALL, api_policy_dry_run, 0, "#id", NULL},
+    {"POST", "/v1/policies/{}/force-reset", ACCESS_SUPER, api_policy_force_reset, 0, "#id", NULL},
+    {"GET", "/v1/evaluations", ACCESS_READALL, api_eval_list, 0, NULL, "policy period limit"},
+    {"GET", "/v1/commands", ACCESS_READALL, api_command_list, 0, NULL,
+     "cluster policy period state after limit"},
+    {"GET", "/v1/commands/{}", ACCESS_READALL, api_command_get, 0, "#id", NULL},
+    {"POST", "/v1/commands/{}/result", ACCESS_OPERATOR, api_command_result, 0, "#id", NULL},
+    {"GET", "/v1/agents/{}", ACCESS_READALL, api_agent_status, 0, "cluster", NULL},
+    {"POST", "/v1/agents/{}/poll", ACCESS_OPERATOR, api_agent_poll, 0, "cluster", NULL},
+    {"POST", "/v1/agents/{}/reconcile", ACCESS_OPERATOR, api_agent_reconcile, 0, "cluster", NULL},
+    {"GET", "/v1/sitefactors", ACCESS_READALL, api_sitefactor_list, 0, NULL, "cluster"},
+    {"GET", "/v1/steps", ACCESS_ANY, api_step_list, 0, NULL, "cluster user job limit"},
+    {"POST", "/v1/steps", ACCESS_ANY, api_step_add, 0, NULL, NULL},
 };
 
 #define NROUTES ((int)(sizeof(routes) / sizeof(routes[0])))
@@ -196,4 +211,109 @@ int routes_allowed(enum access a, enum role role)
         return role == ROLE_SUPERUSER;
     }
     return 0;
+}
+
+/* The idx-th word of a space-separated list (NULL: empty) into [*w, *w + *n); 0 when the
+ * list has fewer words. */
+static int word_at(const char *list, int idx, const char **w, size_t *n)
+{
+    const char *p = list;
+    for (int i = 0; p && *p; i++) {
+        while (*p == ' ')
+            p++;
+        const char *e = p;
+        while (*e && *e != ' ')
+            e++;
+        if (e == p)
+            break;
+        if (i == idx) {
+            *w = p;
+            *n = (size_t)(e - p);
+            return 1;
+        }
+        p = e;
+    }
+    return 0;
+}
+
+/* Decimal digits only (no sign, space or base prefix, which strtoll would take), of a value
+ * from 1 to INT64_MAX: "12abc", "+1", " 1" and "99999999999999999999" are not ids. */
+static int is_id(const char *s)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; s[i]; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (v > ((uint64_t)INT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    return i > 0 && v > 0;
+}
+
+int routes_check_params(int route, const struct req *r, struct allot_error *err)
+{
+    const char *w;
+    size_t n;
+    for (int i = 0; i < REQ_PARAMS_MAX && word_at(routes[route].params, i, &w, &n); i++) {
+        if (w[0] == '#' && !is_id(r->param[i]))
+            return allot_errorf(err, ALLOT_EINVAL,
+                                "%.*s: '%s' is not an id (an integer from 1 to %lld)", (int)n - 1,
+                                w + 1, r->param[i], (long long)INT64_MAX);
+    }
+    return 0;
+}
+
+int routes_query_find(int route, const char *key, size_t key_len)
+{
+    const char *w;
+    size_t n;
+    for (int i = 0; word_at(routes[route].query, i, &w, &n); i++)
+        if (n == key_len && memcmp(w, key, n) == 0)
+            return i;
+    return -1;
+}
+
+const char *routes_query_names(int route)
+{
+    return routes[route].query ? routes[route].query : "";
+}
+
+int routes_path_nul(const char *prefix, struct allot_error *err)
+{
+    /* The segments before the last '/' are whole; the NUL is in the one after it.  A route
+     * whose pattern matches those whole segments and has a {} next names the parameter. */
+    const char *last = strrchr(prefix, '/');
+    size_t head = last ? (size_t)(last - prefix) + 1 : 0;
+    for (int i = 0; i < NROUTES; i++) {
+        const char *p = routes[i].pattern, *s = prefix, *end = prefix + head;
+        int np = 0, ok = 1;
+        while (ok && s < end) {
+            if (p[0] == '{' && p[1] == '}') {
+                const char *e = s;
+                while (e < end && *e != '/')
+                    e++;
+                ok = e > s;
+                s = e;
+                p += 2;
+                np++;
+            } else {
+                ok = *p == *s;
+                p++;
+                s++;
+            }
+        }
+        const char *w;
+        size_t n;
+        if (ok && head > 0 && p[0] == '{' && p[1] == '}' && word_at(routes[i].params, np, &w, &n)) {
+            if (w[0] == '#') {
+                w++;
+                n--;
+            }
+            return allot_errorf(err, ALLOT_EINVAL, "%.*s: contains a NUL byte (%%00)", (int)n, w);
+        }
+    }
+    return allot_errorf(err, ALLOT_EINVAL, "path: contains a NUL byte (%%00)");
 }

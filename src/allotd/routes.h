@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* routes.h - the ONE table of allotd's API: method, path pattern, access, handler.
+/* routes.h - the ONE table of allotd's API: method, path pattern, access, handler, and
+ * what a request may carry besides its body: the names and kinds of its path parameters
+ * and the query parameters it accepts.
  * Patterns are literal segments and `{}` placeholders (one path segment each, captured
  * in order into r->param).  Threads: the table is constant; routes_* are reentrant. */
 #ifndef ALLOTD_ROUTES_H
@@ -30,6 +32,20 @@ const char *routes_name(int route);
 int routes_count(void);
 /* 1 for routes whose latency goes to the hold/settle histogram. */
 int routes_hot(int route);
+/* Check route's captured path parameters (r->param) against their declared kinds: a
+ * parameter declared an id must be decimal digits of an integer 1..INT64_MAX.  -1 with
+ * EINVAL naming the parameter ("id: '12abc' is not an id ..."). */
+int routes_check_params(int route, const struct req *r, struct allot_error *err);
+/* The index of query parameter key[0..key_len) among route's accepted ones; -1 when the
+ * route does not take it.  routes_query_names: the accepted names, space-separated ("" for
+ * none), for error messages. */
+int routes_query_find(int route, const char *key, size_t key_len);
+const char *routes_query_names(int route);
+/* A request path that had a NUL byte (%00): libmicrohttpd's decoded path is a C string that
+ * ends at that byte, so prefix is the path before it.  Always -1 with EINVAL naming the
+ * path parameter the NUL is in ("name: contains a NUL byte (%00)"), or "path" when it is in
+ * no route's parameter. */
+int routes_path_nul(const char *prefix, struct allot_error *err);
 /* Whether role may call a route of this access; the reason when not. */
 int routes_allowed(enum access a, enum role role);
 

@@ -21,7 +21,7 @@ test_expect_success 'setup' '
 test_expect_success 'two concurrent 20 SU holds on 30 SU: exactly one is held' '
 	pids= &&
 	for j in 1 2; do
-		curl -s -o hold$j -w "%{http_code}\n" -H "X-Allot-User: slurm" -X POST \
+		curl -s -o hold$j -w "%{http_code}\n" -H "X-Allot-User: slurm" -H "Content-Type: application/json" -X POST \
 			--data-binary "{\"cluster\":\"c1\",\"job_id\":$j,\"user\":\"u\",\"account\":\"hadm\",\"partition\":\"std\",\"time_limit_s\":1200,\"billing\":60}" \
 			"$ALLOTD_URL/v1/jobs/hold" >code$j &
 		pids="$pids $!"
