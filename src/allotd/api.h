@@ -15,6 +15,13 @@ int api_check(struct req *r, struct allot_error *err);
  * uses) is made to name `to` (the request's key) instead; other errors are left alone.
  * Returns -1, for `return api_error_field(...)` after a failed call. */
 int api_error_field(struct allot_error *err, const char *from, const char *to);
+/* A duration for a message: value in seconds (unit_s 1) or minutes (unit_s 60) as the
+ * request gave it, then in days, hours, minutes and seconds when that reads better:
+ * 1800, 1 -> "1800 s (30 min)"; 90, 60 -> "90 min (1 h 30 min)"; 45, 1 -> "45 s".  Cut
+ * to size bytes; returns buf. */
+const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size);
+/* Room for any api_duration text. */
+#define API_DURATION_MAX 80
 /* api_cluster.c */
 int api_cluster_list(struct req *r, struct allot_error *err);
 int api_cluster_add(struct req *r, struct allot_error *err);

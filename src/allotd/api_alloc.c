@@ -331,6 +331,83 @@ static int on_ledger(const struct ledger_entry *e, void *arg)
     return 0;
 }
 
+struct job_seen {
+    struct req *r;
+    int runs, hidden;
+    struct allot_error *err;
+};
+
+/* A run of the job is the user's if the user ran it or sees its account (GET /v1/jobs). */
+static int on_job_run(const struct job *j, void *arg)
+{
+    struct job_seen *s = arg;
+    s->runs++;
+    if (strcmp(j->user, s->r->who.user) == 0)
+        return 0;
+    int vis = auth_sees_account(s->r, j->account, s->err);
+    if (vis < 0)
+        return -1;
+    s->hidden += !vis;
+    return 0;
+}
+
+/* The ledger a plain user may read: that of an account it has an association with
+ * (account=), of one allocation of such an account (alloc=, as `allot ledger alloc=ID`
+ * asks), or of one of its jobs (cluster= and job=, every run its own or on such an
+ * account).  The store ANDs the filters, so one allowed filter bounds the whole answer.
+ * Without any of them the user would read everyone's ledger.  0 = allowed, else -1 with
+ * EPERM, ENOENT (the allocation or job named does not exist) or a storage error. */
+static int user_may_read_ledger(struct req *r, store_t *st, const struct ledger_filter *f,
+                                struct allot_error *err)
+{
+    if (f->account) {
+        int vis = auth_sees_account(r, f->account, err);
+        if (vis < 0)
+            return -1;
+        if (!vis)
+            return allot_errorf(err, ALLOT_EPERM, "account %s: %s has no association with it",
+                                f->account, r->who.user);
+        return 0;
+    }
+    if (f->alloc_id) {
+        struct allocation a;
+        struct balance b;
+        if (store_alloc_get(st, f->alloc_id, &a, &b, err) < 0)
+            return allot_error_prefix(err, "alloc");
+        int vis = auth_sees_account(r, a.account, err);
+        if (vis < 0)
+            return -1;
+        if (!vis)
+            return allot_errorf(err, ALLOT_EPERM,
+                                "alloc: allocation %lld is of account %s, and %s has no "
+                                "association with it",
+                                (long long)a.id, a.account, r->who.user);
+        return 0;
+    }
+    if (f->job_id) {
+        /* A job id is unique only within its cluster. */
+        if (!f->cluster)
+            return allot_errorf(err, ALLOT_EPERM,
+                                "cluster: required with job= for users (a job id is per "
+                                "cluster)");
+        struct job_filter jf = {.cluster = f->cluster, .job_id = f->job_id, .status = -1};
+        struct job_seen s = {r, 0, 0, err};
+        if (store_job_list(st, &jf, on_job_run, &s, err) < 0)
+            return -1;
+        if (s.runs == 0)
+            return allot_errorf(err, ALLOT_ENOENT, "job: no job %s/%lld", f->cluster,
+                                (long long)f->job_id);
+        if (s.hidden)
+            return allot_errorf(err, ALLOT_EPERM,
+                                "job: job %s/%lld is neither %s's nor of an account %s has an "
+                                "association with",
+                                f->cluster, (long long)f->job_id, r->who.user, r->who.user);
+        return 0;
+    }
+    return allot_errorf(err, ALLOT_EPERM,
+                        "account: required for users (or alloc=ID, or cluster= and job=)");
+}
+
 int api_ledger_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
@@ -347,17 +424,8 @@ int api_ledger_list(struct req *r, struct allot_error *err)
     if (limit > 100000)
         limit = 100000;
     f.limit = (int)limit;
-    if (r->who.role == ROLE_USER) {
-        /* A user reads the ledger of one of its accounts, named explicitly. */
-        if (!f.account)
-            return allot_errorf(err, ALLOT_EPERM, "account: required for users");
-        int vis = auth_sees_account(r, f.account, err);
-        if (vis <= 0)
-            return vis < 0 ? -1
-                           : allot_errorf(err, ALLOT_EPERM, "account %s: %s has no association "
-                                                            "with it",
-                                          f.account, r->who.user);
-    }
+    if (r->who.role == ROLE_USER && user_may_read_ledger(r, st, &f, err) < 0)
+        return -1;
     struct ledger_arg l = {r, json_array(), 0, err};
     if (store_ledger_list(st, &f, on_ledger, &l, err) < 0) {
         json_decref(l.items);

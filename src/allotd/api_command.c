@@ -261,7 +261,10 @@ int api_agent_status(struct req *r, struct allot_error *err)
 {
     int64_t last = 0, oldest = 0, n = 0;
     store_t *st = req_reader(r, err);
+    /* A cluster the bank lacks is 404: zero counts would read as "its agent is idle".  A
+     * known cluster whose agent has not reported yet is 200 with zero counts. */
     if (!st || model_check_name("cluster", r->param[0], 0, err) < 0 ||
+        api_cluster_check(st, r->param[0], err) < 0 ||
         store_agent_status(st, r->param[0], &last, &oldest, &n, err) < 0)
         return -1;
     r->out = json_object();

@@ -134,11 +134,13 @@ static int check_max_time(store_t *st, const struct limit_op *s, struct allot_er
     if (store_partition_get(st, cluster, colon + 1, &p, err) < 0)
         return -1;
     long long max_min = strtoll(s->value, NULL, 10); /* canonical: whole minutes */
+    char max[API_DURATION_MAX], def[API_DURATION_MAX];
     if (p.default_time_s > 0 && p.default_time_s > max_min * 60)
         return allot_errorf(err, ALLOT_EINVAL,
-                            "value: MaxTime %lld min is less than the default_time_s %lld of "
-                            "partition %s (a DefaultTime may not exceed MaxTime)",
-                            max_min, (long long)p.default_time_s, s->owner);
+                            "value: MaxTime %s is less than the default_time_s %s of partition "
+                            "%s; a DefaultTime may not exceed MaxTime",
+                            api_duration(max_min, 60, max, sizeof(max)),
+                            api_duration(p.default_time_s, 1, def, sizeof(def)), s->owner);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api_misc.c - service endpoints: /healthz, /metrics, /v1/whoami, /v1/check; and the
  * handlers' shared error helper (api.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,4 +69,36 @@ int api_error_field(struct allot_error *err, const char *from, const char *to)
     char rest[sizeof(err->msg)];
     snprintf(rest, sizeof(rest), "%s", err->msg + n);
     return allot_errorf(err, ALLOT_EINVAL, "%s%s", to, rest);
+}
+
+const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size)
+{
+    static const struct {
+        int64_t s;
+        const char *name;
+    } parts[] = {{86400, "d"}, {3600, "h"}, {60, "min"}, {1, "s"}};
+    const char *unit = unit_s == 60 ? "min" : "s";
+    int n = snprintf(buf, size, "%lld %s", (long long)value, unit);
+    int64_t total;
+    /* Nothing to add to a negative value (unset), one that overflows in seconds, or one
+     * below the next unit up ("45 s (45 s)" says nothing). */
+    if (n < 0 || (size_t)n >= size || value <= 0 || __builtin_mul_overflow(value, unit_s, &total) ||
+        total < unit_s * 60)
+        return buf;
+    size_t len = (size_t)n;
+    const char *sep = " (";
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && len < size; i++) {
+        int64_t k = total / parts[i].s;
+        if (!k)
+            continue;
+        total -= k * parts[i].s;
+        n = snprintf(buf + len, size - len, "%s%lld %s", sep, (long long)k, parts[i].name);
+        if (n < 0)
+            break;
+        len += (size_t)n;
+        sep = " ";
+    }
+    if (len < size)
+        snprintf(buf + len, size - len, ")");
+    return buf;
 }

@@ -91,11 +91,13 @@ static int check_times(store_t *st, const struct partition *p, struct allot_erro
 {
     if (p->default_time_s <= 0)
         return 0;
+    char def[API_DURATION_MAX], max[API_DURATION_MAX];
+    api_duration(p->default_time_s, 1, def, sizeof(def));
     if (p->max_time_s >= 0 && p->default_time_s > p->max_time_s)
         return allot_errorf(err, ALLOT_EINVAL,
-                            "default_time_s: %lld is more than max_time_s %lld (a DefaultTime "
-                            "may not exceed MaxTime)",
-                            (long long)p->default_time_s, (long long)p->max_time_s);
+                            "default_time_s: %s is more than max_time_s %s; a DefaultTime may "
+                            "not exceed MaxTime",
+                            def, api_duration(p->max_time_s, 1, max, sizeof(max)));
     char owner[2 * ALLOT_NAME_MAX];
     long long max_min = -1;
     snprintf(owner, sizeof(owner), "%s:%s", p->cluster, p->name);
@@ -103,9 +105,9 @@ static int check_times(store_t *st, const struct partition *p, struct allot_erro
         return -1;
     if (max_min >= 0 && p->default_time_s > max_min * 60)
         return allot_errorf(err, ALLOT_EINVAL,
-                            "default_time_s: %lld is more than the partition's MaxTime limit "
-                            "of %lld min (a DefaultTime may not exceed MaxTime)",
-                            (long long)p->default_time_s, max_min);
+                            "default_time_s: %s is more than the partition's MaxTime limit of "
+                            "%s; a DefaultTime may not exceed MaxTime",
+                            def, api_duration(max_min, 60, max, sizeof(max)));
     return 0;
 }
 

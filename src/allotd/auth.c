@@ -246,6 +246,26 @@ int auth_request(struct req *r, struct allot_error *err)
     return 0;
 }
 
+/* The longest part of a request's path an EPERM message shows: the message stays within
+ * its fixed buffer (ALLOT_ERRMSG_MAX) with the names and the role around it. */
+#define REFUSED_PATH_MAX 256
+
+int auth_refuse(const struct req *r, struct allot_error *err)
+{
+    /* The request's own path, not its route's template: "/v1/allocations/{}/credit" is
+     * not what the caller typed.  Printed from r->url with a bound, nothing copied. */
+    const char *path = r->url ? r->url : "";
+    int n = (int)strnlen(path, REFUSED_PATH_MAX);
+    const char *more = path[n] ? "..." : "";
+    const char *role = auth_role_name(r->who.role);
+    /* Acting as another user: name who asked as well, as the role is the lower of both. */
+    if (r->who.real[0] && strcmp(r->who.real, r->who.user) != 0)
+        return allot_errorf(err, ALLOT_EPERM, "%s, acting as %s, may not call %s %.*s%s (role %s)",
+                            r->who.real, r->who.user, r->method, n, path, more, role);
+    return allot_errorf(err, ALLOT_EPERM, "%s may not call %s %.*s%s (role %s)", r->who.user,
+                        r->method, n, path, more, role);
+}
+
 struct seen_arg {
     const char *account;
     int found;

@@ -24,6 +24,10 @@
 
 /* Fill r->who from the request's headers.  -1 with err (EAUTH, EPERM, EUNAVAIL). */
 int auth_request(struct req *r, struct allot_error *err);
+/* The refusal of a route the caller's role may not call: -1 with EPERM naming the caller
+ * (and, acting as another user, both names), the method and the request's own path (cut
+ * at 256 bytes), and the role.  For http.c's authorize stage. */
+int auth_refuse(const struct req *r, struct allot_error *err);
 /* Role of a user name under conf c. */
 enum role auth_role(const struct allot_conf *c, const char *user);
 const char *auth_role_name(enum role role);

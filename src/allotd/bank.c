@@ -39,6 +39,20 @@ int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
     return 0;
 }
 
+/* Make err name the request's key once.  tres_parse already starts its messages with
+ * "tres:", its own name for the string; prefixing the key as well said "tres: tres: cpu: ..."
+ * (or "alloc_tres: tres: ...").  billing_compute's messages ("billing: ...") get the key in
+ * front.  The error code is kept (ETOOBIG stays ETOOBIG).  Returns -1. */
+static int name_tres_field(struct allot_error *err, const char *field)
+{
+    static const char own[] = "tres:";
+    if (!err || strncmp(err->msg, own, sizeof(own) - 1) != 0)
+        return allot_error_prefix(err, "%s", field);
+    char rest[sizeof(err->msg)];
+    snprintf(rest, sizeof(rest), "%s", err->msg + sizeof(own) - 1);
+    return allot_errorf(err, err->code, "%s:%s", field, rest);
+}
+
 int bank_billing(const struct partition *p, const char *field, const char *tres,
                  int64_t *billing_micro, struct allot_error *err)
 {
@@ -47,7 +61,7 @@ int bank_billing(const struct partition *p, const char *field, const char *tres,
     if (billing_weights_parse(p->billing_weights, p->max_tres, &w, err) < 0)
         return allot_error_prefix(err, "billing_weights of partition %s", p->name);
     if (tres_parse(tres ? tres : "", &t, err) < 0 || billing_compute(&w, &t, billing_micro, err) < 0)
-        return allot_error_prefix(err, "%s", field);
+        return name_tres_field(err, field);
     return 0;
 }
 

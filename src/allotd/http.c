@@ -290,8 +290,7 @@ static int run_stages(struct req *r, struct allot_error *err)
         if (auth_request(r, err) < 0)
             return -1;
         if (!routes_allowed(a, r->who.role))
-            return allot_errorf(err, ALLOT_EPERM, "%s may not call %s (role %s)", r->who.user,
-                                routes_name(r->route), auth_role_name(r->who.role));
+            return auth_refuse(r, err);
     }
     return routes_handler(r->route)(r, err);
 }

@@ -26,6 +26,7 @@ test_expect_success 'setup' '
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"short\",\"default_time_s\":3600,\"max_time_s\":7200}" &&
 	api PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"90\"}" &&
 	api POST /v1/users "{\"name\":\"u\"}" &&
+	api POST /v1/qos "{\"name\":\"normal\"}" &&
 	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2030-01-01\",\"su\":\"1h\"}" >out &&
 	json_get id <out >alloc_id &&
@@ -130,6 +131,39 @@ test_expect_success 'errors name the key the client sent' '
 	bad 400 downscale_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"downscale_ppm\":999999999999}" &&
 	bad 400 base_su POST /v1/policies "$policy,\"base_su\":\"100000000000000h\"}" &&
 	bad 400 base_sumin POST /v1/policies "$policy,\"base_sumin\":9000000000000000000}"
+'
+test_expect_success 'a bad TRES string is named once, by the key the client sent' '
+	job="\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60" &&
+	bad 400 tres POST /v1/jobs/admit "{$job,\"tres\":\"cpu=abc\"}" &&
+	test "$(json_get error.message <out)" = "tres: cpu: '"'"'abc'"'"' is not a non-negative count" &&
+	bad 400 tres POST /v1/jobs/hold "{$job,\"job_id\":1,\"tres\":\"cpu=abc\"}" &&
+	test "$(json_get error.message <out)" = "tres: cpu: '"'"'abc'"'"' is not a non-negative count" &&
+	bad 400 alloc_tres POST /v1/jobs/hold "{$job,\"job_id\":1,\"alloc_tres\":\"cpu=abc\"}" &&
+	test "$(json_get error.message <out)" = "alloc_tres: cpu: '"'"'abc'"'"' is not a non-negative count" &&
+	bad 400 alloc_tres POST /v1/jobs/settle "{$job,\"job_id\":1,\"elapsed_s\":5,\"alloc_tres\":\"gpu\"}" &&
+	test "$(json_get error.message <out)" = "alloc_tres: item '"'"'gpu'"'"' is not name=count"
+'
+test_expect_success 'agent status of an unknown cluster is 404 naming it' '
+	bad 404 "" GET /v1/agents/nosuch &&
+	grep "cluster: .nosuch. does not exist" out &&
+	# a known cluster whose agent never reported: zero counts
+	api GET /v1/agents/c1 >out &&
+	test "$(json_get waiting <out)" = 0 &&
+	test "$(json_get last_seen <out)" = None
+'
+test_expect_success 'QOS priority is a uint32 (Slurm), on add and modify' '
+	bad 400 priority POST /v1/qos "{\"name\":\"big\",\"priority\":4294967296}" &&
+	bad 400 priority PATCH /v1/qos/normal "{\"priority\":99999999999}" &&
+	bad 400 priority PATCH /v1/qos/normal "{\"priority\":-1}" &&
+	api GET /v1/qos/normal >out && test "$(json_get priority <out)" = 0
+'
+test_expect_success 'durations in messages read as time, not only seconds' '
+	bad 400 default_time_s POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p3\",\"default_time_s\":1800,\"max_time_s\":600}" &&
+	grep "default_time_s: 1800 s (30 min) is more than max_time_s 600 s (10 min)" out &&
+	bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"default_time_s\":6000}" &&
+	grep "6000 s (1 h 40 min) is more than the partition.s MaxTime limit of 90 min (1 h 30 min)" out &&
+	bad 400 value PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"30\"}" &&
+	grep "MaxTime 30 min is less than the default_time_s 3600 s (1 h) of partition c1:short" out
 '
 test_expect_success 'method not allowed is 405' '
 	bad 405 "" PUT /v1/accounts "{}"

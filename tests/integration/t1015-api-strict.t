@@ -78,7 +78,7 @@ test_expect_success 'a path id is decimal digits of a positive int64, else 400' 
 	bad 400 id GET /v1/policies/99999999999999999999 &&
 	bad 400 id GET /v1/commands/+1 &&
 	bad 400 job_id GET /v1/jobs/c1/99999999999999999999 &&
-	bad 400 job GET /v1/priority/c1/+1 &&
+	bad 400 job_id GET /v1/priority/c1/+1 &&
 	API_USER=root test_expect_code 1 api GET /v1/allocations/9223372036854775807 >out &&
 	test "$(api_status)" = 404 &&
 	api GET "/v1/allocations/$id" >out && test "$(json_get id <out)" = "$id"

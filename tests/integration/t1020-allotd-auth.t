@@ -76,6 +76,30 @@ test_expect_success 'usage and priority show a user only its accounts and its ow
 	API_RUNAS=allot_alice test_expect_code 1 api GET /v1/priority/c1/2 >out &&
 	test "$(api_status)" = 404
 '
+test_expect_success 'a user reads the ledger of its allocations and its jobs' '
+	api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":3,\"elapsed_s\":60,\"state\":\"COMPLETED\",\"start\":\"2026-01-01T00:00:00Z\",\"user\":\"allot_alice\",\"account\":\"phys\",\"partition\":\"p\",\"alloc_tres\":\"cpu=1\"}" >/dev/null &&
+	# allocation 1 is chem (alice has an association), 2 is phys (she has none)
+	API_RUNAS=allot_alice api GET "/v1/ledger?alloc=1" >out &&
+	grep -q "\"alloc_id\":1" out && ! grep -q "\"alloc_id\":2" out &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/ledger?alloc=2" >out &&
+	test "$(api_status)" = 403 && grep "allocation 2 is of account phys" out &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/ledger?alloc=99" >out &&
+	test "$(api_status)" = 404 &&
+	# a job of her account, her own job (on phys), another user job on phys
+	API_RUNAS=allot_alice api GET "/v1/ledger?cluster=c1&job=1" >out &&
+	test "$(json_get items.0.job_id <out)" = 1 &&
+	API_RUNAS=allot_alice api GET "/v1/ledger?cluster=c1&job=3" >out &&
+	test "$(json_get items.0.job_id <out)" = 3 &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/ledger?cluster=c1&job=2" >out &&
+	test "$(api_status)" = 403 &&
+	# a job id names a job only with its cluster; no filter at all is everyone ledger
+	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/ledger?job=1" >out &&
+	test "$(api_status)" = 403 &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET "/v1/ledger?since=2020-01-01" >out &&
+	test "$(api_status)" = 403 &&
+	API_RUNAS=allot_alice test_expect_code 1 api GET /v1/ledger >out &&
+	test "$(api_status)" = 403
+'
 test_expect_success 'limits and fair-share show a user only its accounts' '
 	api PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"chem\",\"name\":\"GrpJobs\",\"value\":\"5\"}" &&
 	api PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"phys\",\"name\":\"GrpJobs\",\"value\":\"7\"}" &&
@@ -96,7 +120,11 @@ test_expect_success 'limits and fair-share show a user only its accounts' '
 test_expect_success 'a user cannot change the bank (403)' '
 	API_RUNAS=allot_alice test_expect_code 1 api POST /v1/accounts "{\"name\":\"evil\"}" >out &&
 	test "$(api_status)" = 403 &&
-	api GET /v1/accounts >out && ! grep -q evil out
+	api GET /v1/accounts >out && ! grep -q evil out &&
+	# the refusal names the path the user called, not the route template
+	API_RUNAS=allot_alice test_expect_code 1 api POST /v1/allocations/1/credit "{\"su\":\"1h\"}" >out &&
+	test "$(api_status)" = 403 &&
+	test "$(json_get error.message <out)" = "allot_alice may not call POST /v1/allocations/1/credit (role user)"
 '
 test_expect_success 'run-as: refused for a user, allowed for admin and superuser' '
 	API_RUNAS=allot_alice API_AS=root test_expect_code 1 api GET /v1/whoami >out &&
@@ -110,8 +138,9 @@ test_expect_success 'run-as: refused for a user, allowed for admin and superuser
 test_expect_success 'an admin acting as root stays an admin' '
 	API_RUNAS=allot_bob API_AS=root api GET /v1/whoami >out &&
 	test "$(json_get role <out)" = admin &&
-	API_RUNAS=allot_bob API_AS=root test_expect_code 1 api POST /v1/accounts "{\"name\":\"x\"}" &&
-	test "$(api_status)" = 403
+	API_RUNAS=allot_bob API_AS=root test_expect_code 1 api POST /v1/accounts "{\"name\":\"x\"}" >out &&
+	test "$(api_status)" = 403 &&
+	test "$(json_get error.message <out)" = "allot_bob, acting as root, may not call POST /v1/accounts (role admin)"
 '
 test_expect_success 'an admin cannot act as an operator (no job verbs by the back door)' '
 	API_RUNAS=allot_bob API_AS=allot_op test_expect_code 1 api GET /v1/whoami >out &&
