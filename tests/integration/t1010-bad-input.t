@@ -6,17 +6,6 @@ test_description='allotd bad input'
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 
-snapshot() {
-	{ api GET /v1/accounts; api GET /v1/balances; api GET /v1/ledger; api GET /v1/jobs; } >"$1"
-}
-# bad STATUS FIELD METHOD PATH BODY: the call fails with STATUS and names FIELD.
-bad() {
-	local status=$1 field=$2; shift 2
-	API_USER=root test_expect_code 1 api "$@" >out &&
-	test "$(api_status)" = "$status" &&
-	{ [ -z "$field" ] || test "$(json_get error.field <out)" = "$field"; }
-}
-
 test_expect_success 'setup' '
 	allotd_start AuthType=none TestMode=local &&
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&
@@ -31,85 +20,85 @@ test_expect_success 'setup' '
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2030-01-01\",\"su\":\"1h\"}" >out &&
 	json_get id <out >alloc_id &&
 	{ api GET /v1/assocs; api GET /v1/partitions; api GET /v1/limits; api GET /v1/policies; } >ref_before &&
-	snapshot before
+	api_snapshot before
 '
 test_expect_success 'malformed JSON' '
-	bad 400 body POST /v1/accounts "{\"name\":" &&
-	bad 400 body POST /v1/accounts "[1,2]"
+	api_bad 400 body POST /v1/accounts "{\"name\":" &&
+	api_bad 400 body POST /v1/accounts "[1,2]"
 '
 test_expect_success 'unknown field' '
-	bad 400 colour POST /v1/accounts "{\"name\":\"x\",\"colour\":\"red\"}"
+	api_bad 400 colour POST /v1/accounts "{\"name\":\"x\",\"colour\":\"red\"}"
 '
 test_expect_success 'wrong types' '
-	bad 400 shares POST /v1/accounts "{\"name\":\"x\",\"shares\":\"many\"}" &&
-	bad 400 name POST /v1/accounts "{\"name\":5}" &&
-	bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"tomorrow\",\"end\":\"2030-01-01\"}"
+	api_bad 400 shares POST /v1/accounts "{\"name\":\"x\",\"shares\":\"many\"}" &&
+	api_bad 400 name POST /v1/accounts "{\"name\":5}" &&
+	api_bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"tomorrow\",\"end\":\"2030-01-01\"}"
 '
 test_expect_success 'bad names' '
-	bad 400 name POST /v1/accounts "{\"name\":\"a b\"}" &&
-	bad 400 name POST /v1/accounts "{\"name\":\"-x\"}"
+	api_bad 400 name POST /v1/accounts "{\"name\":\"a b\"}" &&
+	api_bad 400 name POST /v1/accounts "{\"name\":\"-x\"}"
 '
 test_expect_success 'negative, zero, overflowing and double amounts' '
 	id=$(cat alloc_id) &&
-	bad 400 amount_sumin POST /v1/allocations/$id/credit "{\"amount_sumin\":-5}" &&
-	bad 400 amount_sumin POST /v1/allocations/$id/credit "{\"amount_sumin\":0}" &&
-	bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"-3h\"}" &&
-	bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"99999999999999999999h\"}" &&
-	bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"1h\",\"amount_sumin\":60}" &&
-	bad 400 su POST /v1/allocations/$id/credit "{}" &&
-	bad 400 kind POST /v1/allocations/$id/credit "{\"kind\":\"debit\",\"su\":\"1h\"}"
+	api_bad 400 amount_sumin POST /v1/allocations/$id/credit "{\"amount_sumin\":-5}" &&
+	api_bad 400 amount_sumin POST /v1/allocations/$id/credit "{\"amount_sumin\":0}" &&
+	api_bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"-3h\"}" &&
+	api_bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"99999999999999999999h\"}" &&
+	api_bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"1h\",\"amount_sumin\":60}" &&
+	api_bad 400 su POST /v1/allocations/$id/credit "{}" &&
+	api_bad 400 kind POST /v1/allocations/$id/credit "{\"kind\":\"debit\",\"su\":\"1h\"}"
 '
 test_expect_success 'unknown objects' '
-	bad 404 "" POST /v1/allocations/999/credit "{\"su\":\"1h\"}" &&
-	bad 404 "" GET /v1/accounts/nosuch &&
-	bad 404 "" GET /v1/nosuch &&
-	bad 400 parent POST /v1/accounts "{\"name\":\"x\",\"parent\":\"nosuch\"}"
+	api_bad 404 "" POST /v1/allocations/999/credit "{\"su\":\"1h\"}" &&
+	api_bad 404 "" GET /v1/accounts/nosuch &&
+	api_bad 404 "" GET /v1/nosuch &&
+	api_bad 400 parent POST /v1/accounts "{\"name\":\"x\",\"parent\":\"nosuch\"}"
 '
 test_expect_success 'overlapping allocation is a conflict' '
-	bad 409 "" POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2025-01-01\",\"end\":\"2026-01-01\",\"su\":\"1h\"}"
+	api_bad 409 "" POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2025-01-01\",\"end\":\"2026-01-01\",\"su\":\"1h\"}"
 '
 test_expect_success 'account cycle is a conflict' '
-	bad 409 "" PATCH /v1/accounts/chem "{\"parent\":\"org\"}"
+	api_bad 409 "" PATCH /v1/accounts/chem "{\"parent\":\"org\"}"
 '
 test_expect_success 'duplicate is a conflict' '
-	bad 409 "" POST /v1/accounts "{\"name\":\"chem\"}"
+	api_bad 409 "" POST /v1/accounts "{\"name\":\"chem\"}"
 '
 test_expect_success 'job verbs: missing and bad fields' '
-	bad 400 job_id POST /v1/jobs/hold "{\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60}" &&
-	bad 400 time_limit_s POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":0}" &&
-	bad 400 tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60}" &&
-	bad 400 tres POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"\"}" &&
-	bad 400 tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=x\"}" &&
-	bad 400 source POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":1,\"elapsed_s\":5,\"source\":\"magic\"}" &&
-	bad 404 "" POST /v1/jobs/release "{\"cluster\":\"c1\",\"job_id\":424242}"
+	api_bad 400 job_id POST /v1/jobs/hold "{\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60}" &&
+	api_bad 400 time_limit_s POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":0}" &&
+	api_bad 400 tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60}" &&
+	api_bad 400 tres POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"\"}" &&
+	api_bad 400 tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=x\"}" &&
+	api_bad 400 source POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":1,\"elapsed_s\":5,\"source\":\"magic\"}" &&
+	api_bad 404 "" POST /v1/jobs/release "{\"cluster\":\"c1\",\"job_id\":424242}"
 '
 test_expect_success 'settle: the state must be a Slurm job state' '
 	settle="{\"cluster\":\"c1\",\"job_id\":1,\"elapsed_s\":5,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"alloc_tres\":\"cpu=1\",\"state\":" &&
-	bad 400 state POST /v1/jobs/settle "$settle\"BOGUS\"}" &&
+	api_bad 400 state POST /v1/jobs/settle "$settle\"BOGUS\"}" &&
 	grep "COMPLETED" out && grep "NODE_FAIL" out &&
-	bad 400 state POST /v1/jobs/settle "$settle\"completed\"}" &&
-	bad 400 state POST /v1/jobs/settle "$settle\"CANCELLED by\"}" &&
-	bad 400 state POST /v1/jobs/settle "$settle\"CANCELLED by x1\"}" &&
-	bad 400 state POST /v1/jobs/settle "$settle\"NODE_FAIL_AND_A_STATE_LONGER_THAN_31\"}"
+	api_bad 400 state POST /v1/jobs/settle "$settle\"completed\"}" &&
+	api_bad 400 state POST /v1/jobs/settle "$settle\"CANCELLED by\"}" &&
+	api_bad 400 state POST /v1/jobs/settle "$settle\"CANCELLED by x1\"}" &&
+	api_bad 400 state POST /v1/jobs/settle "$settle\"NODE_FAIL_AND_A_STATE_LONGER_THAN_31\"}"
 '
 test_expect_success 'associations: the partition must exist on the cluster' '
-	bad 400 partition POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\",\"partition\":\"nosuch\"}" &&
+	api_bad 400 partition POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\",\"partition\":\"nosuch\"}" &&
 	grep "nosuch" out &&
-	bad 400 partition PATCH /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\",\"partition\":\"nosuch\",\"shares\":5}"
+	api_bad 400 partition PATCH /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"u\",\"partition\":\"nosuch\",\"shares\":5}"
 '
 test_expect_success 'partitions: default_time_s may not exceed MaxTime' '
-	bad 400 default_time_s POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p2\",\"default_time_s\":7200,\"max_time_s\":3600}" &&
-	bad 400 default_time_s PATCH /v1/partitions/c1/std "{\"default_time_s\":7200,\"max_time_s\":3600}" &&
-	bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"max_time_s\":60}" &&
-	bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"default_time_s\":6000}" &&
+	api_bad 400 default_time_s POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p2\",\"default_time_s\":7200,\"max_time_s\":3600}" &&
+	api_bad 400 default_time_s PATCH /v1/partitions/c1/std "{\"default_time_s\":7200,\"max_time_s\":3600}" &&
+	api_bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"max_time_s\":60}" &&
+	api_bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"default_time_s\":6000}" &&
 	grep "MaxTime limit of 90 min" out &&
-	bad 400 value PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"30\"}"
+	api_bad 400 value PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"30\"}"
 '
 test_expect_success 'a reference listing filtered by an unknown cluster is 404 naming it' '
 	for path in /v1/assocs /v1/partitions /v1/share /v1/tree /v1/sitefactors \
 		"/v1/limits/effective?user=u&cluster=nosuch"; do
 		case $path in *\?*) q=$path ;; *) q="$path?cluster=nosuch" ;; esac &&
-		bad 404 "" GET "$q" &&
+		api_bad 404 "" GET "$q" &&
 		grep "cluster: .nosuch. does not exist" out || return 1
 	done &&
 	# history keeps the name of a cluster removed since: any name filters it
@@ -118,33 +107,33 @@ test_expect_success 'a reference listing filtered by an unknown cluster is 404 n
 '
 test_expect_success 'errors name the key the client sent' '
 	id=$(cat alloc_id) &&
-	bad 400 name PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"chem\",\"name\":\"Bogus\",\"value\":\"5\"}" &&
-	bad 400 alloc_tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=1\",\"alloc_tres\":\"cpu=x\"}" &&
-	bad 400 su POST /v1/allocations/$id/credit "{\"kind\":\"refund\",\"su\":\"5h\"}" &&
-	bad 400 amount_sumin POST /v1/allocations/$id/credit "{\"kind\":\"refund\",\"amount_sumin\":300}" &&
-	bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"100000000000000h\"}" &&
-	bad 400 su POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2032-01-01\",\"su\":\"100000000000000h\"}" &&
+	api_bad 400 name PUT /v1/limits "{\"scope\":\"account\",\"owner\":\"chem\",\"name\":\"Bogus\",\"value\":\"5\"}" &&
+	api_bad 400 alloc_tres POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"tres\":\"cpu=1\",\"alloc_tres\":\"cpu=x\"}" &&
+	api_bad 400 su POST /v1/allocations/$id/credit "{\"kind\":\"refund\",\"su\":\"5h\"}" &&
+	api_bad 400 amount_sumin POST /v1/allocations/$id/credit "{\"kind\":\"refund\",\"amount_sumin\":300}" &&
+	api_bad 400 su POST /v1/allocations/$id/credit "{\"su\":\"100000000000000h\"}" &&
+	api_bad 400 su POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2032-01-01\",\"su\":\"100000000000000h\"}" &&
 	policy="{\"alloc\":$id,\"cluster\":\"c1\",\"period\":\"month\"" &&
-	bad 400 grace_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"grace_ppm\":999999999999}" &&
-	bad 400 carryover_factor_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"carryover_factor_ppm\":999999999999}" &&
-	bad 400 notify_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"notify_ppm\":999999999999}" &&
-	bad 400 downscale_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"downscale_ppm\":999999999999}" &&
-	bad 400 base_su POST /v1/policies "$policy,\"base_su\":\"100000000000000h\"}" &&
-	bad 400 base_sumin POST /v1/policies "$policy,\"base_sumin\":9000000000000000000}"
+	api_bad 400 grace_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"grace_ppm\":999999999999}" &&
+	api_bad 400 carryover_factor_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"carryover_factor_ppm\":999999999999}" &&
+	api_bad 400 notify_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"notify_ppm\":999999999999}" &&
+	api_bad 400 downscale_ppm POST /v1/policies "$policy,\"base_su\":\"1h\",\"downscale_ppm\":999999999999}" &&
+	api_bad 400 base_su POST /v1/policies "$policy,\"base_su\":\"100000000000000h\"}" &&
+	api_bad 400 base_sumin POST /v1/policies "$policy,\"base_sumin\":9000000000000000000}"
 '
 test_expect_success 'a bad TRES string is named once, by the key the client sent' '
 	job="\"cluster\":\"c1\",\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60" &&
-	bad 400 tres POST /v1/jobs/admit "{$job,\"tres\":\"cpu=abc\"}" &&
+	api_bad 400 tres POST /v1/jobs/admit "{$job,\"tres\":\"cpu=abc\"}" &&
 	test "$(json_get error.message <out)" = "tres: cpu: '"'"'abc'"'"' is not a non-negative count" &&
-	bad 400 tres POST /v1/jobs/hold "{$job,\"job_id\":1,\"tres\":\"cpu=abc\"}" &&
+	api_bad 400 tres POST /v1/jobs/hold "{$job,\"job_id\":1,\"tres\":\"cpu=abc\"}" &&
 	test "$(json_get error.message <out)" = "tres: cpu: '"'"'abc'"'"' is not a non-negative count" &&
-	bad 400 alloc_tres POST /v1/jobs/hold "{$job,\"job_id\":1,\"alloc_tres\":\"cpu=abc\"}" &&
+	api_bad 400 alloc_tres POST /v1/jobs/hold "{$job,\"job_id\":1,\"alloc_tres\":\"cpu=abc\"}" &&
 	test "$(json_get error.message <out)" = "alloc_tres: cpu: '"'"'abc'"'"' is not a non-negative count" &&
-	bad 400 alloc_tres POST /v1/jobs/settle "{$job,\"job_id\":1,\"elapsed_s\":5,\"alloc_tres\":\"gpu\"}" &&
+	api_bad 400 alloc_tres POST /v1/jobs/settle "{$job,\"job_id\":1,\"elapsed_s\":5,\"alloc_tres\":\"gpu\"}" &&
 	test "$(json_get error.message <out)" = "alloc_tres: item '"'"'gpu'"'"' is not name=count"
 '
 test_expect_success 'agent status of an unknown cluster is 404 naming it' '
-	bad 404 "" GET /v1/agents/nosuch &&
+	api_bad 404 "" GET /v1/agents/nosuch &&
 	grep "cluster: .nosuch. does not exist" out &&
 	# a known cluster whose agent never reported: zero counts
 	api GET /v1/agents/c1 >out &&
@@ -152,21 +141,21 @@ test_expect_success 'agent status of an unknown cluster is 404 naming it' '
 	test "$(json_get last_seen <out)" = None
 '
 test_expect_success 'QOS priority is a uint32 (Slurm), on add and modify' '
-	bad 400 priority POST /v1/qos "{\"name\":\"big\",\"priority\":4294967296}" &&
-	bad 400 priority PATCH /v1/qos/normal "{\"priority\":99999999999}" &&
-	bad 400 priority PATCH /v1/qos/normal "{\"priority\":-1}" &&
+	api_bad 400 priority POST /v1/qos "{\"name\":\"big\",\"priority\":4294967296}" &&
+	api_bad 400 priority PATCH /v1/qos/normal "{\"priority\":99999999999}" &&
+	api_bad 400 priority PATCH /v1/qos/normal "{\"priority\":-1}" &&
 	api GET /v1/qos/normal >out && test "$(json_get priority <out)" = 0
 '
 test_expect_success 'durations in messages read as time, not only seconds' '
-	bad 400 default_time_s POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p3\",\"default_time_s\":1800,\"max_time_s\":600}" &&
+	api_bad 400 default_time_s POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p3\",\"default_time_s\":1800,\"max_time_s\":600}" &&
 	grep "default_time_s: 1800 s (30 min) is more than max_time_s 600 s (10 min)" out &&
-	bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"default_time_s\":6000}" &&
+	api_bad 400 default_time_s PATCH /v1/partitions/c1/short "{\"default_time_s\":6000}" &&
 	grep "6000 s (1 h 40 min) is more than the partition.s MaxTime limit of 90 min (1 h 30 min)" out &&
-	bad 400 value PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"30\"}" &&
+	api_bad 400 value PUT /v1/limits "{\"scope\":\"partition\",\"owner\":\"c1:short\",\"name\":\"MaxTime\",\"value\":\"30\"}" &&
 	grep "MaxTime 30 min is less than the default_time_s 3600 s (1 h) of partition c1:short" out
 '
 test_expect_success 'method not allowed is 405' '
-	bad 405 "" PUT /v1/accounts "{}"
+	api_bad 405 "" PUT /v1/accounts "{}"
 '
 test_expect_success 'a body over 64 KiB is 413' '
 	python3 -c "print(\"{\\\"name\\\":\\\"\" + \"a\"*70000 + \"\\\"}\")" >big &&
@@ -174,7 +163,7 @@ test_expect_success 'a body over 64 KiB is 413' '
 	test "$(api_status)" = 413
 '
 test_expect_success 'nothing changed' '
-	snapshot after &&
+	api_snapshot after &&
 	test_cmp before after &&
 	{ api GET /v1/assocs; api GET /v1/partitions; api GET /v1/limits; api GET /v1/policies; } >ref_after &&
 	test_cmp ref_before ref_after &&

@@ -8,16 +8,6 @@ test_description='allotd strict request layer'
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 
-snapshot() {
-	{ api GET /v1/accounts; api GET /v1/balances; api GET /v1/ledger; api GET /v1/jobs; } >"$1"
-}
-# bad STATUS FIELD METHOD PATH [BODY]: the call fails with STATUS and names FIELD.
-bad() {
-	local status=$1 field=$2; shift 2
-	API_USER=root test_expect_code 1 api "$@" >out &&
-	test "$(api_status)" = "$status" &&
-	test "$(json_get error.field <out)" = "$field"
-}
 # typed CTYPE METHOD PATH BODY: like api, with the Content-Type header CTYPE; "none" sends
 # none, "curl" leaves curl its default for --data-binary (a form type).
 typed() {
@@ -47,59 +37,59 @@ test_expect_success 'setup' '
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"std\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2030-01-01\",\"su\":\"1h\"}" >out &&
 	json_get id <out >alloc_id &&
-	snapshot before
+	api_snapshot before
 '
 # libmicrohttpd decodes the path into a C string: without the check, chem%00x was chem.
 test_expect_success 'a NUL byte (%00) in a path segment is 400 naming the parameter' '
 	id=$(cat alloc_id) &&
-	bad 400 name GET "/v1/accounts/chem%00x" &&
-	bad 400 name PATCH "/v1/accounts/chem%00x" "{\"description\":\"changed\"}" &&
-	bad 400 name DELETE "/v1/accounts/chem%00" &&
-	bad 400 cluster GET "/v1/partitions/c1%00x/std" &&
-	bad 400 name GET "/v1/partitions/c1/std%00x" &&
-	bad 400 id GET "/v1/allocations/$id%00" &&
-	bad 400 id POST "/v1/allocations/$id%00/credit" "{\"su\":\"1h\"}" &&
-	bad 400 path GET "/v1/acc%00ounts"
+	api_bad 400 name GET "/v1/accounts/chem%00x" &&
+	api_bad 400 name PATCH "/v1/accounts/chem%00x" "{\"description\":\"changed\"}" &&
+	api_bad 400 name DELETE "/v1/accounts/chem%00" &&
+	api_bad 400 cluster GET "/v1/partitions/c1%00x/std" &&
+	api_bad 400 name GET "/v1/partitions/c1/std%00x" &&
+	api_bad 400 id GET "/v1/allocations/$id%00" &&
+	api_bad 400 id POST "/v1/allocations/$id%00/credit" "{\"su\":\"1h\"}" &&
+	api_bad 400 path GET "/v1/acc%00ounts"
 '
 test_expect_success 'a %3F in a path segment is part of the segment' '
-	bad 400 name GET "/v1/accounts/chem%3Fx" &&
-	bad 400 name PATCH "/v1/accounts/chem%3Fx" "{\"description\":\"changed\"}"
+	api_bad 400 name GET "/v1/accounts/chem%3Fx" &&
+	api_bad 400 name PATCH "/v1/accounts/chem%3Fx" "{\"description\":\"changed\"}"
 '
 test_expect_success 'a path id is decimal digits of a positive int64, else 400' '
 	id=$(cat alloc_id) &&
-	bad 400 id GET /v1/allocations/12abc &&
-	bad 400 id GET /v1/allocations/-1 &&
-	bad 400 id GET /v1/allocations/0 &&
-	bad 400 id GET /v1/allocations/99999999999999999999 &&
-	bad 400 id GET /v1/allocations/9223372036854775808 &&
-	bad 400 id GET "/v1/allocations/+$id" &&
-	bad 400 id GET "/v1/allocations/%20$id" &&
-	bad 400 id POST "/v1/allocations/+$id/credit" "{\"su\":\"1h\"}" &&
-	bad 400 id GET /v1/policies/99999999999999999999 &&
-	bad 400 id GET /v1/commands/+1 &&
-	bad 400 job_id GET /v1/jobs/c1/99999999999999999999 &&
-	bad 400 job_id GET /v1/priority/c1/+1 &&
+	api_bad 400 id GET /v1/allocations/12abc &&
+	api_bad 400 id GET /v1/allocations/-1 &&
+	api_bad 400 id GET /v1/allocations/0 &&
+	api_bad 400 id GET /v1/allocations/99999999999999999999 &&
+	api_bad 400 id GET /v1/allocations/9223372036854775808 &&
+	api_bad 400 id GET "/v1/allocations/+$id" &&
+	api_bad 400 id GET "/v1/allocations/%20$id" &&
+	api_bad 400 id POST "/v1/allocations/+$id/credit" "{\"su\":\"1h\"}" &&
+	api_bad 400 id GET /v1/policies/99999999999999999999 &&
+	api_bad 400 id GET /v1/commands/+1 &&
+	api_bad 400 job_id GET /v1/jobs/c1/99999999999999999999 &&
+	api_bad 400 job_id GET /v1/priority/c1/+1 &&
 	API_USER=root test_expect_code 1 api GET /v1/allocations/9223372036854775807 >out &&
 	test "$(api_status)" = 404 &&
 	api GET "/v1/allocations/$id" >out && test "$(json_get id <out)" = "$id"
 '
 test_expect_success 'a NUL byte in a query value is 400 naming the parameter' '
-	bad 400 account GET "/v1/ledger?account=chem%00x" &&
-	bad 400 account GET "/v1/balances?account=chem%00x" &&
-	bad 400 query GET "/v1/ledger?acc%00ount=chem"
+	api_bad 400 account GET "/v1/ledger?account=chem%00x" &&
+	api_bad 400 account GET "/v1/balances?account=chem%00x" &&
+	api_bad 400 query GET "/v1/ledger?acc%00ount=chem"
 '
 test_expect_success 'an unknown query parameter is 400 naming it' '
-	bad 400 acount GET "/v1/ledger?acount=chem" &&
+	api_bad 400 acount GET "/v1/ledger?acount=chem" &&
 	grep -q "GET /v1/ledger takes account cluster alloc job since after limit" out &&
-	bad 400 acount GET "/v1/balances?acount=chem" &&
-	bad 400 x GET "/v1/accounts?x=1" &&
-	bad 400 algo GET "/v1/tree?algo=classic" &&
-	bad 400 x POST "/v1/jobs/hold?x=1" "{}"
+	api_bad 400 acount GET "/v1/balances?acount=chem" &&
+	api_bad 400 x GET "/v1/accounts?x=1" &&
+	api_bad 400 algo GET "/v1/tree?algo=classic" &&
+	api_bad 400 x POST "/v1/jobs/hold?x=1" "{}"
 '
 test_expect_success 'a repeated or value-less query parameter is 400' '
-	bad 400 account GET "/v1/ledger?account=chem&account=other" &&
-	bad 400 account GET "/v1/ledger?account" &&
-	bad 400 active GET "/v1/balances?active&account=chem"
+	api_bad 400 account GET "/v1/ledger?account=chem&account=other" &&
+	api_bad 400 account GET "/v1/ledger?account" &&
+	api_bad 400 active GET "/v1/balances?active&account=chem"
 '
 # Every parameter a handler reads must be in its route's list in routes.c: none of these
 # may be refused as unknown (whatever else their values lead to).
@@ -141,7 +131,7 @@ test_expect_success 'a body that is not declared JSON is 415 naming Content-Type
 	unsupported text/plain POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":7,\"elapsed_s\":5}"
 '
 test_expect_success 'nothing changed' '
-	snapshot after &&
+	api_snapshot after &&
 	test_cmp before after &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true
 '
@@ -164,27 +154,27 @@ test_expect_success 'a real leap day is accepted' '
 	test "$(json_get start <out)" = 2032-02-29T00:00:00Z &&
 	test "$(json_get end <out)" = 2032-12-31T23:59:59Z 
 '
-test_expect_success 'snapshot again' 'snapshot before'
+test_expect_success 'snapshot again' 'api_snapshot before'
 # strptime takes day 1..31 and second 60; timegm moved them to another date.
 test_expect_success 'a date that does not exist is 400 naming the field' '
-	bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-02-30\",\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
-	bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-02-29\",\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
-	bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-13-01\",\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
-	bad 400 end POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2031-04-31T23:00:00Z\",\"su\":\"1h\"}" &&
-	bad 400 end POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2031-04-31T25:00:00Z\",\"su\":\"1h\"}" &&
-	bad 400 end POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2031-06-30T23:59:60Z\",\"su\":\"1h\"}" &&
-	bad 400 start PATCH "/v1/allocations/$(cat alloc_id)" "{\"start\":\"2019-02-29\"}" &&
-	bad 400 submit POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":8,\"user\":\"root\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"billing\":1,\"submit\":\"2026-02-30T00:00:00Z\"}" &&
-	bad 400 since GET "/v1/ledger?since=2026-02-31" &&
-	bad 400 since GET "/v1/jobs?since=2026-06-31"
+	api_bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-02-30\",\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
+	api_bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-02-29\",\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
+	api_bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-13-01\",\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
+	api_bad 400 end POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2031-04-31T23:00:00Z\",\"su\":\"1h\"}" &&
+	api_bad 400 end POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2031-04-31T25:00:00Z\",\"su\":\"1h\"}" &&
+	api_bad 400 end POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2031-01-01\",\"end\":\"2031-06-30T23:59:60Z\",\"su\":\"1h\"}" &&
+	api_bad 400 start PATCH "/v1/allocations/$(cat alloc_id)" "{\"start\":\"2019-02-29\"}" &&
+	api_bad 400 submit POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":8,\"user\":\"root\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"billing\":1,\"submit\":\"2026-02-30T00:00:00Z\"}" &&
+	api_bad 400 since GET "/v1/ledger?since=2026-02-31" &&
+	api_bad 400 since GET "/v1/jobs?since=2026-06-31"
 '
 # jansson refuses a string that is not UTF-8: the error object was lost and the body was {}.
 test_expect_success 'an error quoting bytes that are not UTF-8 keeps its error object' '
-	bad 400 limit GET "/v1/ledger?limit=%FF" &&
+	api_bad 400 limit GET "/v1/ledger?limit=%FF" &&
 	test "$(json_get error.code <out)" = EINVAL
 '
 test_expect_success 'nothing changed' '
-	snapshot after &&
+	api_snapshot after &&
 	test_cmp before after &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true
 '

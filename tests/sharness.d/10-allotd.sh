@@ -139,6 +139,22 @@ api_status() {
     cat "$ALLOTD_DIR/status"
 }
 
+# api_bad STATUS FIELD METHOD PATH [BODY]: the call (as root) fails with STATUS and, unless
+# FIELD is "", its error names FIELD.
+api_bad() {
+    local status=$1 field=$2
+    shift 2
+    API_USER=root test_expect_code 1 api "$@" >out &&
+        test "$(api_status)" = "$status" &&
+        { [ -z "$field" ] || test "$(json_get error.field <out)" = "$field"; }
+}
+
+# api_snapshot FILE: accounts, balances, ledger and jobs, to show a refused call changed
+# nothing (compare before and after).
+api_snapshot() {
+    { api GET /v1/accounts; api GET /v1/balances; api GET /v1/ledger; api GET /v1/jobs; } >"$1"
+}
+
 # jq_ FILTER: read JSON on stdin (python3 is always there; jq may not be).
 json_get() {
     python3 -c 'import json,sys
