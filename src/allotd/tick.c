@@ -111,6 +111,12 @@ int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_err
                      (long long)o.id, o.e.roll.old_period, o.e.roll.new_period,
                      (long long)o.e.roll.carry_sumin, (long long)o.e.roll.expired_sumin,
                      o.e.roll.ncommands);
+        } else if (o.e.roll.expired_sumin > 0 || o.e.roll.ncommands > 0) {
+            /* The allocation ended: its last period was closed (store_policy_roll). */
+            log_info("msg=\"allocation ended\" policy=%lld period=\"%s\" expired_sumin=%lld "
+                     "commands=%d",
+                     (long long)o.id, o.e.roll.old_period, (long long)o.e.roll.expired_sumin,
+                     o.e.roll.ncommands);
         }
         if (o.e.actions[0])
             log_info("msg=\"policy actions\" policy=%lld period=\"%s\" actions=\"%s\" "
@@ -157,6 +163,19 @@ void tick_after_settle(store_t *st, int64_t alloc_id, int64_t now_s)
                   err.msg);
         return;
     }
+    /* A settle just after midnight may be the first to cross the boundary: log it as the
+     * tick would (doc/policies.md, playbook step 2). */
+    if (e.roll.rolled)
+        log_info("msg=\"period boundary\" policy=%lld from=\"%s\" to=\"%s\" carry_sumin=%lld "
+                 "expired_sumin=%lld commands=%d by=settle",
+                 (long long)p.id, e.roll.old_period, e.roll.new_period,
+                 (long long)e.roll.carry_sumin, (long long)e.roll.expired_sumin,
+                 e.roll.ncommands);
+    else if (e.roll.expired_sumin > 0 || e.roll.ncommands > 0)
+        log_info("msg=\"allocation ended\" policy=%lld period=\"%s\" expired_sumin=%lld "
+                 "commands=%d by=settle",
+                 (long long)p.id, e.roll.old_period, (long long)e.roll.expired_sumin,
+                 e.roll.ncommands);
     if (e.actions[0])
         log_info("msg=\"policy actions\" policy=%lld period=\"%s\" actions=\"%s\" "
                  "usage_ppm=%lld commands=\"%s\" by=settle",

@@ -471,19 +471,25 @@ struct policy_roll {
 };
 
 /* The boundary transaction (DESIGN §5), inside the caller's transaction: when the period of
- * now_s (in the zone whose UTC offset tz gives, NULL = UTC) differs from the marker, close
- * the marker's period (expire the allocation's unused available, record its use), credit
- * base + carry for the new one (ledger keys "policy:<id>:<period>:..." so a replay writes
- * nothing), enqueue reset_raw_usage (unless disabled or total), set_limit, set_fairshare,
- * and undo active downscale/pause, then advance the marker by compare-and-set.  Periods
- * skipped while allotd was down get no credit of their own: the marker period's use is
- * counted as the previous period's.  A now_s before the marker's period (clock stepped
- * back) changes nothing, and so does a now_s outside the allocation's [start, end).  Errors: ENOENT (policy), EINVAL (period computation), storage. */
+ * now_s (in the zone whose UTC offset tz gives, NULL = UTC) differs from the marker, credit
+ * base + carry for the new period, then close the marker's period by expiring all it did
+ * not debit (the free balance and the holds of running jobs, whose charges then count as the
+ * new period's use; never below zero available), record its use (ledger keys
+ * "policy:<id>:<period>:..." so a replay writes nothing), enqueue reset_raw_usage (unless
+ * disabled or total), set_limit, set_fairshare, and undo active downscale/pause, then
+ * advance the marker by compare-and-set.  Periods skipped while allotd was down get no
+ * credit of their own: the marker period's use is counted as the previous period's.  A
+ * now_s before the marker's period (clock stepped back) changes nothing, and so does one
+ * before the allocation's start; one at or after its end closes its last period once
+ * (key "...:end-expiry": the free balance expires, running jobs' holds stay for their
+ * settles) and undoes downscale/pause.  Errors: ENOENT (policy), EINVAL (period
+ * computation), storage. */
 struct period_tz;
 int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struct period_tz *tz,
                       const char *actor, struct policy_roll *out, struct allot_error *err);
 
-/* One threshold evaluation (inside the caller's transaction): rolls first, then compares
+/* One threshold evaluation (inside the caller's transaction; nothing is evaluated at or after
+ * the allocation's end): rolls first, then compares
  * the period's use (allocation used now - used at open) with its total, enqueues the actions
  * of raised and cleared flags (notify is logged only; downscale sets slow_qos, pause sets
  * GrpJobs=0; clearing undoes them), stores the new flags and appends an evaluation row.

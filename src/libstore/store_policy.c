@@ -10,7 +10,10 @@
  * the marker were ever lost, the keys would still refuse a second credit or reset.
  * Clock: the caller passes now_s; a now_s whose period is before the marker (a clock stepped
  * back) changes nothing, a jump forward over several periods processes the current one once.
- * Periods run only while the allocation is active (start_s <= now_s < end_s).
+ * Periods run only while the allocation is active (start_s <= now_s < end_s); the first pass
+ * at or after its end closes the last period and undoes downscale/pause (close_at_end).
+ * What expires at a boundary is all the old period did not debit, holds of running jobs
+ * included: their charge is the new period's use (doc/policies.md "What expires").
  * Statement ids: the block STMT_POLICY_FIRST..STMT_POLICY_LAST of store_int.h, numbered by
  * enum pstmt below.
  */
@@ -33,6 +36,7 @@ enum pstmt {
     PP_INSERT,
     PP_CLOSE,
     PP_LIST,
+    PP_CLOSED,
     C_ADD,
     C_BY_KEY,
     C_GET,
@@ -79,6 +83,8 @@ static const char SQL_PP_INSERT[] =
     "total_sumin, used_open_sumin, opened_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 static const char SQL_PP_CLOSE[] = "UPDATE policy_periods SET closed_s = $1, used_sumin = $2, "
                                    "expired_sumin = $3 WHERE policy_id = $4 AND period = $5";
+static const char SQL_PP_CLOSED[] = "SELECT COALESCE(closed_s, 0) FROM policy_periods "
+                                    "WHERE policy_id = $1 AND period = $2";
 static const char SQL_PP_LIST[] =
     "SELECT period, start_s, end_s, base_sumin, carry_sumin, total_sumin, used_open_sumin, "
     "opened_s, closed_s, used_sumin, expired_sumin FROM policy_periods WHERE policy_id = $1 "
@@ -257,6 +263,13 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
         check_ppm("grace", p->grace_ppm, err) < 0 || check_ppm("notify", p->notify_ppm, err) < 0 ||
         check_ppm("downscale", p->downscale_ppm, err) < 0)
         return -1;
+    /* carry <= unused <= base, so a factor above 1 acts as 1: refuse it rather than let
+     * "carryover_factor=50" (meant as 50 %) silently carry 100 %. */
+    if (p->carry_factor_ppm > CARRYOVER_PPM)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "carryover_factor: %lld ppm is above 1 (100 %%); the carry is at "
+                            "most the unused part of base",
+                            (long long)p->carry_factor_ppm);
     if (p->fairshare < -1)
         return allot_errorf(err, ALLOT_EINVAL, "fairshare: must be >= 0 (or -1: unmanaged)");
     if (model_check_name("cluster", p->cluster, 0, err) < 0 ||
@@ -273,6 +286,13 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
         return -1;
     if (!ex)
         return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist", p->cluster);
+    /* The policy's commands throttle the account on its cluster: for an allocation that pays
+     * on one cluster only, any other cluster would be throttled for a budget it never uses. */
+    if (a.cluster[0] && strcmp(a.cluster, p->cluster) != 0)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "cluster: allocation %lld pays for jobs on cluster '%s' only, not "
+                            "on '%s'",
+                            (long long)p->alloc_id, a.cluster, p->cluster);
     if (store_policy_get_by_alloc(st, p->alloc_id, &old, err) == 0)
         return allot_errorf(err, ALLOT_EEXIST, "allocation %lld already has policy %lld",
                             (long long)p->alloc_id, (long long)old.id);
@@ -420,25 +440,44 @@ static int period_cmp(const struct period *a, const struct period *b)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* One ledger entry of the boundary under its key; amount 0 writes nothing. */
+/* One ledger entry of the boundary under key "policy:<id>:<period>:<what>", with a comment
+ * that tells a PI why the balance moved (why: its tail); amount 0 writes nothing. */
 static int boundary_entry(store_t *st, const struct policy *p, enum ledger_kind kind,
-                          const char *period, const char *what, int64_t amount,
+                          const char *period, const char *what, const char *why, int64_t amount,
                           const char *actor, int64_t now_s, struct allot_error *err)
 {
-    if (amount <= 0)
-        return 0;
-    struct ledger_entry e;
-    memset(&e, 0, sizeof e);
-    e.alloc_id = p->alloc_id;
-    e.kind = kind;
-    e.amount_sumin = amount;
-    snprintf(e.actor, sizeof e.actor, "%s", actor && actor[0] ? actor : "allotd");
-    e.time_s = now_s;
-    snprintf(e.comment, sizeof e.comment, "policy %lld period %s: %s", (long long)p->id, period,
-             what);
-    snprintf(e.idem_key, sizeof e.idem_key, "policy:%lld:%s:%s", (long long)p->id, period, what);
-    int replay = 0;
-    return store_credit(st, &e, &replay, err);
+    /* One entry carries at most STORE_AMOUNT_MAX: a larger amount (the expiry of a period
+     * whose base + carry passes it) is written in parts, keyed "<what>", "<what>.2", ... */
+    for (int part = 1; amount > 0; part++) {
+        struct ledger_entry e;
+        memset(&e, 0, sizeof e);
+        e.alloc_id = p->alloc_id;
+        e.kind = kind;
+        e.amount_sumin = amount < STORE_AMOUNT_MAX ? amount : STORE_AMOUNT_MAX;
+        snprintf(e.actor, sizeof e.actor, "%s", actor && actor[0] ? actor : "allotd");
+        e.time_s = now_s;
+        char n[16] = "";
+        if (part > 1)
+            snprintf(n, sizeof n, ".%d", part);
+        snprintf(e.comment, sizeof e.comment, "policy %lld period %s: %s%s%s", (long long)p->id,
+                 period, why, part > 1 ? ", part " : "", part > 1 ? n + 1 : "");
+        snprintf(e.idem_key, sizeof e.idem_key, "policy:%lld:%s:%s%s", (long long)p->id, period,
+                 what, n);
+        int replay = 0;
+        if (store_credit(st, &e, &replay, err) < 0)
+            return -1;
+        amount -= e.amount_sumin;
+    }
+    return 0;
+}
+
+/* The comment of a closed period's expiry: "unused 700h expires (used 300h)". */
+static void expiry_why(char *buf, size_t len, const char *when, int64_t expired, int64_t used)
+{
+    char x[STORE_SU_MAX], u[STORE_SU_MAX];
+    store_format_su(expired, x, sizeof x);
+    store_format_su(used, u, sizeof u);
+    snprintf(buf, len, "closed%s; unused %s SU expires (used %s SU)", when, x, u);
 }
 
 /* Enqueue one policy command; its id is appended to ids[*n] (bounded by max). */
@@ -466,6 +505,49 @@ static int policy_command(store_t *st, const struct policy *p, const char *perio
     return 0;
 }
 
+static int find_grpjobs(const struct limit_value *l, void *arg)
+{
+    if (strcmp(l->name, "GrpJobs") != 0)
+        return 0;
+    snprintf(arg, ALLOT_TRES_MAX, "GrpJobs=%.40s", l->value); /* a count: canonical digits */
+    return 1;
+}
+
+/* The payload that lifts a pause: the account's own GrpJobs limit when the operator set one
+ * (allot limits), else -1 (none).  "GrpJobs=-1" would drop the operator's limit in Slurm. */
+static int unpause_payload(store_t *st, const struct policy *p, char buf[ALLOT_TRES_MAX],
+                           struct allot_error *err)
+{
+    snprintf(buf, ALLOT_TRES_MAX, "GrpJobs=-1");
+    int rc = store_limit_list(st, LIMIT_SCOPE_ACCOUNT, p->account, find_grpjobs, buf, err);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Undo an active downscale (back to normal_qos) and pause, as commands of period, keyed
+ * "<prefix>qos-restore" and "<prefix>unpause"; their ids are appended to r. */
+static int undo_actions(store_t *st, const struct policy *p, const char *period,
+                        const char *prefix, int64_t now_s, struct policy_roll *r,
+                        struct allot_error *err)
+{
+    char payload[ALLOT_TRES_MAX], tail[64];
+    int max = (int)(sizeof r->command_ids / sizeof r->command_ids[0]);
+    if ((p->flags & CARRYOVER_DOWNSCALE) && p->slow_qos[0]) {
+        snprintf(payload, sizeof payload, "qos=%s", p->normal_qos[0] ? p->normal_qos : "normal");
+        snprintf(tail, sizeof tail, "%sqos-restore", prefix);
+        if (policy_command(st, p, period, "set_qos", payload, tail, now_s, r->command_ids,
+                           &r->ncommands, max, err) < 0)
+            return -1;
+    }
+    if (p->flags & CARRYOVER_PAUSE) {
+        snprintf(tail, sizeof tail, "%sunpause", prefix);
+        if (unpause_payload(st, p, payload, err) < 0 ||
+            policy_command(st, p, period, "set_grpjobs", payload, tail, now_s, r->command_ids,
+                           &r->ncommands, max, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The value pushed with the policy's limit type for a period total (DESIGN §5).  GrpTRES is a
  * concurrent limit, so the period's TRES-minutes are spread over its length in minutes. */
 static int limit_value(const struct policy *p, int64_t total_sumin, int64_t start_s,
@@ -482,6 +564,59 @@ static int limit_value(const struct policy *p, int64_t total_sumin, int64_t star
     }
     *out = v;
     return 0;
+}
+
+/* The allocation has ended inside period p->current_period: close that period once (its
+ * free balance expires; holds of jobs still running stay, for their settles) and undo an
+ * active downscale or pause, so that the account's next allocation does not start
+ * throttled.  Nothing happens when the period row is already closed. */
+static int close_at_end(store_t *st, const struct policy *p, const char *actor, int64_t now_s,
+                        struct policy_roll *r, struct allot_error *err)
+{
+    db_stmt_t *s = pstmt(st, PP_CLOSED, SQL_PP_CLOSED, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, p->id);
+    db_bind_text(s, 2, p->current_period);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    int64_t closed_s = rc == 1 ? db_column_int64(s, 0) : 0;
+    db_reset(s);
+    if (rc == 0 || closed_s != 0)
+        return 0;
+    struct balance b;
+    if (store_balance_get(st, p->alloc_id, &b, err) < 0)
+        return -1;
+    r->prev_used_sumin = b.used_sumin - p->period_used_open_sumin;
+    if (r->prev_used_sumin < 0)
+        r->prev_used_sumin = 0;
+    r->expired_sumin = b.available_sumin > 0 ? b.available_sumin : 0;
+    char why[160];
+    expiry_why(why, sizeof why, " at the allocation's end", r->expired_sumin,
+               r->prev_used_sumin);
+    /* Its own key: should the allocation be extended, the period's boundary still closes. */
+    if (boundary_entry(st, p, LEDGER_EXPIRY, p->current_period, "end-expiry", why,
+                       r->expired_sumin, actor, now_s, err) < 0)
+        return -1;
+    s = pstmt(st, PP_CLOSE, SQL_PP_CLOSE, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, now_s);
+    db_bind_int64(s, 2, r->prev_used_sumin);
+    db_bind_int64(s, 3, r->expired_sumin);
+    db_bind_int64(s, 4, p->id);
+    db_bind_text(s, 5, p->current_period);
+    if (db_run(s, err) < 0)
+        return -1;
+    if (undo_actions(st, p, p->current_period, "end-", now_s, r, err) < 0)
+        return -1;
+    s = pstmt(st, P_FLAGS, SQL_P_FLAGS, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, 0);
+    db_bind_int64(s, 2, p->id);
+    return db_run(s, err);
 }
 
 int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struct period_tz *tz,
@@ -508,6 +643,9 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
         return -1;
     if (now_s < al.start_s || now_s >= al.end_s) {
         snprintf(r.old_period, sizeof r.old_period, "%s", p.current_period);
+        if (now_s >= al.end_s && p.current_period[0] &&
+            close_at_end(st, &p, actor, now_s, &r, err) < 0)
+            return -1;
         if (out)
             *out = r;
         return 0;
@@ -539,14 +677,59 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
     struct balance b;
     if (store_balance_get(st, p.alloc_id, &b, err) < 0)
         return -1;
+    int64_t unused = 0;
     if (p.current_period[0]) {
         r.prev_used_sumin = b.used_sumin - p.period_used_open_sumin;
         if (r.prev_used_sumin < 0)
             r.prev_used_sumin = 0;
-        /* Close: the unused part of the old period expires (holds of running jobs stay). */
-        r.expired_sumin = b.available_sumin > 0 ? b.available_sumin : 0;
-        if (boundary_entry(st, &p, LEDGER_EXPIRY, p.current_period, "expiry", r.expired_sumin,
-                           actor, now_s, err) < 0)
+        /* The old period's unused part is all it did not debit: the free balance AND the
+         * holds of jobs still running.  Their charge is debited after the boundary, so it
+         * counts as the new period's use; were their holds kept, each release would put SU
+         * back on top of base + carry that no boundary entry explains. */
+        unused = b.available_sumin > 0 ? b.available_sumin : 0;
+        if (b.held_sumin > 0 && __builtin_add_overflow(unused, b.held_sumin, &unused))
+            return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: unused overflows",
+                                (long long)p.id);
+    }
+    r.credit_sumin = p.base_sumin;
+    r.total_sumin = p.base_sumin;
+    if (p.carryover && p.current_period[0] && kind != PERIOD_TOTAL) {
+        if (carryover_total_sumin(p.base_sumin, r.prev_used_sumin, p.carry_factor_ppm,
+                                  &r.total_sumin, &r.carry_sumin, err) < 0)
+            return -1;
+    }
+    /* Credit first, then expire: the expiry of the held part is covered by the new credit
+     * (running jobs reserve from the new period).  Should the holds exceed the new total,
+     * the expiry stops at a zero available balance (the store refuses a negative one). */
+    char why[160], s1[STORE_SU_MAX], s2[STORE_SU_MAX], fx[24];
+    store_format_su(r.prev_used_sumin, s1, sizeof s1);
+    store_format_su(p.base_sumin, s2, sizeof s2);
+    /* The factor as the decimal the CLI takes (500000 ppm -> "0.5"). */
+    snprintf(fx, sizeof fx, "%lld.%06lld", (long long)(p.carry_factor_ppm / CARRYOVER_PPM),
+             (long long)(p.carry_factor_ppm % CARRYOVER_PPM));
+    for (size_t n = strlen(fx); n > 0 && (fx[n - 1] == '0' || fx[n - 1] == '.'); n--) {
+        char c = fx[n - 1];
+        fx[n - 1] = 0;
+        if (c == '.')
+            break;
+    }
+    snprintf(why, sizeof why, "carryover from %.16s (used %s of base %s SU; at most %s x base)",
+             p.current_period, s1, s2, fx[0] ? fx : "0");
+    if (boundary_entry(st, &p, LEDGER_CARRYOVER, r.new_period, "carryover", why, r.carry_sumin,
+                       actor, now_s, err) < 0 ||
+        boundary_entry(st, &p, LEDGER_CREDIT, r.new_period, "credit", "base credit of the period",
+                       r.credit_sumin, actor, now_s, err) < 0)
+        return -1;
+    if (p.current_period[0]) {
+        /* What the store lets expire: the available balance after the new credit (an
+         * overdrawn old period has less than the new total). */
+        int64_t room = b.available_sumin + r.total_sumin;
+        if (room < 0)
+            room = 0;
+        r.expired_sumin = unused < room ? unused : room;
+        expiry_why(why, sizeof why, "", r.expired_sumin, r.prev_used_sumin);
+        if (boundary_entry(st, &p, LEDGER_EXPIRY, p.current_period, "expiry", why,
+                           r.expired_sumin, actor, now_s, err) < 0)
             return -1;
         db_stmt_t *s = pstmt(st, PP_CLOSE, SQL_PP_CLOSE, err);
         if (!s)
@@ -559,18 +742,6 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
         if (db_run(s, err) < 0)
             return -1;
     }
-    r.credit_sumin = p.base_sumin;
-    r.total_sumin = p.base_sumin;
-    if (p.carryover && p.current_period[0] && kind != PERIOD_TOTAL) {
-        if (carryover_total_sumin(p.base_sumin, r.prev_used_sumin, p.carry_factor_ppm,
-                                  &r.total_sumin, &r.carry_sumin, err) < 0)
-            return -1;
-    }
-    if (boundary_entry(st, &p, LEDGER_CARRYOVER, r.new_period, "carryover", r.carry_sumin, actor,
-                       now_s, err) < 0 ||
-        boundary_entry(st, &p, LEDGER_CREDIT, r.new_period, "credit", r.credit_sumin, actor,
-                       now_s, err) < 0)
-        return -1;
 
     int64_t start_s, end_s;
     if (kind == PERIOD_TOTAL) {
@@ -617,15 +788,7 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
             return -1;
     }
     /* A new period starts unthrottled: undo the previous period's actions. */
-    if ((p.flags & CARRYOVER_DOWNSCALE) && p.slow_qos[0]) {
-        snprintf(payload, sizeof payload, "qos=%s", p.normal_qos[0] ? p.normal_qos : "normal");
-        if (policy_command(st, &p, r.new_period, "set_qos", payload, "qos-restore", now_s,
-                           r.command_ids, &r.ncommands, max, err) < 0)
-            return -1;
-    }
-    if ((p.flags & CARRYOVER_PAUSE) &&
-        policy_command(st, &p, r.new_period, "set_grpjobs", "GrpJobs=-1", "unpause", now_s,
-                       r.command_ids, &r.ncommands, max, err) < 0)
+    if (undo_actions(st, &p, r.new_period, "", now_s, &r, err) < 0)
         return -1;
     s = pstmt(st, P_FLAGS, SQL_P_FLAGS, err);
     if (!s)
@@ -682,7 +845,12 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
         return -1;
     if (store_policy_get(st, policy_id, &p, err) < 0)
         return -1;
-    if (!p.current_period[0]) { /* clock before any period: nothing to evaluate */
+    struct allocation al;
+    if (store_alloc_read(st, p.alloc_id, &al, NULL, err) < 0)
+        return -1;
+    /* Before any period, nothing to evaluate; after the allocation's end its last period is
+     * closed and its actions undone (store_policy_roll): nothing may raise them again. */
+    if (!p.current_period[0] || now_s >= al.end_s) {
         if (out)
             *out = e;
         return 0;
@@ -734,8 +902,11 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
     }
     if (raised & CARRYOVER_PAUSE)
         ACTION("pause", "set_grpjobs", "GrpJobs=0");
-    if (cleared & CARRYOVER_PAUSE)
-        ACTION("pause-clear", "set_grpjobs", "GrpJobs=-1");
+    if (cleared & CARRYOVER_PAUSE) {
+        if (unpause_payload(st, &p, payload, err) < 0)
+            return -1;
+        ACTION("pause-clear", "set_grpjobs", payload);
+    }
 #undef ACTION
     for (int i = 0; i < n; i++) {
         char id[24];

@@ -3,7 +3,8 @@
 # carryover per period across a month boundary with allotd killed (-9) and restarted, ticks
 # replayed, the clock stepped back and jumping months ahead (agent down for months), none
 # for a total policy; the outbox seen by a late agent (poll, lease, confirm, failure text),
-# dry-run changes nothing, force-reset, history filtered by period.
+# dry-run changes nothing, force-reset, history filtered by period; an allocation that ends
+# mid-month closes its last period once (expiry with its reason, log line, no more evaluations).
 # Times are given to the tick explicitly ("now"), in 2030, after the real clock, so the
 # background tick (real time, before the allocations start) never rolls anything.
 test_description='periodic policies, boundary exactly once, command outbox'
@@ -110,6 +111,24 @@ test_expect_success 'force-reset enqueues one more reset for the current period'
 test_expect_success 'evaluation history filtered by period' '
 	api GET "/v1/evaluations?policy=$(cat pol_m)&period=2030-08" >out &&
 	python3 -c "import json; e=json.load(open(\"out\"))[\"evaluations\"]; assert e and all(x[\"period\"]==\"2030-08\" for x in e)"
+'
+test_expect_success 'an allocation ending mid-month: its period closes once, the ledger says why' '
+	api POST /v1/accounts "{\"name\":\"bio\"}" &&
+	api POST /v1/allocations "{\"account\":\"bio\",\"cluster\":\"c1\",\"start\":\"2030-01-01\",\"end\":\"2030-12-10\"}" >out &&
+	json_get id <out >alloc_e &&
+	api POST /v1/policies "{\"alloc\":$(cat alloc_e),\"cluster\":\"c1\",\"period\":\"month\",\"base_sumin\":1000}" >out &&
+	json_get id <out >pol_e &&
+	tick 2030-12-05T00:00:00Z &&
+	tick 2030-12-10T00:00:01Z && tick 2030-12-11T00:00:00Z && tick 2030-12-12T00:00:00Z &&
+	test "$(nledger $(cat alloc_e) expiry)" = 1 &&
+	api GET "/v1/ledger?alloc=$(cat alloc_e)" >out &&
+	python3 -c "import json; e=[x for x in json.load(open(\"out\"))[\"items\"] if x[\"kind\"]==\"expiry\"][0]; assert e[\"amount_sumin\"]==1000, e; assert \"closed at the allocation\x27s end\" in e[\"comment\"], e" &&
+	api GET /v1/policies/$(cat pol_e) >out &&
+	test "$(json_get periods.0.expired_sumin <out)" = 1000 &&
+	test "$(json_get periods.0.closed <out)" = 2030-12-10T00:00:01Z &&
+	grep "msg=\"allocation ended\" policy=$(cat pol_e) period=\"2030-12\" expired_sumin=1000" "$ALLOTD_LOG" &&
+	api GET "/v1/evaluations?policy=$(cat pol_e)" >out &&
+	test "$(python3 -c "import json; print(len(json.load(open(\"out\"))[\"evaluations\"]))")" = 1
 '
 test_expect_success 'stop allotd' '
 	allotd_stop && test "$ALLOTD_EXIT" = 0

@@ -38,6 +38,16 @@ test_expect_success 'policy add refuses bad input naming the key' '
 	grep "colour" err &&
 	test_must_fail allot policy frobnicate 2>err && grep "unknown verb" err
 '
+test_expect_success 'policy add refuses a carryover factor above 1 and a cluster the allocation does not pay on' '
+	api POST /v1/allocations "{\"account\":\"chem\",\"resource\":\"gpu\",\"cluster\":\"c1\",\"start\":\"2030-01-01\",\"end\":\"2031-01-01\"}" >out &&
+	json_get id <out >alloc_g &&
+	test_must_fail allot policy add alloc=$(cat alloc_g) cluster=c1 period=month base=1h carryover_factor=50 2>err &&
+	cat err && grep "carryover_factor" err && grep "above 1" err &&
+	allot cluster add c2 &&
+	test_must_fail allot policy add alloc=$(cat alloc_g) cluster=c2 period=month base=1h 2>err &&
+	cat err && grep "cluster" err && grep "c1" err &&
+	test "$(allot -P -n policy show | wc -l)" = 1
+'
 test_expect_success 'policy show lists it' '
 	allot -P -n policy show >out && cat out &&
 	grep "^1|$(cat alloc)|chem|c1|month|" out

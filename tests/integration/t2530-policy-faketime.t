@@ -5,7 +5,10 @@
 # its tick thread (not a test call) opens July, then crosses midnight into August; it is
 # killed -9 and restarted at 00:00:20 and again at 00:10 (both after the boundary, like a
 # redeploy or a crash).  Exactly one reset, one carryover, one expiry and one August credit
-# exist afterwards, and the evaluation log shows the tick did it.
+# exist afterwards, and the evaluation log shows the tick did it.  A job held before the
+# next midnight and settled after it: its hold expires with August (no SU appear on its
+# release) and its cost is September's use.  A settle that is the first to cross a boundary
+# (slow clock) logs the boundary with by=settle.
 test_description='month boundary by the daemon clock under faketime, restarts'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -60,6 +63,33 @@ test_expect_success 'killed -9 and restarted twice after the boundary: nothing r
 	test "$(json_get periods.1.carry_sumin <out)" = 500 &&
 	test "$(json_get periods.1.total_sumin <out)" = 1500 &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true
+'
+in_september() { test "$(current)" = 2030-09; }
+in_october() { test "$(current)" = 2030-10; }
+avail() { api GET /v1/allocations/$(cat alloc) | json_get available_sumin; }
+
+test_expect_success 'a job running across midnight: its hold expires with August, its cost is September use' '
+	allotd_kill9 && start "2030-08-31 23:59:50" &&
+	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p\",\"resource\":\"cpu\"}" &&
+	API_USER=slurm api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"p\",\"time_limit_s\":30000,\"billing\":1}" >out &&
+	test "$(json_get held <out)" = true &&
+	wait_for 20 in_september &&
+	api GET /v1/policies/1 >out &&
+	test "$(json_get periods.2.total_sumin <out)" = 1500 &&
+	test "$(json_get periods.1.expired_sumin <out)" = 1500 &&
+	test "$(avail)" = 1000 &&
+	API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":1,\"elapsed_s\":6000,\"state\":\"COMPLETED\",\"source\":\"epilog\"}" >out &&
+	test "$(json_get job.charge_sumin <out)" = 100 &&
+	test "$(avail)" = 1400 &&
+	api GET /v1/check >out && test "$(json_get ok <out)" = true
+'
+test_expect_success 'a settle just after midnight crosses the boundary first; the log says so' '
+	allotd_kill9 && FAKE_AT="2030-09-30 23:59:57" && export FAKE_AT &&
+	allotd_start AuthType=none TestMode=local Operators=slurm TimeZone=UTC PolicyTickInterval=3600 &&
+	sleep 5 && in_september &&
+	API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":2,\"elapsed_s\":60,\"state\":\"COMPLETED\",\"source\":\"epilog\",\"start\":\"2030-09-30T23:58:00Z\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"p\",\"billing\":10}" >out &&
+	in_october &&
+	grep "msg=\"period boundary\" policy=1 from=\"2030-09\" to=\"2030-10\".*by=settle" "$ALLOTD_LOG"
 '
 test_expect_success 'stop' '
 	allotd_stop

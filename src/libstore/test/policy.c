@@ -14,7 +14,15 @@
 #define T_JUL15 INT64_C(1784116800)
 #define T_AUG1 INT64_C(1785542400)
 
+static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base,
+                          int64_t *alloc_out);
 static int64_t setup(struct fx *f, const char *period_kind, int64_t *alloc_out)
+{
+    return setup_base(f, period_kind, 1000, alloc_out);
+}
+
+static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base,
+                          int64_t *alloc_out)
 {
     TX(f, store_cluster_add(f->st, "c1", &f->err));
     fx_add_account(f, "chem", "root");
@@ -24,7 +32,7 @@ static int64_t setup(struct fx *f, const char *period_kind, int64_t *alloc_out)
     p.alloc_id = alloc;
     snprintf(p.cluster, sizeof p.cluster, "c1");
     snprintf(p.period_kind, sizeof p.period_kind, "%s", period_kind);
-    p.base_sumin = 1000;
+    p.base_sumin = base;
     p.carryover = 1;
     p.carry_factor_ppm = CARRYOVER_DEFAULT_FACTOR_PPM;
     p.grace_ppm = CARRYOVER_DEFAULT_GRACE_PPM;
@@ -252,6 +260,299 @@ static void test_month_exactly_once(void **state)
     assert_int_equal(problems, 0);
 }
 
+struct find_comment {
+    enum ledger_kind kind;
+    char comment[ALLOT_TEXT_MAX];
+};
+static int find_comment(const struct ledger_entry *e, void *arg)
+{
+    struct find_comment *k = arg;
+    if (e->kind == k->kind)
+        snprintf(k->comment, sizeof k->comment, "%s", e->comment);
+    return 0;
+}
+/* The comment of the last ledger entry of kind on alloc. */
+static const char *comment_of(struct fx *f, int64_t alloc, enum ledger_kind kind)
+{
+    static struct find_comment k;
+    struct ledger_filter lf = {.alloc_id = alloc};
+    memset(&k, 0, sizeof k);
+    k.kind = kind;
+    OK(f, store_ledger_list(f->st, &lf, find_comment, &k, &f->err));
+    return k.comment;
+}
+
+/* A job running across the boundary: its hold is not the old period's use, so the hold is
+ * part of the old period's unused and expires with it; the job's charge is the new period's
+ * use.  Before the fix only the free part expired and the hold's release after the boundary
+ * put the whole hold back on top of base + carry (SU from nowhere). */
+static void test_hold_across_boundary(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    roll(f, id, T_JUL15, NULL);
+    use(f, 1, T_JUL15 + 60, 300);
+    struct hold_req h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.cluster, sizeof h.cluster, "c1");
+    h.job_id = 2;
+    snprintf(h.user, sizeof h.user, "alice");
+    snprintf(h.account, sizeof h.account, "chem");
+    snprintf(h.partition, sizeof h.partition, "cpu");
+    snprintf(h.resource, sizeof h.resource, "cpu");
+    h.start_s = T_AUG1 - 3600;
+    h.time_limit_s = 30000;
+    h.billing_micro = 1000000;
+    h.amount_sumin = 500;
+    snprintf(h.actor, sizeof h.actor, "slurm");
+    h.now_s = h.start_s;
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_false(hr.refused);
+
+    /* use 300 -> carry 500, total 1500; unused 700 = 200 free + 500 held expires. */
+    struct policy_roll r = roll(f, id, T_AUG1 + 5, NULL);
+    assert_int_equal(r.prev_used_sumin, 300);
+    assert_int_equal(r.carry_sumin, 500);
+    assert_int_equal(r.total_sumin, 1500);
+    assert_int_equal(r.expired_sumin, 700);
+    /* What a PI reads in the ledger. */
+    assert_string_equal(comment_of(f, alloc, LEDGER_CARRYOVER),
+                        "policy 1 period 2026-08: carryover from 2026-07 (used 5h of base 16h40m "
+                        "SU; at most 0.5 x base)");
+    assert_string_equal(comment_of(f, alloc, LEDGER_EXPIRY),
+                        "policy 1 period 2026-07: closed; unused 11h40m SU expires (used 5h SU)");
+    struct balance b;
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.held_sumin, 500);
+    assert_int_equal(b.available_sumin, 1000); /* the running job reserves from August */
+
+    /* The job ends in August after 100 minutes: August has 1500 - 100 left, no more. */
+    struct settle_req s;
+    struct settle_result res;
+    memset(&s, 0, sizeof s);
+    snprintf(s.cluster, sizeof s.cluster, "c1");
+    s.job_id = 2;
+    s.start_s = h.start_s;
+    s.end_s = h.start_s + 6000;
+    s.elapsed_s = 6000;
+    snprintf(s.slurm_state, sizeof s.slurm_state, "COMPLETED");
+    s.charge_sumin = -1;
+    snprintf(s.settle_source, sizeof s.settle_source, "test");
+    snprintf(s.actor, sizeof s.actor, "slurm");
+    s.now_s = s.end_s;
+    TX(f, store_settle(f->st, &s, &res, &f->err));
+    assert_int_equal(res.job.charge_sumin, 100);
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.held_sumin, 0);
+    assert_int_equal(b.available_sumin, 1400);
+
+    /* September: August's use is that job's 100 -> carry 500, and August's 1400 expire. */
+    r = roll(f, id, T_AUG1 + 31 * DAY + 5, NULL);
+    assert_int_equal(r.prev_used_sumin, 100);
+    assert_int_equal(r.expired_sumin, 1400);
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.available_sumin, 1500);
+    assert_int_equal(store_check(f->st, NULL, NULL, &f->err), 0);
+}
+
+/* An overdrawn period (a post-paid settle after a hold) with a job still running: the
+ * expiry of its hold stops at a zero available balance, and the boundary still happens. */
+static void test_hold_overdrawn_boundary(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    roll(f, id, T_JUL15, NULL);
+    struct hold_req h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.cluster, sizeof h.cluster, "c1");
+    h.job_id = 2;
+    snprintf(h.user, sizeof h.user, "alice");
+    snprintf(h.account, sizeof h.account, "chem");
+    snprintf(h.partition, sizeof h.partition, "cpu");
+    snprintf(h.resource, sizeof h.resource, "cpu");
+    h.start_s = T_AUG1 - 3600;
+    h.time_limit_s = 30000;
+    h.billing_micro = 1000000;
+    h.amount_sumin = 500;
+    snprintf(h.actor, sizeof h.actor, "slurm");
+    h.now_s = h.start_s;
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_false(hr.refused);
+    use(f, 1, T_AUG1 - 600, 1200); /* post-paid: available 1000 - 500 - 1200 = -700 */
+    struct policy_roll r = roll(f, id, T_AUG1 + 5, NULL);
+    assert_int_equal(r.rolled, 1);
+    assert_int_equal(r.total_sumin, 1000);
+    assert_int_equal(r.expired_sumin, 300);
+    struct balance b;
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.available_sumin, 0);
+    assert_int_equal(store_check(f->st, NULL, NULL, &f->err), 0);
+}
+
+/* The largest base policy add takes (10^15 SU-minutes): base + carry is 1.5 x 10^15, more
+ * than one ledger entry may carry, so the unused part of such a period expires in several
+ * entries; the boundaries must not fail for ever. */
+static void test_largest_base(void **state)
+{
+    struct fx *f = *state;
+    const int64_t max = INT64_C(1000000000000000);
+    int64_t alloc;
+    int64_t id = setup_base(f, "month", max, &alloc);
+    roll(f, id, T_JUL15, NULL);
+    struct policy_roll r = roll(f, id, T_AUG1 + 5, NULL);
+    assert_int_equal(r.total_sumin, max + max / 2);
+    r = roll(f, id, T_AUG1 + 31 * DAY + 5, NULL); /* September: 1.5e15 unused expire */
+    assert_int_equal(r.rolled, 1);
+    assert_int_equal(r.expired_sumin, max + max / 2);
+    struct kind_count k = ledger_kind(f, alloc, LEDGER_EXPIRY);
+    assert_int_equal(k.sum, max + max + max / 2);
+    struct balance b;
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.available_sumin, max + max / 2);
+    assert_int_equal(roll(f, id, T_AUG1 + 31 * DAY + 600, NULL).rolled, 0);
+    assert_int_equal(ledger_kind(f, alloc, LEDGER_EXPIRY).sum, k.sum);
+    assert_int_equal(store_check(f->st, NULL, NULL, &f->err), 0);
+}
+
+/* The operator set GrpJobs=50 on the account: lifting a pause gives that back, not
+ * "unlimited" (GrpJobs=-1 would silently drop the operator's limit in Slurm). */
+static void test_unpause_restores_grpjobs(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    TX(f, store_limit_set(f->st, LIMIT_SCOPE_ACCOUNT, "chem", "GrpJobs", "50", &f->err));
+    struct policy_eval e;
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15, NULL, "test", &e, &f->err));
+    use(f, 1, T_JUL15 + 60, 1300);
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15 + 120, NULL, "test", &e, &f->err));
+    assert_true(e.new_flags & CARRYOVER_PAUSE);
+    assert_string_equal(commands(f, "set_grpjobs", "2026-07").last.payload, "GrpJobs=0");
+    TX(f, store_policy_evaluate(f->st, id, T_AUG1 + 5, NULL, "tick", &e, &f->err));
+    struct cmd_count gj = commands(f, "set_grpjobs", "2026-08");
+    assert_int_equal(gj.n, 1);
+    assert_string_equal(gj.last.payload, "GrpJobs=50");
+    /* A pause cleared inside a period (a refund) restores it the same way. */
+    use(f, 2, T_AUG1 + 600, 1900); /* 1900 of 1000 (use 1300 -> no carry): paused */
+    TX(f, store_policy_evaluate(f->st, id, T_AUG1 + 700, NULL, "test", &e, &f->err));
+    assert_true(e.new_flags & CARRYOVER_PAUSE);
+    struct ledger_entry r;
+    memset(&r, 0, sizeof r);
+    r.alloc_id = alloc;
+    r.kind = LEDGER_REFUND;
+    r.amount_sumin = 1900;
+    snprintf(r.comment, sizeof r.comment, "test refund");
+    TX(f, store_credit(f->st, &r, NULL, &f->err));
+    TX(f, store_policy_evaluate(f->st, id, T_AUG1 + 800, NULL, "test", &e, &f->err));
+    assert_false(e.new_flags & CARRYOVER_PAUSE);
+    gj = commands(f, "set_grpjobs", "2026-08");
+    assert_int_equal(gj.n, 3);
+    assert_string_equal(gj.last.payload, "GrpJobs=50");
+}
+
+static int count_rows(const struct policy_eval *e, void *arg)
+{
+    (void)e;
+    (*(int *)arg)++;
+    return 0;
+}
+
+/* The allocation ends mid-period while the account is downscaled and paused: its last
+ * period is closed once (the unused part expires, with an entry that says why), the slow QOS
+ * and the pause are undone (else a renewed allocation would start throttled), and nothing is
+ * evaluated or re-raised afterwards. */
+static void test_allocation_end(void **state)
+{
+    struct fx *f = *state;
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    fx_add_account(f, "chem", "root");
+    int64_t end = T_JUL15 + 5 * DAY;
+    int64_t alloc = fx_add_alloc(f, "chem", "cpu", "c1", T_2026, end, 0);
+    struct policy p;
+    memset(&p, 0, sizeof p);
+    p.alloc_id = alloc;
+    snprintf(p.cluster, sizeof p.cluster, "c1");
+    snprintf(p.period_kind, sizeof p.period_kind, "month");
+    p.base_sumin = 1000;
+    p.carryover = 1;
+    p.carry_factor_ppm = CARRYOVER_DEFAULT_FACTOR_PPM;
+    p.grace_ppm = CARRYOVER_DEFAULT_GRACE_PPM;
+    p.notify_ppm = CARRYOVER_DEFAULT_NOTIFY_PPM;
+    p.downscale_ppm = CARRYOVER_DEFAULT_DOWNSCALE_PPM;
+    snprintf(p.slow_qos, sizeof p.slow_qos, "slow");
+    snprintf(p.normal_qos, sizeof p.normal_qos, "normal");
+    p.reset_raw_usage = 1;
+    snprintf(p.limit_type, sizeof p.limit_type, "GrpTRESMins");
+    p.fairshare = -1;
+    TX(f, store_policy_add(f->st, &p, &f->err));
+    struct policy_eval e;
+    TX(f, store_policy_evaluate(f->st, p.id, T_JUL15, NULL, "test", &e, &f->err));
+    use(f, 1, T_JUL15 + 60, 900);
+    TX(f, store_policy_evaluate(f->st, p.id, T_JUL15 + 120, NULL, "test", &e, &f->err));
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY);
+    use(f, 2, T_JUL15 + 180, 50);
+    TX(f, store_policy_evaluate(f->st, p.id, T_JUL15 + 300, NULL, "test", &e, &f->err));
+
+    /* Ended: 50 SU-minutes unused expire once; the QOS is restored. */
+    TX(f, store_policy_evaluate(f->st, p.id, end + 60, NULL, "tick", &e, &f->err));
+    assert_int_equal(e.roll.rolled, 0);
+    assert_int_equal(e.roll.expired_sumin, 50);
+    struct kind_count k = ledger_kind(f, alloc, LEDGER_EXPIRY);
+    assert_int_equal(k.n, 1);
+    assert_int_equal(k.sum, 50);
+    assert_string_equal(comment_of(f, alloc, LEDGER_EXPIRY),
+                        "policy 1 period 2026-07: closed at the allocation's end; unused 50m SU "
+                        "expires (used 15h50m SU)");
+    struct balance b;
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.available_sumin, 0);
+    struct policy q;
+    OK(f, store_policy_get(f->st, p.id, &q, &f->err));
+    assert_int_equal(q.flags, 0);
+    assert_int_equal(commands(f, "set_qos", "2026-07").n, 0); /* never downscaled */
+
+    /* Ticks after the end: no second expiry, no evaluation row, no action. */
+    int before = 0;
+    struct eval_filter ef = {.policy_id = p.id};
+    OK(f, store_eval_list(f->st, &ef, count_rows, &before, &f->err));
+    for (int i = 1; i <= 3; i++)
+        TX(f, store_policy_evaluate(f->st, p.id, end + 60 + i * 600, NULL, "tick", &e, &f->err));
+    int after = 0;
+    OK(f, store_eval_list(f->st, &ef, count_rows, &after, &f->err));
+    assert_int_equal(after, before);
+    assert_int_equal(ledger_kind(f, alloc, LEDGER_EXPIRY).n, 1);
+    assert_int_equal(store_check(f->st, NULL, NULL, &f->err), 0);
+}
+
+/* Same, with the account downscaled when the allocation ends: the slow QOS is undone. */
+static void test_allocation_end_restores(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    struct allocation a;
+    OK(f, store_alloc_get(f->st, alloc, &a, NULL, &f->err));
+    struct policy_eval e;
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15, NULL, "test", &e, &f->err));
+    use(f, 1, T_JUL15 + 60, 1300); /* 130 %: downscale and pause */
+    TX(f, store_policy_evaluate(f->st, id, T_JUL15 + 120, NULL, "test", &e, &f->err));
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY | CARRYOVER_DOWNSCALE | CARRYOVER_PAUSE);
+    TX(f, store_policy_evaluate(f->st, id, a.end_s, NULL, "tick", &e, &f->err));
+    struct cmd_count qos = commands(f, "set_qos", NULL);
+    assert_int_equal(qos.n, 2);
+    assert_string_equal(qos.last.payload, "qos=normal");
+    struct cmd_count gj = commands(f, "set_grpjobs", NULL);
+    assert_int_equal(gj.n, 2);
+    assert_string_equal(gj.last.payload, "GrpJobs=-1");
+    TX(f, store_policy_evaluate(f->st, id, a.end_s + 600, NULL, "tick", &e, &f->err));
+    assert_int_equal(commands(f, "set_qos", NULL).n, 2);
+    assert_int_equal(commands(f, "set_grpjobs", NULL).n, 2);
+}
+
 /* The marker lost (as Waldur's cache can lose it): the ledger keys and command keys still
  * refuse a second credit and a second reset for the period. */
 static void test_marker_lost(void **state)
@@ -462,6 +763,23 @@ static void test_add_errors(void **state)
     p.alloc_id = 4242;
     TX_FAILS(f, ALLOT_ENOENT, store_policy_add(f->st, &p, &f->err));
     FAILS(f, ALLOT_ENOENT, store_policy_get(f->st, 4242, &p, &f->err));
+
+    /* A second allocation, paying for jobs on c1 only. */
+    TX(f, store_cluster_add(f->st, "c2", &f->err));
+    p.alloc_id = fx_add_alloc(f, "chem", "gpu", "c1", T_2026, T_2026 + 400 * DAY, 0);
+    /* carryover_factor above 1 can carry no more than factor 1 (carry <= unused <= base):
+     * "carryover_factor=50" meant as 50 % would silently carry 100 %. */
+    p.carry_factor_ppm = 1500000;
+    TX_FAILS(f, ALLOT_EINVAL, store_policy_add(f->st, &p, &f->err));
+    assert_non_null(strstr(f->err.msg, "carryover_factor"));
+    p.carry_factor_ppm = CARRYOVER_PPM; /* 100 % is allowed */
+    /* The allocation pays only for c1: limits pushed to c2 would throttle the account where
+     * this budget is never spent. */
+    snprintf(p.cluster, sizeof p.cluster, "c2");
+    TX_FAILS(f, ALLOT_EINVAL, store_policy_add(f->st, &p, &f->err));
+    assert_non_null(strstr(f->err.msg, "c1"));
+    snprintf(p.cluster, sizeof p.cluster, "c1");
+    TX(f, store_policy_add(f->st, &p, &f->err));
 }
 
 /* The reconcile marker moves forward only; counts add up; unknown cluster refused. */
@@ -496,6 +814,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_month_exactly_once, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_sees_policy, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_marker_lost, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_unpause_restores_grpjobs, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_largest_base, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_hold_overdrawn_boundary, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_allocation_end, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_allocation_end_restores, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_hold_across_boundary, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_total_never_resets, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_time_zone, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_thresholds, fx_setup, fx_teardown),
