@@ -28,6 +28,7 @@
 
 enum pstmt {
     P_ADD,
+    P_SAME_ASSOC,
     P_GET,
     P_GET_ALLOC,
     P_LIST,
@@ -71,6 +72,12 @@ static const char SQL_P_ADD[] =
     "carry_factor_ppm, grace_ppm, notify_ppm, downscale_ppm, slow_qos, normal_qos, "
     "reset_raw_usage, limit_type, tres_weights, fairshare, created_s) VALUES ($1, $2, $3, $4, "
     "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id";
+/* Another policy that drives the same Slurm association (account on cluster) while its
+ * allocation runs at the same time as [$3, $4). */
+static const char SQL_P_SAME_ASSOC[] =
+    "SELECT p.id, p.alloc_id FROM policies p JOIN allocations al ON al.id = p.alloc_id "
+    "JOIN accounts ac ON ac.id = al.account_id WHERE ac.name = $1 AND p.cluster = $2 "
+    "AND al.end_s > $3 AND al.start_s < $4 ORDER BY p.id LIMIT 1";
 static const char SQL_P_GET[] = "SELECT " POLICY_COLS POLICY_FROM "WHERE p.id = $1";
 static const char SQL_P_GET_ALLOC[] = "SELECT " POLICY_COLS POLICY_FROM "WHERE p.alloc_id = $1";
 static const char SQL_P_LIST[] =
@@ -238,6 +245,37 @@ static int check_ppm(const char *field, int64_t v, struct allot_error *err)
     return 0;
 }
 
+/* Two policies pushing limits, QOS and fair-share to the same Slurm association (say one
+ * on an account's cpu allocation and one on its gpu allocation) would overwrite each other
+ * at every boundary and threshold: one policy per account and cluster at a time. */
+static int policy_assoc_free(store_t *st, const struct policy *p, const struct allocation *a,
+                             struct allot_error *err)
+{
+    db_stmt_t *s = pstmt(st, P_SAME_ASSOC, SQL_P_SAME_ASSOC, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, a->account);
+    db_bind_text(s, 2, p->cluster);
+    db_bind_int64(s, 3, a->start_s);
+    db_bind_int64(s, 4, a->end_s);
+    int rc = db_step(s, err);
+    long long other = 0, other_alloc = 0;
+    if (rc == 1) {
+        other = (long long)db_column_int64(s, 0);
+        other_alloc = (long long)db_column_int64(s, 1);
+    }
+    db_reset(s);
+    if (rc < 0)
+        return -1;
+    if (rc == 1)
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "cluster: policy %lld (allocation %lld) already drives account "
+                            "'%s' on cluster '%s' in this allocation's time; its limits, QOS "
+                            "and fair-share would overwrite each other",
+                            other, other_alloc, a->account, p->cluster);
+    return 0;
+}
+
 int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
 {
     enum period_kind kind;
@@ -297,6 +335,8 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
         return allot_errorf(err, ALLOT_EEXIST, "allocation %lld already has policy %lld",
                             (long long)p->alloc_id, (long long)old.id);
     if (err->code != ALLOT_ENOENT)
+        return -1;
+    if (policy_assoc_free(st, p, &a, err) < 0)
         return -1;
     if (kind == PERIOD_TOTAL)
         p->reset_raw_usage = 0; /* DESIGN §5: never for total */

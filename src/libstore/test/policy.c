@@ -779,6 +779,20 @@ static void test_add_errors(void **state)
     TX_FAILS(f, ALLOT_EINVAL, store_policy_add(f->st, &p, &f->err));
     assert_non_null(strstr(f->err.msg, "c1"));
     snprintf(p.cluster, sizeof p.cluster, "c1");
+    /* chem's cpu policy already drives chem's association on c1 in this time: a second
+     * policy would push its limits, QOS and fair-share over the first one's. */
+    TX_FAILS(f, ALLOT_ECONFLICT, store_policy_add(f->st, &p, &f->err));
+    char want[128];
+    snprintf(want, sizeof want, "policy %lld (allocation %lld) already drives account 'chem'",
+             (long long)id, (long long)alloc);
+    assert_non_null(strstr(f->err.msg, want));
+    /* Another account's allocation, or chem's after the first one ends, is free. */
+    fx_add_account(f, "bio", "root");
+    p.alloc_id = fx_add_alloc(f, "bio", "gpu", "c1", T_2026, T_2026 + 400 * DAY, 0);
+    TX(f, store_policy_add(f->st, &p, &f->err));
+    struct allocation first;
+    OK(f, store_alloc_get(f->st, alloc, &first, NULL, &f->err));
+    p.alloc_id = fx_add_alloc(f, "chem", "cpu", "", first.end_s, first.end_s + 30 * DAY, 0);
     TX(f, store_policy_add(f->st, &p, &f->err));
 }
 
