@@ -11,6 +11,16 @@ static const struct field fields[] = {
     {0},
 };
 
+/* The same keys as add; parent's default means nothing on modify. */
+static const struct field modify_fields[] = {
+    {"parent", "parent", V_STR, "move the account under this parent"},
+    {"fairshare", "shares", V_INT, "fair-share RawShares"},
+    {"shares", "shares", V_INT, "same as fairshare"},
+    {"description", "description", V_STR, "free text"},
+    {"organization", "organization", V_STR, "organization name"},
+    {0},
+};
+
 static const struct field filters[] = {{0}};
 
 static const struct column columns[] = {
@@ -27,6 +37,7 @@ static const struct crud crud = {
     .collection = "/v1/accounts",
     .name_json = "name",
     .add = fields,
+    .modify = modify_fields,
     .filters = filters,
     .columns = columns,
 };

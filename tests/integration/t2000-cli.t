@@ -373,7 +373,11 @@ test_expect_success 'help for every command, with examples' '
 	"$ALLOT_BIN" job --help >h &&
 	for k in user account partition qos timelimit billing source alloctres; do
 		sed -n "/allot job settle/,/allot job release/p" h | grep -q "\[$k=" || return 1
-	done
+	done &&
+	"$ALLOT_BIN" account --help >h &&
+	sed -n "/^keys for add:/,/^\$/p" h | grep -q "parent .*(default root)" &&
+	sed -n "/^keys for modify:/,\$p" h >m &&
+	grep -q "parent .*move the account" m && ! grep -q "default" m
 '
 test_expect_success 'allotd stopped: exit 5 with the address in the message' '
 	allotd_stop &&
