@@ -36,6 +36,7 @@ static const struct field filters[] = {
     {"cluster", "cluster", V_STR, "only this cluster"},
     {"account", "account", V_STR, "only this account"},
     {"user", "user", V_STR, "only this user"},
+    {"partition", "partition", V_STR, "only this partition's"},
     {0},
 };
 

@@ -9,11 +9,15 @@
 struct list_arg {
     struct req *r;
     json_t *items;
+    const char *partition; /* NULL = any */
 };
 
 static int on_assoc(const struct assoc *a, void *arg)
 {
     struct list_arg *l = arg;
+    /* Filtered here: an account's or user's associations are few. */
+    if (l->partition && strcmp(a->partition, l->partition) != 0)
+        return 0;
     json_array_append_new(l->items, json_assoc(a));
     return 0;
 }
@@ -22,9 +26,11 @@ int api_assoc_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     struct assoc_filter f = {0};
+    const char *partition = NULL;
     if (!st || api_query_cluster(r, st, &f.cluster, err) < 0 ||
         json_query_name(r, "account", &f.account, err) < 0 ||
-        json_query_name(r, "user", &f.user, err) < 0)
+        json_query_name(r, "user", &f.user, err) < 0 ||
+        json_query_name(r, "partition", &partition, err) < 0)
         return -1;
     if (r->who.role == ROLE_USER) {
         if (f.user && strcmp(f.user, r->who.user) != 0)
@@ -32,7 +38,7 @@ int api_assoc_list(struct req *r, struct allot_error *err)
                                 r->who.user);
         f.user = r->who.user;
     }
-    struct list_arg l = {r, json_array()};
+    struct list_arg l = {r, json_array(), partition};
     if (store_assoc_list(st, &f, on_assoc, &l, err) < 0) {
         json_decref(l.items);
         return -1;

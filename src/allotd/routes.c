@@ -46,7 +46,7 @@ static const struct route routes[] = {
     {"GET", "/v1/users/{}", ACCESS_ANY, api_user_get, 0, "name", NULL},
     {"PATCH", "/v1/users/{}", ACCESS_SUPER, api_user_modify, 0, "name", NULL},
     {"DELETE", "/v1/users/{}", ACCESS_SUPER, api_user_remove, 0, "name", NULL},
-    {"GET", "/v1/assocs", ACCESS_ANY, api_assoc_list, 0, NULL, "cluster account user"},
+    {"GET", "/v1/assocs", ACCESS_ANY, api_assoc_list, 0, NULL, "cluster account user partition"},
     {"POST", "/v1/assocs", ACCESS_SUPER, api_assoc_add, 0, NULL, NULL},
     {"PATCH", "/v1/assocs", ACCESS_SUPER, api_assoc_modify, 0, NULL, NULL},
     {"DELETE", "/v1/assocs", ACCESS_SUPER, api_assoc_remove, 0, NULL, NULL},

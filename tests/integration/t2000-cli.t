@@ -54,6 +54,15 @@ test_expect_success 'show prints tables; -P is |-separated with a header; -n dro
 	allot -P -n partition show gpu cluster=darwin >gpu &&
 	test "$(cut -d"|" -f1-5,8 gpu)" = "darwin|gpu|gpu|CPU=0.0625,Mem=0.03125G,GRES/gpu=1.0|yes|7-00:00:00"
 '
+test_expect_success 'assoc show partition= lists that partition'"'"'s associations only' '
+	allot assoc add cluster=darwin account=chem user=alice partition=gpu &&
+	allot -P -n assoc show account=chem partition=gpu >pa &&
+	test $(wc -l <pa) = 1 &&
+	grep "^darwin|chem|alice|gpu|" pa &&
+	allot -P -n assoc show account=chem >all &&
+	test $(wc -l <all) = 3 &&
+	allot assoc remove cluster=darwin account=chem user=alice partition=gpu
+'
 test_expect_success 'alloc add with hour amounts; -P -n prints the new id' '
 	allot -P -n alloc add chem resource=cpu su=100h start=2026-01-01 end=2027-01-01 \
 		category=research >alloc &&
