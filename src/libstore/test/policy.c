@@ -282,17 +282,9 @@ static const char *comment_of(struct fx *f, int64_t alloc, enum ledger_kind kind
     return k.comment;
 }
 
-/* A job running across the boundary: its hold is not the old period's use, so the hold is
- * part of the old period's unused and expires with it; the job's charge is the new period's
- * use.  Before the fix only the free part expired and the hold's release after the boundary
- * put the whole hold back on top of base + carry (SU from nowhere). */
-static void test_hold_across_boundary(void **state)
+/* Job 2 of chem starts an hour before August and holds 500 SU-minutes. */
+static void hold_job2(struct fx *f)
 {
-    struct fx *f = *state;
-    int64_t alloc;
-    int64_t id = setup(f, "month", &alloc);
-    roll(f, id, T_JUL15, NULL);
-    use(f, 1, T_JUL15 + 60, 300);
     struct hold_req h;
     memset(&h, 0, sizeof h);
     snprintf(h.cluster, sizeof h.cluster, "c1");
@@ -310,6 +302,20 @@ static void test_hold_across_boundary(void **state)
     struct hold_result hr;
     TX(f, store_hold(f->st, &h, &hr, &f->err));
     assert_false(hr.refused);
+}
+
+/* A job running across the boundary: its hold is not the old period's use, so the hold is
+ * part of the old period's unused and expires with it; the job's charge is the new period's
+ * use.  Before the fix only the free part expired and the hold's release after the boundary
+ * put the whole hold back on top of base + carry (SU from nowhere). */
+static void test_hold_across_boundary(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    roll(f, id, T_JUL15, NULL);
+    use(f, 1, T_JUL15 + 60, 300);
+    hold_job2(f);
 
     /* use 300 -> carry 500, total 1500; unused 700 = 200 free + 500 held expires. */
     struct policy_roll r = roll(f, id, T_AUG1 + 5, NULL);
@@ -334,8 +340,8 @@ static void test_hold_across_boundary(void **state)
     memset(&s, 0, sizeof s);
     snprintf(s.cluster, sizeof s.cluster, "c1");
     s.job_id = 2;
-    s.start_s = h.start_s;
-    s.end_s = h.start_s + 6000;
+    s.start_s = T_AUG1 - 3600; /* hold_job2's start */
+    s.end_s = s.start_s + 6000;
     s.elapsed_s = 6000;
     snprintf(s.slurm_state, sizeof s.slurm_state, "COMPLETED");
     s.charge_sumin = -1;
@@ -365,23 +371,7 @@ static void test_hold_overdrawn_boundary(void **state)
     int64_t alloc;
     int64_t id = setup(f, "month", &alloc);
     roll(f, id, T_JUL15, NULL);
-    struct hold_req h;
-    memset(&h, 0, sizeof h);
-    snprintf(h.cluster, sizeof h.cluster, "c1");
-    h.job_id = 2;
-    snprintf(h.user, sizeof h.user, "alice");
-    snprintf(h.account, sizeof h.account, "chem");
-    snprintf(h.partition, sizeof h.partition, "cpu");
-    snprintf(h.resource, sizeof h.resource, "cpu");
-    h.start_s = T_AUG1 - 3600;
-    h.time_limit_s = 30000;
-    h.billing_micro = 1000000;
-    h.amount_sumin = 500;
-    snprintf(h.actor, sizeof h.actor, "slurm");
-    h.now_s = h.start_s;
-    struct hold_result hr;
-    TX(f, store_hold(f->st, &h, &hr, &f->err));
-    assert_false(hr.refused);
+    hold_job2(f);
     use(f, 1, T_AUG1 - 600, 1200); /* post-paid: available 1000 - 500 - 1200 = -700 */
     struct policy_roll r = roll(f, id, T_AUG1 + 5, NULL);
     assert_int_equal(r.rolled, 1);
