@@ -21,12 +21,9 @@ static int64_t setup(struct fx *f, const char *period_kind, int64_t *alloc_out)
     return setup_base(f, period_kind, 1000, alloc_out);
 }
 
-static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base,
-                          int64_t *alloc_out)
+/* A policy on alloc for c1 with the defaults and slow/normal QOS, not yet added. */
+static struct policy policy_on(int64_t alloc, const char *period_kind, int64_t base)
 {
-    TX(f, store_cluster_add(f->st, "c1", &f->err));
-    fx_add_account(f, "chem", "root");
-    int64_t alloc = fx_add_alloc(f, "chem", "cpu", "c1", T_2026, T_2026 + 400 * DAY, 0);
     struct policy p;
     memset(&p, 0, sizeof p);
     p.alloc_id = alloc;
@@ -43,6 +40,16 @@ static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base,
     p.reset_raw_usage = 1;
     snprintf(p.limit_type, sizeof p.limit_type, "GrpTRESMins");
     p.fairshare = -1;
+    return p;
+}
+
+static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base,
+                          int64_t *alloc_out)
+{
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    fx_add_account(f, "chem", "root");
+    int64_t alloc = fx_add_alloc(f, "chem", "cpu", "c1", T_2026, T_2026 + 400 * DAY, 0);
+    struct policy p = policy_on(alloc, period_kind, base);
     TX(f, store_policy_add(f->st, &p, &f->err));
     if (alloc_out)
         *alloc_out = alloc;
@@ -462,22 +469,7 @@ static void test_allocation_end(void **state)
     fx_add_account(f, "chem", "root");
     int64_t end = T_JUL15 + 5 * DAY;
     int64_t alloc = fx_add_alloc(f, "chem", "cpu", "c1", T_2026, end, 0);
-    struct policy p;
-    memset(&p, 0, sizeof p);
-    p.alloc_id = alloc;
-    snprintf(p.cluster, sizeof p.cluster, "c1");
-    snprintf(p.period_kind, sizeof p.period_kind, "month");
-    p.base_sumin = 1000;
-    p.carryover = 1;
-    p.carry_factor_ppm = CARRYOVER_DEFAULT_FACTOR_PPM;
-    p.grace_ppm = CARRYOVER_DEFAULT_GRACE_PPM;
-    p.notify_ppm = CARRYOVER_DEFAULT_NOTIFY_PPM;
-    p.downscale_ppm = CARRYOVER_DEFAULT_DOWNSCALE_PPM;
-    snprintf(p.slow_qos, sizeof p.slow_qos, "slow");
-    snprintf(p.normal_qos, sizeof p.normal_qos, "normal");
-    p.reset_raw_usage = 1;
-    snprintf(p.limit_type, sizeof p.limit_type, "GrpTRESMins");
-    p.fairshare = -1;
+    struct policy p = policy_on(alloc, "month", 1000);
     TX(f, store_policy_add(f->st, &p, &f->err));
     struct policy_eval e;
     TX(f, store_policy_evaluate(f->st, p.id, T_JUL15, NULL, "test", &e, &f->err));
