@@ -83,13 +83,9 @@ void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct 
         snprintf(billing, sizeof(billing), "?");
     money_format_sumin(bal->available_sumin, avail, sizeof(avail));
     money_format_sumin(bal->held_sumin, held, sizeof(held));
-    /* The parts must multiply to the cost: a limit of 120.5 min is not "121 min". */
     char limit[48];
-    if (j->time_limit_s % 60)
-        snprintf(limit, sizeof(limit), "%lld min %lld s", (long long)(j->time_limit_s / 60),
-                 (long long)(j->time_limit_s % 60));
-    else
-        snprintf(limit, sizeof(limit), "%lld min", (long long)(j->time_limit_s / 60));
+    if (money_format_limit(j->time_limit_s, limit, sizeof(limit)) < 0)
+        snprintf(limit, sizeof(limit), "?");
     snprintf(buf, size,
              "account %s, allocation %lld (%s of account %s): available %s SU, but this job "
              "may cost up to %s SU (billing %s x time limit %s); running jobs "

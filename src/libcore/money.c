@@ -177,6 +177,20 @@ int money_charge_sumin(int64_t billing_micro, int64_t elapsed_s, int64_t *out,
     return charge("charge", billing_micro, elapsed_s, out, err);
 }
 
+int money_format_limit(int64_t seconds, char *buf, size_t len)
+{
+    char tmp[48];
+    if (seconds < 0)
+        return -1;
+    int n = seconds % 60 ? snprintf(tmp, sizeof tmp, "%lld min %lld s", (long long)(seconds / 60),
+                                    (long long)(seconds % 60))
+                         : snprintf(tmp, sizeof tmp, "%lld min", (long long)(seconds / 60));
+    if (n < 0 || (size_t)n >= len)
+        return -1;
+    memcpy(buf, tmp, (size_t)n + 1);
+    return 0;
+}
+
 int money_hold_sumin(int64_t billing_micro, int64_t time_limit_s, int64_t *out,
                      struct allot_error *err)
 {

@@ -37,6 +37,11 @@ int money_parse_signed_sumin(const char *s, int64_t *out, struct allot_error *er
  * Returns 0, or -1 when buf (len bytes) is too small; buf is then untouched. */
 int money_format_sumin(int64_t sumin, char *buf, size_t len);
 
+/* Write a time limit in seconds as the factor of a cost: 7200 -> "120 min", 7230 ->
+ * "120 min 30 s" (the parts of a hold must multiply to it, so no rounding).  Returns 0, or -1
+ * when buf (len bytes) is too small or seconds is negative; buf is then untouched. */
+int money_format_limit(int64_t seconds, char *buf, size_t len);
+
 /* Checked arithmetic: *out = a op b, or -1 (out untouched) on int64 overflow. */
 int money_add(int64_t a, int64_t b, int64_t *out);
 int money_sub(int64_t a, int64_t b, int64_t *out);

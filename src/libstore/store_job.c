@@ -443,16 +443,18 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         store_format_su(req->amount_sumin, need, sizeof need);
         store_format_su(res->bal.available_sumin, avail, sizeof avail);
         store_format_su(res->bal.held_sumin, held, sizeof held);
-        char billing[48];
+        char billing[48], limit[48];
         if (numparse_format_fixed(req->billing_micro, 6, billing, sizeof billing) < 0)
             snprintf(billing, sizeof billing, "?");
+        if (money_format_limit(req->time_limit_s, limit, sizeof limit) < 0)
+            snprintf(limit, sizeof limit, "?");
         snprintf(f->message, sizeof f->message,
-                 "job %lld run %d of account '%s' needs %s SU (billing %s x time limit %lld s) "
+                 "job %lld run %d of account '%s' needs %s SU (billing %s x time limit %s) "
                  "but allocation %lld (account '%s', %s) has %s available; running jobs hold "
                  "%s. Lower the time limit or the resources, wait for running jobs to end, or "
                  "ask for more credit.",
                  (long long)req->job_id, (int)req->run, req->account, need,
-                 billing, (long long)req->time_limit_s, (long long)payer.id, payer.account,
+                 billing, limit, (long long)payer.id, payer.account,
                  payer.resource, avail, held);
     } else {
         snprintf(f->message, sizeof f->message, "job %lld run %d: %s", (long long)req->job_id,

@@ -154,6 +154,25 @@ static void test_charge(void **state)
     assert_int_equal(c, 9);
 }
 
+/* The time-limit factor of a denial: exact, never rounded to whole minutes. */
+static void test_format_limit(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_int_equal(money_format_limit(7200, buf, sizeof buf), 0);
+    assert_string_equal(buf, "120 min");
+    assert_int_equal(money_format_limit(7230, buf, sizeof buf), 0);
+    assert_string_equal(buf, "120 min 30 s");
+    assert_int_equal(money_format_limit(0, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0 min");
+    assert_int_equal(money_format_limit(59, buf, sizeof buf), 0);
+    assert_string_equal(buf, "0 min 59 s");
+    char small[8] = "keep";
+    assert_int_equal(money_format_limit(7230, small, sizeof small), -1);
+    assert_string_equal(small, "keep");
+    assert_int_equal(money_format_limit(-1, buf, sizeof buf), -1);
+}
+
 static void test_numparse(void **state)
 {
     (void)state;
@@ -187,7 +206,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),  cmocka_unit_test(test_signed),
         cmocka_unit_test(test_arith),  cmocka_unit_test(test_charge),
-        cmocka_unit_test(test_numparse),
+        cmocka_unit_test(test_numparse), cmocka_unit_test(test_format_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,7 +96,7 @@ static void test_hadm_overdraft(void **state)
     assert_non_null(strstr(rb.failure.message, "20h"));
     assert_non_null(strstr(rb.failure.message, "10h"));
     /* The cost's parts and what to change (DESIGN §3). */
-    assert_non_null(strstr(rb.failure.message, "billing 1 x time limit 3600 s"));
+    assert_non_null(strstr(rb.failure.message, "billing 1 x time limit 60 min)"));
     assert_non_null(strstr(rb.failure.message, "Lower the time limit"));
     struct balance bal = bal_of(f, id);
     assert_int_equal(bal.held_sumin, 1200);
