@@ -256,8 +256,9 @@ int args_elapsed(const char *key, const char *s, int64_t *seconds, struct allot_
 
 int args_timelimit(const char *key, const char *s, int64_t *seconds, struct allot_error *err)
 {
-    /* The words Slurm prints and takes for "no limit" (scontrol, sacctmgr); the API's
-     * unit for it is -1, which `partition show` prints back as UNLIMITED. */
+    /* The words Slurm prints and takes for "not set" (scontrol, sacctmgr); the API's
+     * unit for it is -1, which `partition show` prints back as Slurm does: UNLIMITED for
+     * a MaxTime, NONE for a DefaultTime. */
     if (s && (!*s || !strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE") ||
               !strcasecmp(s, "NONE"))) {
         *seconds = -1;

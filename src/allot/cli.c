@@ -160,6 +160,12 @@ json_t *cli_value(const struct field *f, const char *v, struct allot_error *err)
     switch (f->type) {
     case V_STR:
         return json_string(v);
+    case V_OPTINT:
+        /* An empty value unsets, as `defaultaccount=` and `limits set ... value=` do; the
+         * API's "not set" is -1 (shown as an empty cell, C_OPTINT). */
+        if (!*v)
+            return json_integer(-1);
+        /* fall through */
     case V_INT:
         if (args_uint(f->key, v, &n, err) < 0)
             return NULL;
@@ -269,6 +275,18 @@ static json_t *lookup(json_t *row, const char *path)
     return lookup(row, dot + 1);
 }
 
+/* Seconds as Slurm's [D-]HH:MM:SS; a negative value (the API's -1, not set) as unset. */
+static void format_duration(long long s, const char *unset, char *buf, size_t len)
+{
+    if (s < 0)
+        snprintf(buf, len, "%s", unset);
+    else if (s >= 86400)
+        snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", s / 86400, s % 86400 / 3600, s % 3600 / 60,
+                 s % 60);
+    else
+        snprintf(buf, len, "%02lld:%02lld:%02lld", s / 3600, s % 3600 / 60, s % 60);
+}
+
 const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t len)
 {
     json_t *v = lookup(row, col->json);
@@ -305,16 +323,12 @@ const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t le
         }
         break;
     case C_DURATION:
+    case C_DEFTIME:
         if (json_is_integer(v)) {
-            long long s = json_integer_value(v);
-            if (s < 0) {
-                snprintf(buf, len, "UNLIMITED");
-            } else if (s >= 86400) {
-                snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", s / 86400, s % 86400 / 3600,
-                         s % 3600 / 60, s % 60);
-            } else {
-                snprintf(buf, len, "%02lld:%02lld:%02lld", s / 3600, s % 3600 / 60, s % 60);
-            }
+            /* Slurm's words for an unset time: a MaxTime without limit is UNLIMITED, a
+             * DefaultTime not set is NONE (scontrol show partition, sinfo). */
+            format_duration(json_integer_value(v), col->type == C_DEFTIME ? "NONE" : "UNLIMITED",
+                            buf, len);
             return buf;
         }
         break;
@@ -378,20 +392,69 @@ void cli_print_table(const struct cli *cli, json_t *rows, const struct column *c
     table_destroy(t);
 }
 
-int cli_show(struct cli *cli, const char *path, const struct column *cols, row_fix_f fix,
-             struct allot_error *err)
+int cli_page_limit(struct kvlist *kvs, int64_t *limit, struct allot_error *err)
+{
+    const char *v = args_get(kvs, "limit");
+    int64_t n = 0;
+    if (v && args_uint("limit", v, &n, err) < 0)
+        return -1;
+    *limit = n;
+    return 0;
+}
+
+/* The API pages the ledger by entry id: a reply that filled its limit carries next_after,
+ * the id to pass as after= (doc/api.md "Lists"), which is exact even where allotd capped
+ * the limit.  The other lists (jobs, failures, commands) come newest first with limit= only,
+ * so a list as long as its limit may have been cut, and only a larger limit shows more. */
+void cli_page_hint(const struct cli_page *pg, json_t *reply, size_t nrows)
+{
+    json_t *next = json_object_get(reply, "next_after");
+
+    if (!pg || pg->limit <= 0)
+        return;
+    /* The note comes after the rows also when both streams go to one file (2>&1); a write
+     * error on stdout is not this note's to report. */
+    (void)fflush(stdout);
+    if (json_is_integer(next)) {
+        fprintf(stderr,
+                "allot: note: stopped at limit=%lld; there may be more %s: add after=%lld for "
+                "the next page\n",
+                (long long)pg->limit, pg->what, (long long)json_integer_value(next));
+    } else if (nrows >= (size_t)pg->limit) {
+        fprintf(stderr,
+                "allot: note: stopped at limit=%lld; there may be more %s: give a larger "
+                "limit= to see them\n",
+                (long long)pg->limit, pg->what);
+    }
+}
+
+/* --json: the reply as it came; with a page, parsed too, for the hint. */
+static int show_json(struct cli *cli, const char *path, const struct cli_page *pg,
+                     struct allot_error *err)
+{
+    char *reply = NULL;
+    int rc = cli_request(cli, "GET", path, NULL, &reply, err);
+    if (rc == 0) {
+        cli_print_json_text(reply);
+        if (pg) {
+            json_t *root = json_loads(reply ? reply : "", 0, NULL);
+            json_t *rows = cli_rows(root);
+            cli_page_hint(pg, root, rows ? json_array_size(rows) : 0);
+            json_decref(root);
+        }
+    }
+    free(reply);
+    return rc;
+}
+
+int cli_show_page(struct cli *cli, const char *path, const struct column *cols, row_fix_f fix,
+                  const struct cli_page *pg, struct allot_error *err)
 {
     json_t *root, *rows, *row, *one = NULL;
     size_t i;
 
-    if (cli->json) {
-        char *reply = NULL;
-        int rc = cli_request(cli, "GET", path, NULL, &reply, err);
-        if (rc == 0)
-            cli_print_json_text(reply);
-        free(reply);
-        return rc;
-    }
+    if (cli->json)
+        return show_json(cli, path, pg, err);
     root = cli_get_json(cli, path, err);
     if (!root)
         return -1;
@@ -404,9 +467,16 @@ int cli_show(struct cli *cli, const char *path, const struct column *cols, row_f
     if (fix)
         json_array_foreach(rows, i, row) fix(row);
     cli_print_table(cli, rows, cols);
+    cli_page_hint(pg, root, json_array_size(rows));
     json_decref(one);
     json_decref(root);
     return 0;
+}
+
+int cli_show(struct cli *cli, const char *path, const struct column *cols, row_fix_f fix,
+             struct allot_error *err)
+{
+    return cli_show_page(cli, path, cols, fix, NULL, err);
 }
 
 void cli_print_json_text(const char *text)

@@ -71,12 +71,13 @@ void path_fini(struct path *p);
 enum val_type {
     V_STR = 0,   /* JSON string, free text or a name */
     V_INT,       /* JSON integer, non-negative */
+    V_OPTINT,    /* the same, or an empty value for "not set" -> -1 (a user's uid) */
     V_AMOUNT,    /* "100h" -> JSON integer SU-minutes */
     V_SAMOUNT,   /* signed amount (adjustments) */
     V_TIME,      /* date -> JSON integer epoch seconds */
     V_DURATION,  /* Slurm time limit -> JSON integer seconds */
     V_ELAPSED,   /* the same, 0 allowed (an elapsed time) */
-    V_TIMELIMIT, /* a partition's time: duration, or UNLIMITED/NONE/"" -> -1 */
+    V_TIMELIMIT, /* a partition's time: duration, or UNLIMITED/INFINITE/NONE/"" -> -1 */
     V_BOOL,      /* yes/no -> JSON true/false */
     V_DECIMAL,   /* "1.5" -> JSON string (factors) */
 };
@@ -109,7 +110,8 @@ enum col_type {
     C_SUMIN,    /* integer SU-minutes shown as hours with suffixes (money_format_sumin) */
     C_TIME,     /* ISO string shown as is; integer epoch formatted as ISO */
     C_BOOL,     /* true/false shown as yes/no */
-    C_DURATION, /* integer seconds shown as Slurm's [D-]HH:MM:SS */
+    C_DURATION, /* integer seconds shown as Slurm's [D-]HH:MM:SS; negative: UNLIMITED */
+    C_DEFTIME,  /* the same, but negative (a DefaultTime not set) is NONE, as Slurm shows it */
     C_JSON,     /* any JSON value shown compactly (lists, objects) */
     C_MICRO,    /* integer micro-units (billing_micro) shown as an exact decimal ("4.5") */
 };
@@ -138,6 +140,27 @@ void cli_print_table(const struct cli *cli, json_t *rows, const struct column *c
 typedef void (*row_fix_f)(json_t *row);
 int cli_show(struct cli *cli, const char *path, const struct column *cols, row_fix_f fix,
              struct allot_error *err);
+
+/* A listing with limit=: what it lists ("entries", "jobs") and the limit it sent (0 = none),
+ * so that a list the limit may have cut short says so. */
+struct cli_page {
+    const char *what;
+    int64_t limit;
+};
+
+/* The limit= of kvs as a number (0 when absent), for a cli_page.  Call it after
+ * cli_fields_to_query has checked the value; -1 with err if it is not a number. */
+int cli_page_limit(struct kvlist *kvs, int64_t *limit, struct allot_error *err);
+
+/* When reply (nrows rows) may not be the whole list, print on stderr how to see more: the
+ * next page (after=<next_after>) when the API pages the list, else a larger limit=.  Nothing
+ * when the list came back shorter than its limit.  stdout is untouched, so -P and --json
+ * stay what scripts parse.  pg NULL: not a limited listing. */
+void cli_page_hint(const struct cli_page *pg, json_t *reply, size_t nrows);
+
+/* cli_show for a listing that takes limit= (cli_page_hint after the output). */
+int cli_show_page(struct cli *cli, const char *path, const struct column *cols, row_fix_f fix,
+                  const struct cli_page *pg, struct allot_error *err);
 
 /* Print the raw reply text for --json (adds the final newline). */
 void cli_print_json_text(const char *text);

@@ -70,25 +70,29 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         snprintf(path, sizeof path, "/v1/commands/%lld", (long long)id);
         return cli_show(cli, path, cols, add_waiting, err);
     }
+    struct cli_page pg = {"commands", 0};
     path_init(&p, "/v1/commands");
     int rc = cli_fields_to_query(filters, &kvs, &p, err);
+    if (rc == 0)
+        rc = cli_page_limit(&kvs, &pg.limit, err);
     if (rc == 0)
         rc = args_check_used(&kvs, "command list", err);
     json_t *doc = rc == 0 ? cli_get_json(cli, p.s, err) : NULL;
     path_fini(&p);
     if (!doc)
         return -1;
+    json_t *rows = json_object_get(doc, "commands");
     if (cli->json) {
         char *text = json_dumps(doc, JSON_COMPACT);
         cli_print_json_text(text ? text : "{}");
         free(text);
     } else {
-        json_t *rows = json_object_get(doc, "commands");
         size_t i;
         json_t *row;
         json_array_foreach(rows, i, row) add_waiting(row);
         cli_print_table(cli, rows, cols);
     }
+    cli_page_hint(&pg, doc, json_array_size(rows));
     json_decref(doc);
     return 0;
 }

@@ -165,11 +165,12 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
     if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
         return -1;
     if (!npos) { /* a list */
+        struct cli_page pg = {"jobs", 0};
         path_init(&p, "/v1/jobs");
         if (cli_fields_to_query(list_filters, &kvs, &p, err) < 0 ||
-            args_check_used(&kvs, "job show", err) < 0)
+            cli_page_limit(&kvs, &pg.limit, err) < 0 || args_check_used(&kvs, "job show", err) < 0)
             goto out;
-        rc = cli_show(cli, p.s, job_columns, NULL, err);
+        rc = cli_show_page(cli, p.s, job_columns, NULL, &pg, err);
         goto out;
     }
     /* "1234", or "darwin:1234" naming the cluster too. */

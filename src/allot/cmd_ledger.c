@@ -39,23 +39,26 @@ static void add_job_ref(json_t *row)
     json_object_set_new(row, "job_ref", json_string(buf));
 }
 
-static int list(struct cli *cli, const char *base, const char *what, int argc, char **argv,
-                const struct field *filters, const struct column *cols, row_fix_f fix,
+/* rows: what the list holds, for the hint when limit= may have cut it ("entries"). */
+static int list(struct cli *cli, const char *base, const char *what, const char *rows, int argc,
+                char **argv, const struct field *filters, const struct column *cols, row_fix_f fix,
                 struct allot_error *err)
 {
     const char *pos[1];
     int npos = 0, rc = -1;
     struct kvlist kvs;
     struct path p;
+    struct cli_page pg = {rows, 0};
 
     if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
         return -1;
     path_init(&p, base);
     if (npos) /* the one positional word is the account */
         path_query(&p, "account", pos[0]);
-    if (cli_fields_to_query(filters, &kvs, &p, err) < 0 || args_check_used(&kvs, what, err) < 0)
+    if (cli_fields_to_query(filters, &kvs, &p, err) < 0 ||
+        cli_page_limit(&kvs, &pg.limit, err) < 0 || args_check_used(&kvs, what, err) < 0)
         goto out;
-    rc = cli_show(cli, p.s, cols, fix, err);
+    rc = cli_show_page(cli, p.s, cols, fix, &pg, err);
 out:
     path_fini(&p);
     return rc;
@@ -68,7 +71,7 @@ static int run_ledger(struct cli *cli, const char *verb, int argc, char **argv,
     if (argc == 0)
         return allot_errorf(err, ALLOT_EINVAL,
                             "ledger: name an account or alloc=ID (see 'allot ledger --help')");
-    return list(cli, "/v1/ledger", "ledger", argc, argv, ledger_filters, ledger_columns,
+    return list(cli, "/v1/ledger", "ledger", "entries", argc, argv, ledger_filters, ledger_columns,
                 add_job_ref, err);
 }
 
@@ -80,11 +83,13 @@ const struct cli_command cmd_ledger = {
             "\n"
             "The ledger is append-only: corrections are new entries.  Kinds: credit, hold,\n"
             "release, debit, refund, carryover, expiry, adjustment.  Long lists are paged:\n"
-            "pass the last ID shown as after=ID for the next page.\n"
+            "with limit=N, a page that may not be the last ends with a note on stderr\n"
+            "giving the after=ID of the next page (the last ID shown).\n"
             "\n"
             "examples:\n"
             "  allot ledger chem\n"
             "  allot ledger alloc=7 since=2026-03-01\n"
+            "  allot ledger chem limit=100 after=500\n"
             "  allot -P ledger chem job=1234 cluster=darwin\n",
     .run = run_ledger,
     .needs_verb = 0,
@@ -117,8 +122,8 @@ static int run_failures(struct cli *cli, const char *verb, int argc, char **argv
                         struct allot_error *err)
 {
     (void)verb;
-    return list(cli, "/v1/failures", "failures", argc, argv, failure_filters, failure_columns,
-                add_job_ref, err);
+    return list(cli, "/v1/failures", "failures", "failures", argc, argv, failure_filters,
+                failure_columns, add_job_ref, err);
 }
 
 const struct cli_command cmd_failures = {

@@ -39,7 +39,7 @@ static const struct column columns[] = {
     {"BillingWeights", "billing_weights", C_STR},
     {"MaxTRES", "max_tres", C_BOOL},
     {"QOS", "qos", C_STR},
-    {"DefaultTime", "default_time_s", C_DURATION},
+    {"DefaultTime", "default_time_s", C_DEFTIME},
     {"MaxTime", "max_time_s", C_DURATION},
     {0},
 };
@@ -69,8 +69,9 @@ const struct cli_command cmd_partition = {
             "       allot partition modify NAME cluster=C key=value...\n"
             "       allot partition remove NAME cluster=C\n"
             "\n"
-            "defaulttime= and maxtime= take Slurm's time syntax, or UNLIMITED (also INFINITE,\n"
-            "NONE, or empty) for no limit.\n"
+            "defaulttime= and maxtime= take Slurm's time syntax, or NONE (also UNLIMITED,\n"
+            "INFINITE, or empty) to unset them.  As in Slurm, show prints an unset MaxTime\n"
+            "as UNLIMITED and an unset DefaultTime as NONE.\n"
             "\n"
             "examples:\n"
             "  allot partition add standard cluster=darwin resource=cpu\n"

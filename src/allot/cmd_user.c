@@ -3,7 +3,7 @@
 #include "allot/cli.h"
 
 static const struct field fields[] = {
-    {"uid", "uid", V_INT, "Unix uid"},
+    {"uid", "uid", V_OPTINT, "Unix uid; an empty value (uid=) unsets it"},
     {"defaultaccount", "default_account", V_STR, "default account (one of its associations)"},
     {"default_account", "default_account", V_STR, "same as defaultaccount"},
     {0},
@@ -43,7 +43,8 @@ const struct cli_command cmd_user = {
             "examples:\n"
             "  allot user add alice uid=1001\n"
             "  allot assoc add cluster=darwin account=chem user=alice\n"
-            "  allot user modify alice defaultaccount=chem\n",
+            "  allot user modify alice defaultaccount=chem\n"
+            "  allot user modify alice uid=\n",
     .run = run,
     .needs_verb = 1,
     .crud = &crud,

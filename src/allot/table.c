@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* table.c - collecting and printing the CLI's tables (table.h). */
+/* table.c - collecting and printing the CLI's tables (table.h).
+ *
+ * Columns are padded by display width, not byte length: names and comments are UTF-8
+ * ("Müller"), and a padding counted in bytes would push every later column left by one per
+ * extra byte.  The CLI sets no locale, so the width of a cell is its number of code points
+ * (bytes that are not UTF-8 continuation bytes); double-width characters (CJK) still count
+ * one, which is the price of not depending on the environment's locale. */
 #include "allot/table.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "libutil/xalloc.h"
 
@@ -95,9 +100,18 @@ static void print_parsable(const table_t *t, FILE *f, int header)
     }
 }
 
+size_t table_width(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p & 0xC0) != 0x80) /* 10xxxxxx continues the previous code point */
+            n++;
+    return n;
+}
+
 static void print_padded(FILE *f, const char *s, size_t width, enum table_align a, int last)
 {
-    size_t len = strlen(s);
+    size_t len = table_width(s);
     size_t pad = width > len ? width - len : 0;
     if (a == TABLE_RIGHT)
         for (size_t i = 0; i < pad; i++)
@@ -118,9 +132,9 @@ void table_print(const table_t *t, FILE *f, enum table_mode mode, int header)
     }
     w = xcalloc((size_t)t->ncols, sizeof(size_t));
     for (int c = 0; c < t->ncols; c++) {
-        w[c] = header ? strlen(t->headers[c]) : 0;
+        w[c] = header ? table_width(t->headers[c]) : 0;
         for (int r = 0; r < t->nrows; r++) {
-            size_t len = strlen(t->rows[r][c]);
+            size_t len = table_width(t->rows[r][c]);
             if (len > w[c])
                 w[c] = len;
         }

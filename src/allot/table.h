@@ -11,6 +11,7 @@
 #ifndef ALLOT_CLI_TABLE_H
 #define ALLOT_CLI_TABLE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef struct table table_t;
@@ -30,6 +31,10 @@ void table_set_align(table_t *t, int col, enum table_align a);
 void table_add_row(table_t *t, const char *const *cells);
 
 int table_rows(const table_t *t);
+
+/* Display width of the UTF-8 string s: its code points (continuation bytes 10xxxxxx do not
+ * count).  Columns are padded to this, not to strlen, so non-ASCII names line up. */
+size_t table_width(const char *s);
 
 /* Print to f.  header: 0 to leave the header (and the dashes) out. */
 void table_print(const table_t *t, FILE *f, enum table_mode mode, int header);

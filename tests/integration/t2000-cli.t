@@ -134,6 +134,44 @@ test_expect_success 'ledger: credit, hold, release, debit of the job, in order' 
 	test "$(json_get items.3.kind <lj)" = debit &&
 	test "$(json_get items.3.amount_sumin <lj)" = 120
 '
+test_expect_success 'ledger limit=: a page that may not be the last names the next, on stderr' '
+	allot -P -n ledger chem limit=2 >p1 2>e1 &&
+	test $(wc -l <p1) = 2 &&
+	last=$(tail -1 p1 | cut -d"|" -f1) &&
+	grep "^allot: note: stopped at limit=2; .* add after=$last for the next page\$" e1 &&
+	allot -P -n ledger chem limit=2 after=$last >p2 2>e2 &&
+	test $(wc -l <p2) = 2 &&
+	last2=$(tail -1 p2 | cut -d"|" -f1) &&
+	grep "after=$last2 for the next page" e2 &&
+	allot -P -n ledger chem limit=2 after=$last2 >p3 2>e3 &&
+	test_must_be_empty p3 &&
+	test_must_be_empty e3 &&
+	allot -P -n ledger chem >all 2>e4 &&
+	test_must_be_empty e4 &&
+	cat p1 p2 >both &&
+	test_cmp all both &&
+	allot -P -n ledger chem limit=10 >/dev/null 2>e5 &&
+	test_must_be_empty e5 &&
+	allot --json ledger chem limit=2 >j 2>e6 &&
+	test "$(json_get next_after <j)" = "$last" &&
+	grep "after=$last for the next page" e6 &&
+	allot ledger chem limit=2 >t 2>e7 &&
+	! grep "note" t &&
+	grep "after=$last" e7
+'
+test_expect_success 'failures and job show limit=: a full list suggests a larger limit' '
+	allot -P -n failures account=chem limit=1 >f1 2>e1 &&
+	test $(wc -l <f1) = 1 &&
+	grep "^allot: note: stopped at limit=1; there may be more failures: give a larger limit=" e1 &&
+	allot -P -n failures account=chem limit=5 >f5 2>e5 &&
+	test_cmp f1 f5 &&
+	test_must_be_empty e5 &&
+	allot -P -n job show account=chem limit=1 >j1 2>e1 &&
+	test $(wc -l <j1) = 1 &&
+	grep "more jobs: give a larger limit=" e1 &&
+	allot -P -n job show account=chem limit=1000 >/dev/null 2>e2 &&
+	test_must_be_empty e2
+'
 test_expect_success 'job show: runs, ledger and failures of one job' '
 	allot job show 1001 >js &&
 	grep "^Runs:" js && grep "^Ledger:" js &&
@@ -296,7 +334,7 @@ test_expect_success 'job show CLUSTER:ID: a contradicting cluster= or an empty c
 	test_expect_code 2 allot job show :1001 2>err &&
 	grep "empty cluster" err
 '
-test_expect_success 'partition maxtime/defaulttime go back to UNLIMITED' '
+test_expect_success 'partition maxtime goes back to UNLIMITED, defaulttime to NONE (as Slurm)' '
 	allot partition modify gpu cluster=darwin maxtime=UNLIMITED &&
 	test "$(allot -P -n partition show gpu cluster=darwin | cut -d"|" -f8)" = UNLIMITED &&
 	allot partition modify gpu cluster=darwin maxtime=2-00:00:00 defaulttime=1:00:00 &&
@@ -304,7 +342,14 @@ test_expect_success 'partition maxtime/defaulttime go back to UNLIMITED' '
 		"01:00:00|2-00:00:00" &&
 	allot partition modify gpu cluster=darwin defaulttime=NONE maxtime=infinite &&
 	test "$(allot -P -n partition show gpu cluster=darwin | cut -d"|" -f7,8)" = \
-		"UNLIMITED|UNLIMITED" &&
+		"NONE|UNLIMITED" &&
+	allot partition modify gpu cluster=darwin defaulttime=1:00:00 &&
+	allot partition modify gpu cluster=darwin defaulttime= &&
+	test "$(allot -P -n partition show gpu cluster=darwin | cut -d"|" -f7,8)" = \
+		"NONE|UNLIMITED" &&
+	allot partition show standard cluster=darwin >t &&
+	grep "  DefaultTime  *MaxTime\$" t &&
+	grep "  NONE  *UNLIMITED\$" t &&
 	test_expect_code 2 allot partition modify gpu cluster=darwin maxtime=forever 2>err &&
 	grep "^allot: error: maxtime: .forever." err
 '
@@ -329,6 +374,19 @@ test_expect_success 'tables: no blanks at line ends; an unknown uid shows empty,
 	test "$(allot -P -n user show allot_alice)" = "allot_alice||" &&
 	allot balance >b && ! grep " \$" b &&
 	allot job show 1001 >j && ! grep " \$" j
+'
+test_expect_success 'user modify uid= (empty) unsets the uid' '
+	allot user add t2000_uid uid=4242 &&
+	test "$(allot -P -n user show t2000_uid | cut -d"|" -f2)" = 4242 &&
+	allot user modify t2000_uid uid= &&
+	test "$(allot -P -n user show t2000_uid | cut -d"|" -f2)" = "" &&
+	allot --json user show t2000_uid >uj &&
+	test "$(json_get uid <uj)" = -1 &&
+	allot user modify t2000_uid uid=4243 &&
+	test "$(allot -P -n user show t2000_uid | cut -d"|" -f2)" = 4243 &&
+	test_expect_code 2 allot user modify t2000_uid uid=-1 &&
+	test_expect_code 2 allot user modify t2000_uid uid=NONE &&
+	allot user remove t2000_uid
 '
 test_expect_success 'an empty --as or --url is an error, not the default' '
 	test_expect_code 2 allot --as "" whoami 2>err &&

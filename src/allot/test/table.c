@@ -96,6 +96,52 @@ static void test_no_trailing_blanks(void **state)
     table_destroy(t);
 }
 
+/* Non-ASCII cells pad by characters, not bytes: "Müller" is 7 bytes but 6 wide. */
+static void test_utf8_width(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        size_t want;
+    } widths[] = {
+        {"", 0},
+        {"chem", 4},
+        {"M\xc3\xbcller", 6},     /* ü: 2 bytes */
+        {"\xe2\x82\xac!", 2},     /* euro sign: 3 bytes */
+        {"\xf0\x9f\x98\x80!", 2}, /* U+1F600: 4 bytes */
+        {"\xc3", 1},              /* a truncated sequence still counts its lead byte */
+    };
+    for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
+        if (table_width(widths[i].s) != widths[i].want)
+            fail_msg("table_width(case %zu) = %zu, want %zu", i, table_width(widths[i].s),
+                     widths[i].want);
+
+    static const char *const headers[] = {"Account", "Comment", "Shares"};
+    static const char *const r1[] = {"chem", "M\xc3\xbcller", "10"};
+    static const char *const r2[] = {"phys", "Smith", "200"};
+    table_t *t = table_create(3, headers);
+    table_set_align(t, 2, TABLE_RIGHT);
+    table_add_row(t, r1);
+    table_add_row(t, r2);
+    char *s = render(t, TABLE_ALIGNED, 1);
+    assert_string_equal(s, "Account  Comment  Shares\n"
+                           "-------  -------  ------\n"
+                           "chem     M\xc3\xbcller       10\n"
+                           "phys     Smith       200\n");
+    free(s);
+    table_destroy(t);
+
+    /* The widest cell is the non-ASCII one: the dashes and the header follow its width. */
+    static const char *const h2[] = {"N", "X"};
+    static const char *const r3[] = {"\xc3\xa9t\xc3\xa9", "1"};
+    t = table_create(2, h2);
+    table_add_row(t, r3);
+    s = render(t, TABLE_ALIGNED, 1);
+    assert_string_equal(s, "N    X\n---  -\n\xc3\xa9t\xc3\xa9  1\n");
+    free(s);
+    table_destroy(t);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -132,6 +178,8 @@ static void test_cells(void **state)
         {{"D", "d", C_DURATION}, "1-01:01:01"},
         {{"D2", "d2", C_DURATION}, "01:30:00"},
         {{"U", "unl", C_DURATION}, "UNLIMITED"},
+        {{"DT", "unl", C_DEFTIME}, "NONE"}, /* Slurm shows an unset DefaultTime as NONE */
+        {{"DT2", "d2", C_DEFTIME}, "01:30:00"},
         {{"B", "b", C_BOOL}, "yes"},
         {{"A", "balance.available_sumin", C_SUMIN}, "1h"},
         {{"A2", "other.granted_sumin", C_SUMIN}, "100000h"}, /* falls back to top level */
@@ -171,9 +219,10 @@ static void test_rows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_aligned), cmocka_unit_test(test_parsable),
-        cmocka_unit_test(test_empty),   cmocka_unit_test(test_cells),
-        cmocka_unit_test(test_rows),    cmocka_unit_test(test_no_trailing_blanks),
+        cmocka_unit_test(test_aligned),    cmocka_unit_test(test_parsable),
+        cmocka_unit_test(test_empty),      cmocka_unit_test(test_cells),
+        cmocka_unit_test(test_rows),       cmocka_unit_test(test_no_trailing_blanks),
+        cmocka_unit_test(test_utf8_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
