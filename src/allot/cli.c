@@ -402,10 +402,11 @@ int cli_page_limit(struct kvlist *kvs, int64_t *limit, struct allot_error *err)
     return 0;
 }
 
-/* The API pages the ledger by entry id: a reply that filled its limit carries next_after,
- * the id to pass as after= (doc/api.md "Lists"), which is exact even where allotd capped
- * the limit.  The other lists (jobs, failures, commands) come newest first with limit= only,
- * so a list as long as its limit may have been cut, and only a larger limit shows more. */
+/* The API pages the ledger by entry id: a reply carries next_after, the id to pass as
+ * after= (doc/api.md "Lists"), exactly when entries beyond its limit exist, also where
+ * allotd capped the limit.  The other lists (jobs, failures, commands) come newest first with
+ * limit= only, so a list as long as its limit may have been cut, and only a larger limit shows
+ * more. */
 void cli_page_hint(const struct cli_page *pg, json_t *reply, size_t nrows)
 {
     json_t *next = json_object_get(reply, "next_after");
@@ -417,10 +418,10 @@ void cli_page_hint(const struct cli_page *pg, json_t *reply, size_t nrows)
     (void)fflush(stdout);
     if (json_is_integer(next)) {
         fprintf(stderr,
-                "allot: note: stopped at limit=%lld; there may be more %s: add after=%lld for "
-                "the next page\n",
+                "allot: note: stopped at limit=%lld; there are more %s: add after=%lld for the "
+                "next page\n",
                 (long long)pg->limit, pg->what, (long long)json_integer_value(next));
-    } else if (nrows >= (size_t)pg->limit) {
+    } else if (!pg->by_id && nrows >= (size_t)pg->limit) {
         fprintf(stderr,
                 "allot: note: stopped at limit=%lld; there may be more %s: give a larger "
                 "limit= to see them\n",

@@ -146,6 +146,7 @@ int cli_show(struct cli *cli, const char *path, const struct column *cols, row_f
 struct cli_page {
     const char *what;
     int64_t limit;
+    int by_id; /* the API pages by next_after (the ledger): without it the list is whole */
 };
 
 /* The limit= of kvs as a number (0 when absent), for a cli_page.  Call it after

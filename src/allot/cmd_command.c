@@ -70,7 +70,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         snprintf(path, sizeof path, "/v1/commands/%lld", (long long)id);
         return cli_show(cli, path, cols, add_waiting, err);
     }
-    struct cli_page pg = {"commands", 0};
+    struct cli_page pg = {"commands", 0, 0};
     path_init(&p, "/v1/commands");
     int rc = cli_fields_to_query(filters, &kvs, &p, err);
     if (rc == 0)

@@ -165,7 +165,7 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
     if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
         return -1;
     if (!npos) { /* a list */
-        struct cli_page pg = {"jobs", 0};
+        struct cli_page pg = {"jobs", 0, 0};
         path_init(&p, "/v1/jobs");
         if (cli_fields_to_query(list_filters, &kvs, &p, err) < 0 ||
             cli_page_limit(&kvs, &pg.limit, err) < 0 || args_check_used(&kvs, "job show", err) < 0)

@@ -39,16 +39,17 @@ static void add_job_ref(json_t *row)
     json_object_set_new(row, "job_ref", json_string(buf));
 }
 
-/* rows: what the list holds, for the hint when limit= may have cut it ("entries"). */
-static int list(struct cli *cli, const char *base, const char *what, const char *rows, int argc,
-                char **argv, const struct field *filters, const struct column *cols, row_fix_f fix,
-                struct allot_error *err)
+/* rows: what the list holds, for the hint when limit= may have cut it ("entries"); by_id: the
+ * API pages it by next_after (cli_page). */
+static int list(struct cli *cli, const char *base, const char *what, const char *rows, int by_id,
+                int argc, char **argv, const struct field *filters, const struct column *cols,
+                row_fix_f fix, struct allot_error *err)
 {
     const char *pos[1];
     int npos = 0, rc = -1;
     struct kvlist kvs;
     struct path p;
-    struct cli_page pg = {rows, 0};
+    struct cli_page pg = {rows, 0, by_id};
 
     if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
         return -1;
@@ -71,8 +72,8 @@ static int run_ledger(struct cli *cli, const char *verb, int argc, char **argv,
     if (argc == 0)
         return allot_errorf(err, ALLOT_EINVAL,
                             "ledger: name an account or alloc=ID (see 'allot ledger --help')");
-    return list(cli, "/v1/ledger", "ledger", "entries", argc, argv, ledger_filters, ledger_columns,
-                add_job_ref, err);
+    return list(cli, "/v1/ledger", "ledger", "entries", 1, argc, argv, ledger_filters,
+                ledger_columns, add_job_ref, err);
 }
 
 const struct cli_command cmd_ledger = {
@@ -122,7 +123,7 @@ static int run_failures(struct cli *cli, const char *verb, int argc, char **argv
                         struct allot_error *err)
 {
     (void)verb;
-    return list(cli, "/v1/failures", "failures", "failures", argc, argv, failure_filters,
+    return list(cli, "/v1/failures", "failures", "failures", 0, argc, argv, failure_filters,
                 failure_columns, add_job_ref, err);
 }
 

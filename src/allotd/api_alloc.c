@@ -34,8 +34,8 @@ static int on_alloc(const struct allocation *a, const struct balance *b, void *a
     if (vis < 0)
         return -1;
     if (vis)
-        json_array_append_new(l->items, l->balance_only ? json_balance(a, b)
-                                                        : json_allocation(a, b));
+        json_array_append_new(l->items,
+                              l->balance_only ? json_balance(a, b) : json_allocation(a, b));
     return 0;
 }
 
@@ -107,8 +107,9 @@ int api_alloc_get(struct req *r, struct allot_error *err)
         return -1;
     int vis = auth_sees_account(r, a.account, err);
     if (vis <= 0)
-        return vis < 0 ? -1 : allot_errorf(err, ALLOT_EPERM, "allocation %lld: not yours",
-                                           (long long)id);
+        return vis < 0
+                   ? -1
+                   : allot_errorf(err, ALLOT_EPERM, "allocation %lld: not yours", (long long)id);
     r->out = json_allocation(&a, &b);
     return 0;
 }
@@ -175,7 +176,11 @@ int api_alloc_add(struct req *r, struct allot_error *err)
         {.name = "start", .type = JF_TIME, .required = 1, .dst = &a->start_s},
         {.name = "end", .type = JF_TIME, .required = 1, .dst = &a->end_s},
         {.name = "category", .type = JF_NAME, .required = 0, .dst = a->category, .allow_empty = 1},
-        {.name = "comment", .type = JF_TEXT, .required = 0, .dst = comment, .size = sizeof(comment)},
+        {.name = "comment",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = comment,
+         .size = sizeof(comment)},
         {.name = "su", .type = JF_SU, .required = 0, .dst = &s->e.amount_sumin},
         {.name = "amount_sumin", .type = JF_SUMIN, .required = 0, .dst = &s->e.amount_sumin},
     };
@@ -296,9 +301,21 @@ int api_alloc_credit(struct req *r, struct allot_error *err)
     struct jfield f[] = {
         {.name = "kind", .type = JF_NAME, .required = 0, .dst = kind},
         {.name = "su", .type = JF_SU, .required = 0, .dst = &e->amount_sumin, .min = -1},
-        {.name = "amount_sumin", .type = JF_SUMIN, .required = 0, .dst = &e->amount_sumin, .min = -1},
-        {.name = "comment", .type = JF_TEXT, .required = 0, .dst = e->comment, .size = sizeof(e->comment)},
-        {.name = "idempotency_key", .type = JF_TEXT, .required = 0, .dst = e->idem_key, .size = sizeof(e->idem_key)},
+        {.name = "amount_sumin",
+         .type = JF_SUMIN,
+         .required = 0,
+         .dst = &e->amount_sumin,
+         .min = -1},
+        {.name = "comment",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = e->comment,
+         .size = sizeof(e->comment)},
+        {.name = "idempotency_key",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = e->idem_key,
+         .size = sizeof(e->idem_key)},
     };
     if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
         one_amount(&f[1], &f[2], 1, err) < 0)
@@ -317,15 +334,21 @@ int api_alloc_credit(struct req *r, struct allot_error *err)
 }
 
 struct ledger_arg {
-    struct req *r;
     json_t *items;
+    int64_t limit; /* 0: all */
     int64_t last_id;
-    struct allot_error *err;
+    int more; /* an entry beyond the limit exists */
 };
 
+/* The store reads one entry past the limit, so that next_after promises a next page only
+ * when there is one. */
 static int on_ledger(const struct ledger_entry *e, void *arg)
 {
     struct ledger_arg *l = arg;
+    if (l->limit && (int64_t)json_array_size(l->items) == l->limit) {
+        l->more = 1;
+        return 1;
+    }
     json_array_append_new(l->items, json_ledger(e));
     l->last_id = e->id;
     return 0;
@@ -414,7 +437,8 @@ int api_ledger_list(struct req *r, struct allot_error *err)
     struct ledger_filter f = {0};
     int64_t limit = 0;
     if (!st || json_query_name(r, "account", &f.account, err) < 0 ||
-        json_query_name(r, "cluster", &f.cluster, err) < 0 ||
+        api_query_history_cluster(r, st, store_ledger_names_cluster, "ledger entry", &f.cluster,
+                                  err) < 0 ||
         json_query_int(r, "alloc", 1, &f.alloc_id, err) < 0 ||
         json_query_int(r, "job", 1, &f.job_id, err) < 0 ||
         json_query_time(r, "since", &f.since_s, err) < 0 ||
@@ -423,16 +447,16 @@ int api_ledger_list(struct req *r, struct allot_error *err)
         return -1;
     if (limit > 100000)
         limit = 100000;
-    f.limit = (int)limit;
+    f.limit = limit ? (int)limit + 1 : 0;
     if (r->who.role == ROLE_USER && user_may_read_ledger(r, st, &f, err) < 0)
         return -1;
-    struct ledger_arg l = {r, json_array(), 0, err};
+    struct ledger_arg l = {json_array(), limit, 0, 0};
     if (store_ledger_list(st, &f, on_ledger, &l, err) < 0) {
         json_decref(l.items);
         return -1;
     }
     r->out = json_pack("{s:o}", "items", l.items);
-    if (f.limit && (int64_t)json_array_size(l.items) == f.limit)
+    if (l.more)
         json_object_set_new(r->out, "next_after", json_integer(l.last_id));
     return 0;
 }

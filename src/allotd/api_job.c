@@ -25,10 +25,14 @@ int api_job_admit(struct req *r, struct allot_error *err)
          partition[ALLOT_NAME_MAX] = "", qos[ALLOT_NAME_MAX] = "", tres[ALLOT_TRES_MAX] = "";
     int64_t time_limit_s = 0, billing = 0, token = 0;
     struct jfield f[] = {
-        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = cluster},     {.name = "user", .type = JF_NAME, .required = 1, .dst = user},
-        {.name = "account", .type = JF_NAME, .required = 1, .dst = account},     {.name = "partition", .type = JF_NAME, .required = 1, .dst = partition},
-        {.name = "qos", .type = JF_NAME, .required = 0, .dst = qos, .allow_empty = 1},    {.name = "time_limit_s", .type = JF_INT, .required = 1, .dst = &time_limit_s, .min = 1},
-        {.name = "tres", .type = JF_TEXT, .required = 0, .dst = tres, .size = sizeof(tres)}, {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = cluster},
+        {.name = "user", .type = JF_NAME, .required = 1, .dst = user},
+        {.name = "account", .type = JF_NAME, .required = 1, .dst = account},
+        {.name = "partition", .type = JF_NAME, .required = 1, .dst = partition},
+        {.name = "qos", .type = JF_NAME, .required = 0, .dst = qos, .allow_empty = 1},
+        {.name = "time_limit_s", .type = JF_INT, .required = 1, .dst = &time_limit_s, .min = 1},
+        {.name = "tres", .type = JF_TEXT, .required = 0, .dst = tres, .size = sizeof(tres)},
+        {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
         {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &token}, /* api_submit.c */
     };
@@ -43,8 +47,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
     if (bank_cost(r->d->partcache, st, &j, &c, err) < 0)
         return -1;
     char why[ALLOT_MSG_MAX];
-    int lim = limit_check_admit(st, cluster, user, account, partition, qos, time_limit_s, tres,
-                                why, sizeof(why), err);
+    int lim = limit_check_admit(st, cluster, user, account, partition, qos, time_limit_s, tres, why,
+                                sizeof(why), err);
     if (lim < 0)
         return -1;
     if (lim == 1) {
@@ -60,8 +64,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
     struct allocation a = {0};
     struct balance b = {0};
     struct allot_error ferr;
-    int have = store_find_payer(st, account, c.resource, cluster, (int64_t)time(NULL), &a, &b,
-                                &ferr) == 0;
+    int have =
+        store_find_payer(st, account, c.resource, cluster, (int64_t)time(NULL), &a, &b, &ferr) == 0;
     if (!have && ferr.code != ALLOT_ENOENT) {
         *err = ferr;
         return -1;
@@ -69,9 +73,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
     int ok = have && b.available_sumin >= c.cost_sumin;
     if (ok && token) { /* HoldMode=submit: admitted, so take the provisional hold */
         struct api_submit_job sj = {cluster, user, account, partition, qos, tres, time_limit_s, &c};
-        struct api_submit_admit sa = {.alloc_id = a.id,
-                                      .available_sumin = b.available_sumin,
-                                      .held_sumin = b.held_sumin};
+        struct api_submit_admit sa = {
+            .alloc_id = a.id, .available_sumin = b.available_sumin, .held_sumin = b.held_sumin};
         snprintf(sa.payer_account, sizeof(sa.payer_account), "%s", a.account);
         if (lim == 2)
             snprintf(sa.pending_reason, sizeof(sa.pending_reason), "%s", why);
@@ -104,7 +107,7 @@ struct hold_op {
     struct hold_result res;
     struct bank_job j;
     struct bank_cost c;
-    int64_t submit_token; /* 0, or the provisional hold to move to this run */
+    int64_t submit_token;    /* 0, or the provisional hold to move to this run */
     struct store_job_op job; /* offered to the batch (writer.h) */
 };
 
@@ -124,9 +127,9 @@ static int finish_hold(struct req *r, struct allot_error *err)
     struct hold_result *h = &s->res;
     if (h->refused) {
         r->status = 402;
-        r->out = json_pack("{s:b, s:b, s:s, s:o, s:o}", "held", 0, "replay", h->replay,
-                           "message", h->failure.message, "failure", json_failure(&h->failure),
-                           "job", json_job(&h->job));
+        r->out = json_pack("{s:b, s:b, s:s, s:o, s:o}", "held", 0, "replay", h->replay, "message",
+                           h->failure.message, "failure", json_failure(&h->failure), "job",
+                           json_job(&h->job));
         log_info("msg=\"hold refused\" req=%llu cluster=%s job=%lld run=%d account=%s",
                  (unsigned long long)r->id, s->q.cluster, (long long)s->q.job_id, s->q.run,
                  s->q.account);
@@ -158,8 +161,16 @@ int api_job_hold(struct req *r, struct allot_error *err)
         {.name = "submit", .type = JF_TIME, .required = 0, .dst = &q->submit_s},
         {.name = "start", .type = JF_TIME, .required = 0, .dst = &q->start_s},
         {.name = "time_limit_s", .type = JF_INT, .required = 1, .dst = &q->time_limit_s, .min = 1},
-        {.name = "tres", .type = JF_TEXT, .required = 0, .dst = q->req_tres, .size = sizeof(q->req_tres)},
-        {.name = "alloc_tres", .type = JF_TEXT, .required = 0, .dst = q->alloc_tres, .size = sizeof(q->alloc_tres)},
+        {.name = "tres",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = q->req_tres,
+         .size = sizeof(q->req_tres)},
+        {.name = "alloc_tres",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = q->alloc_tres,
+         .size = sizeof(q->alloc_tres)},
         {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
         {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &s->submit_token},
@@ -173,9 +184,13 @@ int api_job_hold(struct req *r, struct allot_error *err)
     q->now_s = (int64_t)time(NULL);
     if (!q->start_s)
         q->start_s = q->now_s;
-    s->j = (struct bank_job){q->cluster, q->account, q->partition,
-                             q->alloc_tres[0] ? q->alloc_tres : q->req_tres, billing,
-                             q->time_limit_s, q->alloc_tres[0] ? "alloc_tres" : "tres"};
+    s->j = (struct bank_job){q->cluster,
+                             q->account,
+                             q->partition,
+                             q->alloc_tres[0] ? q->alloc_tres : q->req_tres,
+                             billing,
+                             q->time_limit_s,
+                             q->alloc_tres[0] ? "alloc_tres" : "tres"};
     if (bank_cost(r->d->partcache, st, &s->j, &s->c, err) < 0)
         return -1;
     memcpy(q->resource, s->c.resource, sizeof(q->resource));
@@ -255,8 +270,8 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
 static int finish_settle(struct req *r, struct allot_error *err)
 {
     struct settle_op *s = r->scratch;
-    r->text = json_fast_job_reply(s->release ? "released" : "settled", s->res.replay,
-                                  &s->res.job, &s->res.alloc, &s->res.bal, &r->text_len);
+    r->text = json_fast_job_reply(s->release ? "released" : "settled", s->res.replay, &s->res.job,
+                                  &s->res.alloc, &s->res.bal, &r->text_len);
     if (r->text)
         return 0;
     r->out = json_pack("{s:b, s:b, s:o, s:o}", s->release ? "released" : "settled", 1, "replay",
@@ -280,10 +295,18 @@ int api_job_settle(struct req *r, struct allot_error *err)
         {.name = "start", .type = JF_TIME, .required = 0, .dst = &q->start_s},
         {.name = "end", .type = JF_TIME, .required = 0, .dst = &q->end_s},
         {.name = "elapsed_s", .type = JF_INT, .required = 1, .dst = &q->elapsed_s},
-        {.name = "state", .type = JF_TEXT, .required = 0, .dst = q->slurm_state, .size = sizeof(q->slurm_state)},
+        {.name = "state",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = q->slurm_state,
+         .size = sizeof(q->slurm_state)},
         {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing_micro},
-        {.name = "alloc_tres", .type = JF_TEXT, .required = 0, .dst = q->alloc_tres, .size = sizeof(q->alloc_tres)},
+        {.name = "alloc_tres",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = q->alloc_tres,
+         .size = sizeof(q->alloc_tres)},
         {.name = "source", .type = JF_NAME, .required = 0, .dst = source},
         {.name = "user", .type = JF_NAME, .required = 0, .dst = q->user},
         {.name = "account", .type = JF_NAME, .required = 0, .dst = q->account},
@@ -337,7 +360,11 @@ int api_job_release(struct req *r, struct allot_error *err)
         {.name = "cluster", .type = JF_NAME, .required = 1, .dst = s->q.cluster},
         {.name = "job_id", .type = JF_INT, .required = 1, .dst = &s->q.job_id, .min = 1},
         {.name = "run", .type = JF_INT, .required = 0, .dst = &run},
-        {.name = "comment", .type = JF_TEXT, .required = 0, .dst = s->comment, .size = sizeof(s->comment)},
+        {.name = "comment",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = s->comment,
+         .size = sizeof(s->comment)},
     };
     if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
         return -1;
@@ -368,13 +395,27 @@ static int on_job(const struct job *j, void *arg)
     return 0;
 }
 
+static int on_any_job(const struct job *j, void *arg)
+{
+    (void)j;
+    (void)arg;
+    return 1; /* one row answers the question */
+}
+
+/* api_history_f: does any job record (of any user) name cluster? */
+static int jobs_name_cluster(store_t *st, const char *cluster, struct allot_error *err)
+{
+    struct job_filter f = {.cluster = cluster, .status = -1, .limit = 1};
+    return store_job_list(st, &f, on_any_job, NULL, err);
+}
+
 int api_job_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     struct job_filter f = {.status = -1};
     const char *status = req_query(r, "status");
     int64_t limit = 0;
-    if (!st || json_query_name(r, "cluster", &f.cluster, err) < 0 ||
+    if (!st || api_query_history_cluster(r, st, jobs_name_cluster, "job", &f.cluster, err) < 0 ||
         json_query_name(r, "account", &f.account, err) < 0 ||
         json_query_name(r, "user", &f.user, err) < 0 ||
         json_query_time(r, "since", &f.since_s, err) < 0 ||
@@ -396,9 +437,91 @@ int api_job_list(struct req *r, struct allot_error *err)
     return 0;
 }
 
-static int on_ledger(const struct ledger_entry *e, void *arg)
+/* GET /v1/jobs/{cluster}/{job_id} shows a job as all its runs (a requeue is a new run): the
+ * runs the caller may see, and the ledger entries and failures of those runs and of no
+ * other, so that every entry's run is one of "runs".  A plain user may see some runs of a
+ * job id and not others (a run on an account it has no association with); the money of
+ * the others is not its to read.  A run whose record was scrubbed is not listed, nor its
+ * entries: /v1/ledger?cluster=&job= still has them. */
+struct job_view {
+    struct list_arg l; /* first: on_job's argument */
+    int32_t *runs;     /* the run numbers in l.items */
+    size_t n, cap;
+    const char *cluster;
+    int64_t job_id;
+    json_t *out; /* the array a ledger or failure callback fills */
+};
+
+static int view_has_run(const struct job_view *v, int32_t run)
 {
-    json_array_append_new(arg, json_ledger(e));
+    for (size_t i = 0; i < v->n; i++)
+        if (v->runs[i] == run)
+            return 1;
+    return 0;
+}
+
+static int on_view_job(const struct job *j, void *arg)
+{
+    struct job_view *v = arg;
+    size_t before = json_array_size(v->l.items);
+    int rc = on_job(j, &v->l);
+    if (rc != 0 || json_array_size(v->l.items) == before)
+        return rc;
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 8;
+        v->runs = xrealloc(v->runs, v->cap * sizeof(*v->runs));
+    }
+    v->runs[v->n++] = j->run;
+    return 0;
+}
+
+static int on_view_ledger(const struct ledger_entry *e, void *arg)
+{
+    struct job_view *v = arg;
+    if (view_has_run(v, e->run))
+        json_array_append_new(v->out, json_ledger(e));
+    return 0;
+}
+
+static int on_view_failure(const struct failure *fl, void *arg)
+{
+    struct job_view *v = arg;
+    if (view_has_run(v, fl->run))
+        json_array_append_new(v->out, json_failure(fl));
+    return 0;
+}
+
+/* The job's failures (failures_job), of the listed runs only. */
+static int view_failures(store_t *st, struct job_view *v, struct allot_error *err)
+{
+    struct failure_filter f = {.cluster = v->cluster, .job_id = v->job_id};
+    return store_failure_list(st, &f, on_view_failure, v, err);
+}
+
+/* The reply's parts, or -1 with err; on success *ledger and *failures are new arrays. */
+static int view_build(store_t *st, struct job_view *v, json_t **ledger, json_t **failures,
+                      struct allot_error *err)
+{
+    struct job_filter f = {.cluster = v->cluster, .job_id = v->job_id, .status = -1};
+    if (store_job_list(st, &f, on_view_job, v, err) < 0)
+        return -1;
+    if (v->n == 0)
+        return allot_errorf(err, ALLOT_ENOENT, "job %s/%lld: not found", v->cluster,
+                            (long long)v->job_id);
+    struct ledger_filter lf = {.cluster = v->cluster, .job_id = v->job_id};
+    json_t *l = v->out = json_array();
+    if (store_ledger_list(st, &lf, on_view_ledger, v, err) < 0) {
+        json_decref(l);
+        return -1;
+    }
+    json_t *fl = v->out = json_array();
+    if (view_failures(st, v, err) < 0) {
+        json_decref(l);
+        json_decref(fl);
+        return -1;
+    }
+    *ledger = l;
+    *failures = fl;
     return 0;
 }
 
@@ -411,24 +534,16 @@ int api_job_get(struct req *r, struct allot_error *err)
         return -1;
     if (!r->param[1][0] || *end || id <= 0)
         return allot_errorf(err, ALLOT_EINVAL, "job_id: '%s' is not a job id", r->param[1]);
-    struct job_filter f = {.cluster = r->param[0], .job_id = id, .status = -1};
-    struct list_arg l = {r, json_array(), err};
-    if (store_job_list(st, &f, on_job, &l, err) < 0) {
-        json_decref(l.items);
+    struct job_view v = {.l = {r, json_array(), err}, .cluster = r->param[0], .job_id = id};
+    json_t *ledger = NULL, *failures = NULL;
+    int rc = view_build(st, &v, &ledger, &failures, err);
+    free(v.runs);
+    if (rc < 0) {
+        json_decref(v.l.items);
         return -1;
     }
-    if (json_array_size(l.items) == 0) {
-        json_decref(l.items);
-        return allot_errorf(err, ALLOT_ENOENT, "job %s/%lld: not found", r->param[0], id);
-    }
-    json_t *ledger = json_array();
-    struct ledger_filter lf = {.cluster = r->param[0], .job_id = id};
-    if (store_ledger_list(st, &lf, on_ledger, ledger, err) < 0) {
-        json_decref(l.items);
-        json_decref(ledger);
-        return -1;
-    }
-    r->out = json_pack("{s:o, s:o}", "runs", l.items, "ledger", ledger);
+    r->out =
+        json_pack("{s:o, s:o, s:o}", "runs", v.l.items, "ledger", ledger, "failures", failures);
     return 0;
 }
 

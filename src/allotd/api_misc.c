@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api_misc.c - service endpoints: /healthz, /metrics, /v1/whoami, /v1/check; and the
- * handlers' shared error helper (api.h). */
+ * handlers' shared helpers (api.h): error field renaming, durations for messages, the
+ * cluster filter of history listings. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,4 +102,23 @@ const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size)
     if (len < size)
         snprintf(buf + len, size - len, ")");
     return buf;
+}
+
+int api_query_history_cluster(struct req *r, store_t *st, api_history_f seen, const char *what,
+                              const char **out, struct allot_error *err)
+{
+    struct allot_error e;
+    if (api_query_cluster(r, st, out, &e) == 0)
+        return 0;
+    if (!*out || e.code != ALLOT_ENOENT) { /* a bad name, or storage */
+        if (err)
+            *err = e;
+        return -1;
+    }
+    /* Not a cluster now: the filter still holds if history names it (removed since). */
+    int n = seen(st, *out, err);
+    if (n != 0)
+        return n > 0 ? 0 : -1;
+    return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist, and no %s names it", *out,
+                        what);
 }

@@ -211,6 +211,9 @@ struct ledger_filter {
 typedef int (*store_ledger_f)(const struct ledger_entry *e, void *arg);
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
                       struct allot_error *err);
+/* Does any ledger entry name cluster (a job's entries: only they carry one)?  1 yes, 0 no,
+ * -1 with err.  One probe of ledger_job, for a cluster removed since. */
+int store_ledger_names_cluster(store_t *st, const char *cluster, struct allot_error *err);
 
 /* ---- Jobs: hold, settle, release (DESIGN §3) ------------------------------------------- */
 
@@ -355,6 +358,8 @@ int store_job_count_held_qos(store_t *st, const char *cluster, const char *qos, 
 struct failure_filter {
     const char *account; /* NULL = any */
     const char *user;
+    const char *cluster; /* with job_id: one job's failures */
+    int64_t job_id;      /* 0 = any */
     int64_t since_s;
     int limit;           /* 0 = no limit; newest first */
 };

@@ -10,8 +10,8 @@
  * subtracts.
  * The payer is found by walking the account's chain to root with point lookups, taking the
  * first account that has an allocation of the resource whose cluster scope covers the
- * cluster and whose period contains the time.  Allocations of one (account, resource) never overlap in
- * intersecting cluster scopes, so at most one matches per account.
+ * cluster and whose period contains the time.  Allocations of one (account, resource) never overlap
+ * in intersecting cluster scopes, so at most one matches per account.
  */
 #include <string.h>
 #include <time.h>
@@ -75,7 +75,8 @@ static const char SQL_BALANCE_APPLY[] =
     "AND held_sumin + $3 >= 0 AND granted_sumin + $1 <= " STORE_BALANCE_MAX_SQL " "
     "AND used_sumin + $2 <= " STORE_BALANCE_MAX_SQL " "
     "AND held_sumin + $3 <= " STORE_BALANCE_MAX_SQL " "
-    "AND (CAST($5 AS BIGINT) = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) >= 0)";
+    "AND (CAST($5 AS BIGINT) = 0 OR (granted_sumin + $1) - (used_sumin + $2) - (held_sumin + $3) "
+    ">= 0)";
 #define LEDGER_INSERT                                                                              \
     "INSERT INTO ledger (alloc_id, kind, amount_sumin, actor, time_s, comment, cluster, job_id, "  \
     "run, idem_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
@@ -108,6 +109,9 @@ static const char SQL_LEDGER_LIST_ACCOUNT[] = LEDGER_LIST(" AND ac.name = $2", "
 static const char SQL_LEDGER_LIST_SINCE[] =
     LEDGER_LIST(" AND l.time_s <= 9223372036854775807", "+l.id");
 static const char SQL_LEDGER_LIST[] = LEDGER_LIST("", "l.id");
+/* "job_id <> 0" makes it the partial index ledger_job's probe. */
+const char store_sql_ledger_names_cluster[] =
+    "SELECT 1 FROM ledger WHERE cluster = $1 AND job_id <> 0 LIMIT 1";
 
 /* ---- readers ---- */
 
@@ -254,8 +258,8 @@ static int balance_move(store_t *st, int64_t alloc_id, int64_t dg, int64_t du, i
         return allot_errorf(err, ALLOT_EINTERNAL,
                             "allocation %lld: %s of %lld would make used or held negative "
                             "(used %lld, held %lld)",
-                            (long long)alloc_id, what, (long long)amount,
-                            (long long)b.used_sumin, (long long)b.held_sumin);
+                            (long long)alloc_id, what, (long long)amount, (long long)b.used_sumin,
+                            (long long)b.held_sumin);
     if (b.granted_sumin + dg > STORE_BALANCE_MAX || b.used_sumin + du > STORE_BALANCE_MAX ||
         b.held_sumin + dh > STORE_BALANCE_MAX)
         return allot_errorf(err, ALLOT_EINVAL,
@@ -271,8 +275,7 @@ static int balance_move(store_t *st, int64_t alloc_id, int64_t dg, int64_t du, i
 }
 
 /* Append e to the ledger (its id into e->id when want_id, else e->id = 0). */
-static int ledger_append(store_t *st, struct ledger_entry *e, int want_id,
-                         struct allot_error *err)
+static int ledger_append(store_t *st, struct ledger_entry *e, int want_id, struct allot_error *err)
 {
     db_stmt_t *s = want_id ? store_stmt(st, STMT_LEDGER_INSERT, SQL_LEDGER_INSERT, err)
                            : store_stmt(st, STMT_LEDGER_APPEND, SQL_LEDGER_APPEND, err);
@@ -308,8 +311,8 @@ static int ledger_apply(store_t *st, struct ledger_entry *e, int checked, int wa
     int64_t dg = 0, du = 0, dh = 0;
     if (ledger_deltas(e, &dg, &du, &dh, err) < 0)
         return -1;
-    int rc = balance_move(st, e->alloc_id, dg, du, dh, checked,
-                          model_ledger_kind_name(e->kind), e->amount_sumin, err);
+    int rc = balance_move(st, e->alloc_id, dg, du, dh, checked, model_ledger_kind_name(e->kind),
+                          e->amount_sumin, err);
     if (rc != 0)
         return rc;
     return ledger_append(st, e, want_id, err);
@@ -546,7 +549,8 @@ int store_alloc_list(store_t *st, const struct alloc_filter *f, store_alloc_f cb
 }
 
 /* One step of the walk: the id and parent of the first account (by name) or the parent of
- * an account (by id).  Returns 1 with self and parent set (parent 0: none), 0 when the row is missing. */
+ * an account (by id).  Returns 1 with self and parent set (parent 0: none), 0 when the row is
+ * missing. */
 static int payer_step(store_t *st, const char *name, int64_t id, int64_t *self, int64_t *parent,
                       struct allot_error *err)
 {
@@ -673,8 +677,7 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
                                     "idempotency_key: '%s' was used for entry %lld (%s of %s SU "
                                     "on allocation %lld)",
                                     e->idem_key, (long long)old.id,
-                                    model_ledger_kind_name(old.kind), was,
-                                    (long long)old.alloc_id);
+                                    model_ledger_kind_name(old.kind), was, (long long)old.alloc_id);
             }
             *e = old;
             if (replay)
@@ -710,8 +713,7 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
         return allot_errorf(err, ALLOT_EFUNDS,
                             "amount: %s of %s SU would make allocation %lld's available balance "
                             "negative (available %s SU)",
-                            model_ledger_kind_name(e->kind), amount, (long long)e->alloc_id,
-                            have);
+                            model_ledger_kind_name(e->kind), amount, (long long)e->alloc_id, have);
     }
     return 0;
 }
@@ -736,6 +738,19 @@ int store_ledger_list_sql(const struct ledger_filter *f, const char **sql)
     }
     *sql = SQL_LEDGER_LIST;
     return STMT_LEDGER_LIST;
+}
+
+int store_ledger_names_cluster(store_t *st, const char *cluster, struct allot_error *err)
+{
+    if (store_ready(st, "ledger list", err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_LEDGER_NAMES_CLUSTER, store_sql_ledger_names_cluster, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    int rc = db_step(s, err);
+    db_reset(s);
+    return rc;
 }
 
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,

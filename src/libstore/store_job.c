@@ -60,12 +60,16 @@ static const char SQL_FAILURE_OF_JOB[] =
     "SELECT " FAILURE_COLS " FROM failures WHERE cluster = $1 AND job_id = $2 AND run = $3 "
     "AND stage = 'hold' ORDER BY id DESC LIMIT 1";
 /* As the ledger's listings (store_alloc.c): one statement per filter that can drive an
- * index -- failures_account, failures_user, failures_time (upper bound: a bounded range for
- * the planner; "+id": not the id order instead) -- else newest first by id. */
+ * index -- failures_job, failures_account, failures_user, failures_time (upper bound: a
+ * bounded range for the planner; "+id": not the id order instead) -- else newest first by
+ * id. */
 #define FAILURE_LIST(drive, id)                                                                    \
     "SELECT " FAILURE_COLS " FROM failures WHERE ($1 = '' OR account = $1) "                       \
-    "AND ($2 = '' OR user_name = $2) AND time_s >= $3" drive " ORDER BY " id " DESC LIMIT $4"
+    "AND ($2 = '' OR user_name = $2) AND time_s >= $3 AND ($4 = '' OR cluster = $4) "              \
+    "AND (CAST($5 AS BIGINT) = 0 OR job_id = $5)" drive " ORDER BY " id " DESC LIMIT $6"
 static const char SQL_FAILURE_LIST[] = FAILURE_LIST("", "id");
+static const char SQL_FAILURE_LIST_JOB[] =
+    FAILURE_LIST(" AND cluster = $4 AND job_id = $5 AND job_id <> 0", "id");
 static const char SQL_FAILURE_LIST_ACCOUNT[] = FAILURE_LIST(" AND account = $1", "id");
 static const char SQL_FAILURE_LIST_USER[] = FAILURE_LIST(" AND user_name = $2", "id");
 static const char SQL_FAILURE_LIST_SINCE[] =
@@ -272,7 +276,7 @@ int store_hold_validate(const struct hold_req *r, struct allot_error *err)
 }
 
 void store_hold_job(const struct hold_req *req, int64_t now, int refused,
-                     const struct allocation *payer, struct job *j)
+                    const struct allocation *payer, struct job *j)
 {
     memset(j, 0, sizeof *j);
     memcpy(j->cluster, req->cluster, sizeof j->cluster);
@@ -358,8 +362,8 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     if (rc < 0)
         return -1;
     if (rc == 1) {
-        if (same_job(st, &j, "hold", req->user, req->account, req->partition, req->submit_s,
-                     err) < 0)
+        if (same_job(st, &j, "hold", req->user, req->account, req->partition, req->submit_s, err) <
+            0)
             return -1;
         /* A replay returns the first outcome (store.h), even if the run was settled since. */
         res->replay = 1;
@@ -386,8 +390,8 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
 
     int64_t now = store_now_or(req->now_s);
     struct allot_error nopayer = {0};
-    rc = store_payer(st, req->account, req->resource, req->cluster,
-                     store_hold_at(req, now), &payer, &bal, &nopayer);
+    rc = store_payer(st, req->account, req->resource, req->cluster, store_hold_at(req, now), &payer,
+                     &bal, &nopayer);
     if (rc < 0) {
         if (err)
             *err = nopayer;
@@ -453,9 +457,8 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
                  "but allocation %lld (account '%s', %s) has %s available; running jobs hold "
                  "%s. Lower the time limit or the resources, wait for running jobs to end, or "
                  "ask for more credit.",
-                 (long long)req->job_id, (int)req->run, req->account, need,
-                 billing, limit, (long long)payer.id, payer.account,
-                 payer.resource, avail, held);
+                 (long long)req->job_id, (int)req->run, req->account, need, billing, limit,
+                 (long long)payer.id, payer.account, payer.resource, avail, held);
     } else {
         snprintf(f->message, sizeof f->message, "job %lld run %d: %s", (long long)req->job_id,
                  (int)req->run, nopayer.msg);
@@ -602,8 +605,8 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
                                 (long long)j.job_id, (int)j.run);
         /* A held run pays at the billing its hold was priced at (store.h); a refused one
          * records the settle's, as a run never held. */
-        int64_t billing = j.status == JOB_HELD || req->billing_micro <= 0 ? j.billing_micro
-                                                                          : req->billing_micro;
+        int64_t billing =
+            j.status == JOB_HELD || req->billing_micro <= 0 ? j.billing_micro : req->billing_micro;
         int64_t run_start = start > 0 ? start : j.start_s;
         if (req->end_s > 0 && run_start > req->end_s)
             return allot_errorf(err, ALLOT_EINVAL, "end: before the run's start (%lld)",
@@ -616,8 +619,8 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
             /* Release and debit: two ledger entries, one balance UPDATE (unchecked, as
              * job_ledger: a release only lowers held, a debit records usage). */
             struct ledger_entry rel, deb;
-            job_entry(&rel, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id,
-                      j.run, req->actor, "settle", now);
+            job_entry(&rel, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id, j.run,
+                      req->actor, "settle", now);
             job_entry(&deb, LEDGER_DEBIT, j.alloc_id, charge, j.cluster, j.job_id, j.run,
                       req->actor, req->slurm_state, now);
             if (store_ledger_apply_pair(st, &rel, charge > 0 ? &deb : NULL, err) < 0)
@@ -817,6 +820,10 @@ int store_failure_add(store_t *st, struct failure *f, struct allot_error *err)
 
 int store_failure_list_sql(const struct failure_filter *f, const char **sql)
 {
+    if (f && f->cluster && f->cluster[0] && f->job_id) {
+        *sql = SQL_FAILURE_LIST_JOB;
+        return STMT_FAILURE_LIST_JOB;
+    }
     if (f && f->account && f->account[0]) {
         *sql = SQL_FAILURE_LIST_ACCOUNT;
         return STMT_FAILURE_LIST_ACCOUNT;
@@ -846,7 +853,9 @@ int store_failure_list(store_t *st, const struct failure_filter *f, store_failur
     db_bind_text(s, 1, f && f->account ? f->account : "");
     db_bind_text(s, 2, f && f->user ? f->user : "");
     db_bind_int64(s, 3, f ? f->since_s : 0);
-    db_bind_int64(s, 4, f && f->limit > 0 ? f->limit : INT64_MAX);
+    db_bind_text(s, 4, f && f->cluster ? f->cluster : "");
+    db_bind_int64(s, 5, f ? f->job_id : 0);
+    db_bind_int64(s, 6, f && f->limit > 0 ? f->limit : INT64_MAX);
     int rc;
     while ((rc = db_step(s, err)) == 1) {
         struct failure fl;

@@ -134,15 +134,17 @@ test_expect_success 'ledger: credit, hold, release, debit of the job, in order' 
 	test "$(json_get items.3.kind <lj)" = debit &&
 	test "$(json_get items.3.amount_sumin <lj)" = 120
 '
-test_expect_success 'ledger limit=: a page that may not be the last names the next, on stderr' '
+test_expect_success 'ledger limit=: a page that is not the last names the next, on stderr' '
 	allot -P -n ledger chem limit=2 >p1 2>e1 &&
 	test $(wc -l <p1) = 2 &&
 	last=$(tail -1 p1 | cut -d"|" -f1) &&
-	grep "^allot: note: stopped at limit=2; .* add after=$last for the next page\$" e1 &&
+	grep "^allot: note: stopped at limit=2; there are more entries: add after=$last for the next page\$" e1 &&
 	allot -P -n ledger chem limit=2 after=$last >p2 2>e2 &&
 	test $(wc -l <p2) = 2 &&
+	test_must_be_empty e2 &&
 	last2=$(tail -1 p2 | cut -d"|" -f1) &&
-	grep "after=$last2 for the next page" e2 &&
+	allot --json ledger chem limit=2 after=$last >j2 &&
+	! grep next_after j2 &&
 	allot -P -n ledger chem limit=2 after=$last2 >p3 2>e3 &&
 	test_must_be_empty p3 &&
 	test_must_be_empty e3 &&

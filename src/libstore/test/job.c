@@ -950,6 +950,18 @@ static void test_job_list_and_failures(void **state)
     struct failure_filter byuser = {.user = "bob"};
     OK(f, store_failure_list(f->st, &byuser, count_failures, &n, &f->err));
     assert_int_equal(n, 2);
+    /* One job's failures: only job 2's refused hold, not the job-less admission failure. */
+    n = 0;
+    struct failure_filter job2 = {.cluster = "c1", .job_id = 2};
+    OK(f, store_failure_list(f->st, &job2, count_failures, &n, &f->err));
+    assert_int_equal(n, 1);
+    n = 0;
+    struct failure_filter job3 = {.cluster = "c1", .job_id = 3};
+    OK(f, store_failure_list(f->st, &job3, count_failures, &n, &f->err));
+    assert_int_equal(n, 0);
+    struct failure_filter other = {.cluster = "c2", .job_id = 2};
+    OK(f, store_failure_list(f->st, &other, count_failures, &n, &f->err));
+    assert_int_equal(n, 0);
     n = 0;
     struct failure_filter one = {.limit = 1};
     OK(f, store_failure_list(f->st, &one, count_failures, &n, &f->err));

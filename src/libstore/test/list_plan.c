@@ -89,6 +89,8 @@ static void test_failures_by_their_indexes(void **state)
     struct fx *f = *state;
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    struct failure_filter job = {.cluster = "c", .job_id = 7, .user = "u"};
+    EXPECT(store_failure_list_sql, &job, "USING INDEX failures_job (cluster=? AND job_id=?)", NULL);
     struct failure_filter account = {.account = "a", .user = "u", .limit = 10};
     EXPECT(store_failure_list_sql, &account, "USING INDEX failures_account (account=?", NULL);
     struct failure_filter user = {.user = "u", .since_s = 5};
@@ -139,6 +141,9 @@ static void test_held_counts_by_partial_indexes(void **state)
         expect_plan(db, sql, c[i].want, "SCAN jobs|");
     }
     assert_null(store_job_count_sql(STMT_JOB_GET));
+    /* Whether history names a removed cluster: one probe, never a walk of the ledger. */
+    expect_plan(db, store_sql_ledger_names_cluster, "USING COVERING INDEX ledger_job (cluster=?)",
+                "SCAN ledger|");
     sqlite3_close(db);
 }
 
@@ -153,8 +158,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_job_runs_by_key, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failures_by_their_indexes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_steps_by_their_indexes, fx_setup, fx_teardown),
-        cmocka_unit_test_setup_teardown(test_held_counts_by_partial_indexes, fx_setup,
-                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_held_counts_by_partial_indexes, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
