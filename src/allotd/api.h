@@ -22,15 +22,12 @@ int api_error_field(struct allot_error *err, const char *from, const char *to);
 const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size);
 /* Room for any api_duration text. */
 #define API_DURATION_MAX 80
-/* Does a history (jobs, usage, steps, commands) have a row naming cluster?  1 yes, 0 no,
- * -1 with err. */
-typedef int (*api_history_f)(store_t *st, const char *cluster, struct allot_error *err);
 /* The ?cluster= argument (NULL when absent) of a history listing: api_query_cluster's
- * check, except that a cluster removed since stays a valid filter while `seen` finds rows
- * naming it (history keeps the names).  A name the bank does not know and that history
+ * check, except that a cluster removed since stays a valid filter while history h has
+ * records naming it (history keeps the names).  A name the bank does not know and that h
  * never held is a misspelling: ENOENT naming it ("cluster: 'x' does not exist, and no
  * <what> names it"), not an empty list.  EINVAL for a bad name; storage errors as is. */
-int api_query_history_cluster(struct req *r, store_t *st, api_history_f seen, const char *what,
+int api_query_history_cluster(struct req *r, store_t *st, enum store_history h, const char *what,
                               const char **out, struct allot_error *err);
 /* api_cluster.c */
 int api_cluster_list(struct req *r, struct allot_error *err);

@@ -58,20 +58,6 @@ static int on_command(const struct command *c, void *arg)
     return 0;
 }
 
-static int on_any_command(const struct command *c, void *arg)
-{
-    (void)c;
-    (void)arg;
-    return 1; /* one row answers the question */
-}
-
-/* api_history_f: does any command of the outbox name cluster? */
-static int commands_name_cluster(store_t *st, const char *cluster, struct allot_error *err)
-{
-    struct command_filter f = {.cluster = cluster, .state = -1, .limit = 1};
-    return store_command_list(st, &f, on_any_command, NULL, err);
-}
-
 int api_command_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
@@ -79,7 +65,7 @@ int api_command_list(struct req *r, struct allot_error *err)
     int64_t limit = 0;
     const char *state = req_query(r, "state");
     if (!st ||
-        api_query_history_cluster(r, st, commands_name_cluster, "command", &f.cluster, err) < 0 ||
+        api_query_history_cluster(r, st, STORE_HISTORY_COMMANDS, "command", &f.cluster, err) < 0 ||
         json_query_int(r, "policy", 1, &f.policy_id, err) < 0 ||
         json_query_int(r, "after", 0, &f.after_id, err) < 0 ||
         json_query_int(r, "limit", 1, &limit, err) < 0)

@@ -395,27 +395,13 @@ static int on_job(const struct job *j, void *arg)
     return 0;
 }
 
-static int on_any_job(const struct job *j, void *arg)
-{
-    (void)j;
-    (void)arg;
-    return 1; /* one row answers the question */
-}
-
-/* api_history_f: does any job record (of any user) name cluster? */
-static int jobs_name_cluster(store_t *st, const char *cluster, struct allot_error *err)
-{
-    struct job_filter f = {.cluster = cluster, .status = -1, .limit = 1};
-    return store_job_list(st, &f, on_any_job, NULL, err);
-}
-
 int api_job_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     struct job_filter f = {.status = -1};
     const char *status = req_query(r, "status");
     int64_t limit = 0;
-    if (!st || api_query_history_cluster(r, st, jobs_name_cluster, "job", &f.cluster, err) < 0 ||
+    if (!st || api_query_history_cluster(r, st, STORE_HISTORY_JOBS, "job", &f.cluster, err) < 0 ||
         json_query_name(r, "account", &f.account, err) < 0 ||
         json_query_name(r, "user", &f.user, err) < 0 ||
         json_query_time(r, "since", &f.since_s, err) < 0 ||

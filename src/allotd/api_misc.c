@@ -104,7 +104,7 @@ const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size)
     return buf;
 }
 
-int api_query_history_cluster(struct req *r, store_t *st, api_history_f seen, const char *what,
+int api_query_history_cluster(struct req *r, store_t *st, enum store_history h, const char *what,
                               const char **out, struct allot_error *err)
 {
     struct allot_error e;
@@ -116,7 +116,7 @@ int api_query_history_cluster(struct req *r, store_t *st, api_history_f seen, co
         return -1;
     }
     /* Not a cluster now: the filter still holds if history names it (removed since). */
-    int n = seen(st, *out, err);
+    int n = store_history_names_cluster(st, h, *out, err);
     if (n != 0)
         return n > 0 ? 0 : -1;
     return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist, and no %s names it", *out,

@@ -472,20 +472,6 @@ static int on_usage(const struct usage_job *u, void *arg)
     return 0;
 }
 
-static int on_any_usage(const struct usage_job *u, void *arg)
-{
-    (void)u;
-    (void)arg;
-    return 1; /* one row answers the question */
-}
-
-/* api_history_f: does any settled job (the usage history) name cluster? */
-static int usage_names_cluster(store_t *st, const char *cluster, struct allot_error *err)
-{
-    struct usage_filter f = {.cluster = cluster};
-    return store_usage_jobs(st, &f, on_any_usage, NULL, err);
-}
-
 /* GET /v1/usage?cluster=&account=&user=&since=&until=: settled usage per association, like
  * sreport's cluster AccountUtilizationByUser. */
 int api_usage_list(struct req *r, struct allot_error *err)
@@ -494,7 +480,7 @@ int api_usage_list(struct req *r, struct allot_error *err)
     if (!st)
         return -1;
     struct usage_filter f = {0};
-    if (api_query_history_cluster(r, st, usage_names_cluster, "settled job", &f.cluster, err) < 0 ||
+    if (api_query_history_cluster(r, st, STORE_HISTORY_JOBS, "job", &f.cluster, err) < 0 ||
         json_query_name(r, "account", &f.account, err) < 0 ||
         json_query_name(r, "user", &f.user, err) < 0 ||
         json_query_time(r, "since", &f.since_s, err) < 0 ||

@@ -225,27 +225,12 @@ static int on_step(const struct step_record *s, void *arg)
     return 0;
 }
 
-static int on_any_step(const struct step_record *s, void *arg)
-{
-    (void)s;
-    (void)arg;
-    return 1; /* one row answers the question */
-}
-
-/* api_history_f: does any step record (of any user) name cluster?  An operator may record
- * steps of a job the bank has not seen, on a cluster it does not know. */
-static int steps_name_cluster(store_t *st, const char *cluster, struct allot_error *err)
-{
-    struct step_filter f = {.cluster = cluster, .limit = 1};
-    return store_step_list(st, &f, on_any_step, NULL, err);
-}
-
 int api_step_list(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     struct step_filter f = {0};
     int64_t limit = 0, job = 0;
-    if (!st || api_query_history_cluster(r, st, steps_name_cluster, "step", &f.cluster, err) < 0 ||
+    if (!st || api_query_history_cluster(r, st, STORE_HISTORY_STEPS, "step", &f.cluster, err) < 0 ||
         json_query_name(r, "user", &f.user, err) < 0 ||
         json_query_int(r, "job", 1, &job, err) < 0 ||
         json_query_int(r, "limit", 1, &limit, err) < 0)

@@ -211,9 +211,6 @@ struct ledger_filter {
 typedef int (*store_ledger_f)(const struct ledger_entry *e, void *arg);
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
                       struct allot_error *err);
-/* Does any ledger entry name cluster (a job's entries: only they carry one)?  1 yes, 0 no,
- * -1 with err.  One probe of ledger_job, for a cluster removed since. */
-int store_ledger_names_cluster(store_t *st, const char *cluster, struct allot_error *err);
 
 /* ---- Jobs: hold, settle, release (DESIGN §3) ------------------------------------------- */
 
@@ -367,6 +364,20 @@ typedef int (*store_failure_f)(const struct failure *f, void *arg);
 int store_failure_add(store_t *st, struct failure *f, struct allot_error *err); /* sets id */
 int store_failure_list(store_t *st, const struct failure_filter *f, store_failure_f cb, void *arg,
                        struct allot_error *err);
+
+/* ---- History by cluster ------------------------------------------------------------- */
+
+/* The records that keep the name of a cluster removed since. */
+enum store_history {
+    STORE_HISTORY_JOBS,     /* job runs (and so usage) */
+    STORE_HISTORY_LEDGER,   /* ledger entries (a job's: only they carry a cluster) */
+    STORE_HISTORY_STEPS,    /* step records */
+    STORE_HISTORY_COMMANDS, /* the agents' outbox */
+};
+/* Does any record of history h name cluster?  1 yes, 0 no, -1 with err.  One index probe:
+ * a listing asks it only for a name that is not a cluster now. */
+int store_history_names_cluster(store_t *st, enum store_history h, const char *cluster,
+                                struct allot_error *err);
 
 /* ---- Integrity ---------------------------------------------------------------------- */
 

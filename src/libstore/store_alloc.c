@@ -109,9 +109,7 @@ static const char SQL_LEDGER_LIST_ACCOUNT[] = LEDGER_LIST(" AND ac.name = $2", "
 static const char SQL_LEDGER_LIST_SINCE[] =
     LEDGER_LIST(" AND l.time_s <= 9223372036854775807", "+l.id");
 static const char SQL_LEDGER_LIST[] = LEDGER_LIST("", "l.id");
-/* "job_id <> 0" makes it the partial index ledger_job's probe. */
-const char store_sql_ledger_names_cluster[] =
-    "SELECT 1 FROM ledger WHERE cluster = $1 AND job_id <> 0 LIMIT 1";
+
 
 /* ---- readers ---- */
 
@@ -738,19 +736,6 @@ int store_ledger_list_sql(const struct ledger_filter *f, const char **sql)
     }
     *sql = SQL_LEDGER_LIST;
     return STMT_LEDGER_LIST;
-}
-
-int store_ledger_names_cluster(store_t *st, const char *cluster, struct allot_error *err)
-{
-    if (store_ready(st, "ledger list", err) < 0)
-        return -1;
-    db_stmt_t *s = store_stmt(st, STMT_LEDGER_NAMES_CLUSTER, store_sql_ledger_names_cluster, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    int rc = db_step(s, err);
-    db_reset(s);
-    return rc;
 }
 
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,

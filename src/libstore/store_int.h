@@ -129,7 +129,10 @@ enum store_stmt_id {
     STMT_LEDGER_APPEND,
     STMT_LEDGER_BY_KEY,
     STMT_LEDGER_LIST,
-    STMT_LEDGER_NAMES_CLUSTER,
+    STMT_HISTORY_JOBS,
+    STMT_HISTORY_LEDGER,
+    STMT_HISTORY_STEPS,
+    STMT_HISTORY_COMMANDS,
     STMT_LEDGER_LIST_JOB,
     STMT_LEDGER_LIST_ALLOC,
     STMT_LEDGER_LIST_ACCOUNT,
@@ -267,8 +270,8 @@ int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);
 int store_job_list_sql(const struct job_filter *f, const char **sql);
 /* The text of a STMT_JOB_COUNT_* statement (store_job_count.c), NULL for another id. */
 const char *store_job_count_sql(int id);
-/* store_ledger_names_cluster's statement (for store_list_plan). */
-extern const char store_sql_ledger_names_cluster[];
+/* store_history_names_cluster's statement for h (for store_list_plan), NULL if none. */
+const char *store_history_sql(int h);
 int store_failure_list_sql(const struct failure_filter *f, const char **sql);
 int store_step_list_sql(const struct step_filter *f, const char **sql);
 

@@ -141,9 +141,24 @@ static void test_held_counts_by_partial_indexes(void **state)
         expect_plan(db, sql, c[i].want, "SCAN jobs|");
     }
     assert_null(store_job_count_sql(STMT_JOB_GET));
-    /* Whether history names a removed cluster: one probe, never a walk of the ledger. */
-    expect_plan(db, store_sql_ledger_names_cluster, "USING COVERING INDEX ledger_job (cluster=?)",
-                "SCAN ledger|");
+    /* Whether history names a removed cluster: one probe each, never a walk of a table. */
+    static const struct {
+        int h;
+        const char *want, *unwanted;
+    } hist[] = {
+        {STORE_HISTORY_JOBS, "USING COVERING INDEX sqlite_autoindex_jobs_1 (cluster=?)",
+         "SCAN jobs"},
+        {STORE_HISTORY_LEDGER, "USING COVERING INDEX ledger_job (cluster=?)", "SCAN ledger"},
+        {STORE_HISTORY_STEPS, "USING COVERING INDEX sqlite_autoindex_steps_1 (cluster=?)",
+         "SCAN steps"},
+        {STORE_HISTORY_COMMANDS, "USING COVERING INDEX commands_queue (cluster=?)",
+         "SCAN commands"},
+    };
+    for (size_t i = 0; i < sizeof hist / sizeof hist[0]; i++) {
+        assert_non_null(store_history_sql(hist[i].h));
+        expect_plan(db, store_history_sql(hist[i].h), hist[i].want, hist[i].unwanted);
+    }
+    assert_null(store_history_sql(STORE_HISTORY_COMMANDS + 1));
     sqlite3_close(db);
 }
 
