@@ -4,22 +4,30 @@
  * libmicrohttpd calls on_request several times per request: first with no data (we
  * create the struct req), then with body chunks (copied, up to REQ_BODY_MAX; beyond that
  * the rest is discarded and the reply is 413), then with no data again: the stages run.
+ * A Content-Length over REQ_BODY_MAX is answered 413 at the first call, before any of the
+ * body is read: libmicrohttpd (0.9.75) then reads none of it and closes the connection
+ * after the reply.  Only a chunked body is read (and dropped) up to where it goes over.
  * A write handler defers its op: the connection is suspended, the op queued; the writer's
  * completion resumes it and MHD calls on_request once more, which builds the reply.
  * Every reply, success or error, leaves through send_reply().
  *
  * Before any handler runs, the request is checked against what its route declares
- * (routes.c): no NUL byte in the path or a query value, path ids that are ids, only the
- * query parameters the route reads, each once, and a JSON Content-Type on a body.
- * libmicrohttpd decodes the path into a C string, so a %00 would silently cut it short
- * ("/v1/accounts/chem%00x" would act on chem): on_uri sees the raw request line first and
- * marks such a request.  Errors libmicrohttpd answers itself, before on_request is called
- * (request line or header section over HTTP_CONN_MEMORY, a malformed request line, header
- * or Content-Length, an unsupported HTTP version, bad chunked encoding), keep its HTML
+ * (routes.c): no NUL byte in the path or a query value, no encoded '/' in the path, path
+ * ids that are ids, only the query parameters the route reads, each once, and a JSON
+ * Content-Type on a body.  libmicrohttpd decodes the path into a C string before routing,
+ * so a %00 would silently cut it short ("/v1/accounts/chem%00x" would act on chem) and a
+ * %2F would split a segment in two ("/v1/partitions/c1%2Fstd" would act on partition std
+ * of c1): on_uri sees the raw request line first and marks such a request, which is
+ * refused before routing.  (MHD_OPTION_UNESCAPE_CALLBACK cannot do this: one callback
+ * decodes the path and each query key and value alike, and is not told which it has.)
+ * Errors libmicrohttpd answers itself, before on_request is called (request line or
+ * header section over HTTP_CONN_MEMORY, a malformed request line, header or
+ * Content-Length, an unsupported HTTP version, bad chunked encoding), keep its HTML
  * bodies: libmicrohttpd 0.9.75 has no hook to replace them (doc/api.md).
  */
 #include "allotd/http.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -53,9 +61,31 @@ enum { STAGE_BODY = 0, STAGE_WAITING, STAGE_WRITTEN };
 
 static atomic_ullong next_req_id;
 
-/* on_uri's mark for "the raw path has a %00": given to MHD as the request's con_cls (so no
- * allocation), it is never freed and never a struct req.  Constant after startup. */
-static char uri_nul_mark;
+/* The longest path the stages take, its NUL included (longer: 413). */
+#define HTTP_PATH_MAX 1024
+
+/* Escapes refused in a path, and how an error says each. */
+enum uri_escape { URI_OK = 0, URI_NUL, URI_SLASH, URI_ESCAPES };
+static const char *const uri_escape_text[URI_ESCAPES] = {
+    [URI_NUL] = "a NUL byte (%00)",
+    [URI_SLASH] = "an encoded '/' (%2F), which no name or id contains",
+};
+
+/* on_uri's marks: &uri_marks[e][at] means "the raw path has escape e, decoding to byte `at`
+ * of the decoded path".  Given to MHD as the request's first con_cls (so on_uri needs no
+ * allocation), a mark is never freed, never written and never a struct req. */
+static char uri_marks[URI_ESCAPES][HTTP_PATH_MAX];
+
+/* Whether p (a con_cls) is one of on_uri's marks; its escape and offset into *e, *at. */
+static int uri_mark_get(const void *p, enum uri_escape *e, size_t *at)
+{
+    uintptr_t base = (uintptr_t)&uri_marks[0][0], v = (uintptr_t)p;
+    if (!p || v < base || v >= base + sizeof(uri_marks))
+        return 0;
+    *e = (enum uri_escape)((v - base) / HTTP_PATH_MAX);
+    *at = (size_t)((v - base) % HTTP_PATH_MAX);
+    return 1;
+}
 
 const char *req_query(struct req *r, const char *name)
 {
@@ -80,7 +110,9 @@ int req_defer_write(struct req *r, int (*run)(store_t *, void *, struct allot_er
 
 static void req_free(struct req *r)
 {
-    if (!r || (void *)r == &uri_nul_mark)
+    enum uri_escape e;
+    size_t at;
+    if (!r || uri_mark_get(r, &e, &at))
         return;
     json_decref(r->in);
     json_decref(r->out);
@@ -170,7 +202,14 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
     }
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json");
+    /* MHD refuses only a malformed header; then drop the connection rather than reply
+     * without it (a 413 kept alive would have its unread body taken for the next request). */
+    if (MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json") ==
+            MHD_NO ||
+        (r->close_conn && MHD_add_response_header(resp, "Connection", "close") == MHD_NO)) {
+        MHD_destroy_response(resp);
+        return MHD_NO;
+    }
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     if (r->d->metrics)
@@ -268,18 +307,23 @@ static int check_request(struct req *r, struct allot_error *err)
     return check_content_type(r, err);
 }
 
+static int too_big(struct allot_error *err)
+{
+    return allot_errorf(err, ALLOT_ETOOBIG, "body: larger than %d bytes", REQ_BODY_MAX);
+}
+
 /* The stages after the body: route, check, authenticate, authorize, handle. */
 static int run_stages(struct req *r, struct allot_error *err)
 {
     if (r->too_big)
-        return allot_errorf(err, ALLOT_ETOOBIG, "body: larger than %d bytes", REQ_BODY_MAX);
+        return too_big(err);
     /* MHD gives the path without its query and decoded: a '?' in it was a %3F, part of a
      * segment (cutting there would act on "chem" for "chem%3Fx"). */
     size_t n = strlen(r->url);
-    if (n >= 1024)
-        return allot_errorf(err, ALLOT_ETOOBIG, "path: longer than %d bytes", 1023);
-    if (r->path_nul)
-        return routes_path_nul(r->url, err);
+    if (n >= HTTP_PATH_MAX)
+        return allot_errorf(err, ALLOT_ETOOBIG, "path: longer than %d bytes", HTTP_PATH_MAX - 1);
+    if (r->path_escape)
+        return routes_path_escape(r->url, r->path_escape_at, uri_escape_text[r->path_escape], err);
     r->route = routes_match(r->method, r->url, r, err);
     if (r->route < 0)
         return -1;
@@ -302,10 +346,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
     struct allotd *d = cls;
     struct req *r = *con_cls;
-    if (!r || (void *)r == &uri_nul_mark) {
-        int path_nul = r != NULL;
+    enum uri_escape esc = URI_OK;
+    size_t esc_at = 0;
+    if (!r || uri_mark_get(r, &esc, &esc_at)) {
         r = xcalloc(1, sizeof(*r));
-        r->path_nul = path_nul;
+        r->path_escape = esc;
+        r->path_escape_at = esc_at;
         r->d = d;
         r->conn = conn;
         r->method = method;
@@ -314,10 +360,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->t0_us = metrics_now_us();
         r->id = atomic_fetch_add(&next_req_id, 1) + 1;
         r->conf = allotd_conf_get(d);
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoull(cl, NULL, 10) > REQ_BODY_MAX)
-            r->too_big = 1;
         *con_cls = r;
+        /* MHD has checked Content-Length is digits.  A reply queued now, before the body,
+         * makes MHD skip the body and close the connection after the reply: the client need
+         * not send (nor allotd read) what would only be dropped. */
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        if (cl && strtoull(cl, NULL, 10) > REQ_BODY_MAX) {
+            struct allot_error err = {0};
+            r->too_big = 1;
+            r->close_conn = 1;
+            return send_reply(r, too_big(&err), &err);
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -360,18 +413,43 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return send_reply(r, rc, &err);
 }
 
+/* The escape %XX at p (two hex digits, as MHD decodes them; anything else after a '%' MHD
+ * keeps as it is), and which refused one it is: URI_OK for any other escape, -1 for none. */
+static int uri_escape_at(const char *p)
+{
+    if (!isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2]))
+        return -1;
+    if (p[1] == '0' && p[2] == '0')
+        return URI_NUL;
+    if (p[1] == '2' && (p[2] == 'F' || p[2] == 'f'))
+        return URI_SLASH;
+    return URI_OK;
+}
+
 /* MHD_OPTION_URI_LOG_CALLBACK: the raw request target, before MHD splits off the query and
- * decodes the path.  Returns the request's first con_cls: the NUL mark when the path has a
- * %00 (the only escape MHD decodes to a NUL), else NULL.  No allocation: it runs for every
- * request, including those MHD then refuses itself. */
+ * decodes the path.  Returns the request's first con_cls: the mark of the first refused
+ * escape in the path (a %00, the only escape MHD decodes to a NUL, or a %2F, which it
+ * decodes to a '/' that routing would take for a segment boundary), else NULL.  No
+ * allocation: it runs for every request, including those MHD then refuses itself. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     (void)cls;
     (void)conn;
+    size_t decoded = 0; /* escapes before p: each decodes to one byte, two fewer than sent */
     /* strpbrk: libc's vectorised scan, as this runs on the hold/settle hot path too. */
-    for (const char *p = uri ? strpbrk(uri, "%?") : NULL; p && *p == '%'; p = strpbrk(p + 1, "%?"))
-        if (p[1] == '0' && p[2] == '0')
-            return &uri_nul_mark;
+    for (const char *p = uri ? strpbrk(uri, "%?") : NULL; p && *p == '%';
+         p = strpbrk(p + 1, "%?")) {
+        int e = uri_escape_at(p);
+        if (e < 0)
+            continue;
+        if (e != URI_OK) {
+            /* Past HTTP_PATH_MAX the path is refused as too long before its escapes. */
+            size_t at = (size_t)(p - uri) - 2 * decoded;
+            return &uri_marks[e][at < HTTP_PATH_MAX ? at : HTTP_PATH_MAX - 1];
+        }
+        decoded++;
+        p += 2;
+    }
     return NULL;
 }
 

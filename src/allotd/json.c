@@ -45,6 +45,11 @@ int json_parse_time(const char *field, const char *s, int64_t *out, struct allot
                                 "epoch seconds)",
                                 field, s);
     }
+    /* Times are epoch seconds >= 0, as the integer form (JF_TIME) and the CLI require:
+     * timegm would give a negative time for an earlier date (and -1, its error value, for
+     * 1969-12-31T23:59:59Z). */
+    if (tm.tm_year < 70)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is before 1970-01-01", field, s);
     /* strptime takes any day 1..31 and second 0..60, and timegm quietly moves what does
      * not exist ("2026-02-30" to March 2nd, :60 to the next minute): converted back, an
      * impossible date or time no longer reads as given. */

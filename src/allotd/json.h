@@ -49,7 +49,8 @@ int json_read(json_t *obj, struct jfield *f, size_t n, struct allot_error *err);
 /* Format epoch seconds as ISO-8601 UTC (into a json string; 0 -> null). */
 json_t *json_time(int64_t t_s);
 /* Parse a time text (ISO, date); -1 with err naming field, also for a date or time that
- * does not exist on the calendar ("2026-02-30", "2026-04-31", "...T23:59:60Z"). */
+ * does not exist on the calendar ("2026-02-30", "2026-04-31", "...T23:59:60Z") and for one
+ * before 1970-01-01 (a negative time). */
 int json_parse_time(const char *field, const char *s, int64_t *out, struct allot_error *err);
 /* Parse a query argument: integer >= min, or time; -1 with err naming name. */
 int json_query_int(struct req *r, const char *name, int64_t min, int64_t *out,

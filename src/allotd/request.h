@@ -46,7 +46,10 @@ struct req {
     const char *url;
     uint64_t id; /* req= in logs */
     int64_t t0_us;
-    int path_nul; /* the raw path had a %00: url ends where it was (http.c on_uri) */
+    /* The raw path had an escape the API refuses (http.c on_uri): path_escape says which
+     * (0: none), path_escape_at where it is in the decoded url. */
+    int path_escape;
+    size_t path_escape_at;
     /* Body. */
     char *body;
     size_t body_len, body_cap;
@@ -62,6 +65,7 @@ struct req {
     req_finish_f finish;
     void *scratch;
     /* Reply. */
+    int close_conn; /* reply with Connection: close (the body was never read) */
     int status;
     json_t *out;
     char *text; /* non-JSON reply (metrics); ctype says what it is */

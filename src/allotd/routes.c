@@ -281,14 +281,17 @@ const char *routes_query_names(int route)
     return routes[route].query ? routes[route].query : "";
 }
 
-int routes_path_nul(const char *prefix, struct allot_error *err)
+int routes_path_escape(const char *path, size_t at, const char *what, struct allot_error *err)
 {
-    /* The segments before the last '/' are whole; the NUL is in the one after it.  A route
-     * whose pattern matches those whole segments and has a {} next names the parameter. */
-    const char *last = strrchr(prefix, '/');
-    size_t head = last ? (size_t)(last - prefix) + 1 : 0;
+    /* The segments before the last '/' of path[0..at) are whole; the byte at `at` is in the
+     * one after it.  A route whose pattern matches those whole segments and has a {} next
+     * names the parameter. */
+    size_t head = 0;
+    for (size_t k = 0; k < at && path[k]; k++)
+        if (path[k] == '/')
+            head = k + 1;
     for (int i = 0; i < NROUTES; i++) {
-        const char *p = routes[i].pattern, *s = prefix, *end = prefix + head;
+        const char *p = routes[i].pattern, *s = path, *end = path + head;
         int np = 0, ok = 1;
         while (ok && s < end) {
             if (p[0] == '{' && p[1] == '}') {
@@ -312,8 +315,8 @@ int routes_path_nul(const char *prefix, struct allot_error *err)
                 w++;
                 n--;
             }
-            return allot_errorf(err, ALLOT_EINVAL, "%.*s: contains a NUL byte (%%00)", (int)n, w);
+            return allot_errorf(err, ALLOT_EINVAL, "%.*s: contains %s", (int)n, w, what);
         }
     }
-    return allot_errorf(err, ALLOT_EINVAL, "path: contains a NUL byte (%%00)");
+    return allot_errorf(err, ALLOT_EINVAL, "path: contains %s", what);
 }

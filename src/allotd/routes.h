@@ -41,11 +41,13 @@ int routes_check_params(int route, const struct req *r, struct allot_error *err)
  * none), for error messages. */
 int routes_query_find(int route, const char *key, size_t key_len);
 const char *routes_query_names(int route);
-/* A request path that had a NUL byte (%00): libmicrohttpd's decoded path is a C string that
- * ends at that byte, so prefix is the path before it.  Always -1 with EINVAL naming the
- * path parameter the NUL is in ("name: contains a NUL byte (%00)"), or "path" when it is in
- * no route's parameter. */
-int routes_path_nul(const char *prefix, struct allot_error *err);
+/* A request path whose byte at offset `at` (of the decoded path) was sent as an escape the
+ * API refuses: what says which ("a NUL byte (%00)": libmicrohttpd's decoded path is a C
+ * string that ends at that byte, so at is its length; "an encoded '/' (%2F) ...": the
+ * decoded path has a '/' there that is not a segment boundary).  Always -1 with EINVAL
+ * naming the path parameter the byte is in ("name: contains a NUL byte (%00)"), or "path"
+ * when it is in no route's parameter (a fixed segment). */
+int routes_path_escape(const char *path, size_t at, const char *what, struct allot_error *err);
 /* Whether role may call a route of this access; the reason when not. */
 int routes_allowed(enum access a, enum role role);
 

@@ -3,7 +3,8 @@
  * Invariants: a match returns a valid route whose name is "METHOD pattern" and whose pattern
  * with the captured parameters put back is exactly the path (each parameter one non-empty
  * segment without '/', shorter than REQ_PARAM_LEN); a miss is ENOENT (unknown path) or
- * EINVAL naming "method" (405). */
+ * EINVAL naming "method" (405).  A refused escape at any offset of the path is always EINVAL
+ * "<parameter or path>: contains ..." (routes_path_escape). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct req r;
     memset(&r, 0, sizeof r);
     struct allot_error err = {0};
+    size_t plen = strlen(path);
+    for (size_t at = 0; at <= plen; at += 1 + plen / 8) {
+        struct allot_error e = {0};
+        const char *colon;
+        if (routes_path_escape(path, at, "X", &e) != -1 || e.code != ALLOT_EINVAL ||
+            !(colon = strchr(e.msg, ':')) || strcmp(colon, ": contains X") != 0)
+            abort();
+    }
     int i = routes_match(method, path, &r, &err);
     if (i < 0) {
         if (err.code == ALLOT_EINVAL ? strncmp(err.msg, "method:", 7) != 0

@@ -58,6 +58,32 @@ static void test_good(void **state)
     assert_int_equal(x.t, 1767229200);
     assert_int_equal(read_text("{\"name\":\"a\",\"t\":5,\"n\":null}", &x, &err), 0);
     assert_int_equal(x.t, 5);
+    /* The first second that is not negative. */
+    assert_int_equal(read_text("{\"name\":\"a\",\"t\":\"1970-01-01T00:00:00Z\"}", &x, &err), 0);
+    assert_int_equal(x.t, 0);
+}
+
+/* json_parse_time directly (the path of query parameters): no negative time, the field
+ * named, the output untouched. */
+static void test_parse_time_range(void **state)
+{
+    static const char *const before[] = {"1969-12-31", "1969-12-31T23:59:59Z", "1960-06-01",
+                                         "0001-01-01"};
+    for (size_t k = 0; k < sizeof(before) / sizeof(before[0]); k++) {
+        int64_t t = 42;
+        struct allot_error err = {0};
+        assert_int_equal(json_parse_time("since", before[k], &t, &err), -1);
+        assert_int_equal(err.code, ALLOT_EINVAL);
+        if (strncmp(err.msg, "since: ", 7) != 0 || !strstr(err.msg, "before 1970-01-01"))
+            fail_msg("%s: '%s'", before[k], err.msg);
+        assert_int_equal(t, 42);
+    }
+    int64_t t = 42;
+    struct allot_error err = {0};
+    assert_int_equal(json_parse_time("since", "1970-01-01", &t, &err), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(json_parse_time("since", "1970-01-01T00:00:01Z", &t, &err), 0);
+    assert_int_equal(t, 1);
 }
 
 static const struct {
@@ -71,6 +97,9 @@ static const struct {
     {"{\"name\":\"a\",\"n\":\"3\"}", "n: must be an integer"},
     {"{\"name\":\"a\",\"t\":\"yesterday\"}", "t: 'yesterday' is not a time"},
     {"{\"name\":\"a\",\"t\":-1}", "t: must be >= 0"},
+    {"{\"name\":\"a\",\"t\":\"1969-12-31\"}", "t: '1969-12-31' is before 1970-01-01"},
+    {"{\"name\":\"a\",\"t\":\"1969-12-31T23:59:59Z\"}", "t: '1969-12-31T23:59:59Z' is before"},
+    {"{\"name\":\"a\",\"t\":\"1900-01-01T00:00:00Z\"}", "t: '1900-01-01T00:00:00Z' is before"},
     {"{\"name\":\"a\",\"su\":\"-1h\"}", "su"},
     {"{\"name\":\"a\",\"su\":\"0h\"}", "su: must be positive"},
     {"{\"name\":\"a\",\"su\":60}", "su: must be a string with units"},
@@ -113,6 +142,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_parse_time_range),
         cmocka_unit_test(test_time_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test/routes.c - unit tests of routes.c: matching with captured parameters, 404 versus
- * 405, names, and which roles may call each kind of route. */
+ * 405, names, the parameter a refused path escape is in, and which roles may call each
+ * kind of route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,6 +69,37 @@ static void test_long_segment(void **state)
     assert_int_equal(routes_match("GET", path, &r, &err), -1); /* longer than a param */
 }
 
+/* routes_path_escape: the parameter a refused escape is in, "path" in a fixed segment. */
+static const struct {
+    const char *path; /* decoded */
+    size_t at;        /* where the escape's byte is */
+    const char *msg;
+} escapes[] = {
+    {"/v1/accounts/chem", 17, "name: contains E"},   /* a NUL: the path ends there */
+    {"/v1/accounts/chem/x", 17, "name: contains E"}, /* chem%2Fx */
+    {"/v1/partitions/c1/std", 17, "cluster: contains E"},
+    {"/v1/partitions/c1/std/x", 21, "name: contains E"},
+    {"/v1/allocations/5/credit", 17, "id: contains E"},
+    {"/v1/jobs/c1/7", 11, "cluster: contains E"},
+    {"/v1/jobs/c1/7/8", 13, "job_id: contains E"},
+    {"/v1/accounts/x", 3, "path: contains E"}, /* v1%2Faccounts */
+    {"/v1/acc", 7, "path: contains E"},
+    {"/", 0, "path: contains E"},
+    {"", 0, "path: contains E"},
+};
+
+static void test_path_escape_names_parameter(void **state)
+{
+    for (size_t k = 0; k < sizeof(escapes) / sizeof(escapes[0]); k++) {
+        struct allot_error err = {0};
+        assert_int_equal(routes_path_escape(escapes[k].path, escapes[k].at, "E", &err), -1);
+        assert_int_equal(err.code, ALLOT_EINVAL);
+        if (strcmp(err.msg, escapes[k].msg) != 0)
+            fail_msg("%s at %zu: want '%s', got '%s'", escapes[k].path, escapes[k].at,
+                     escapes[k].msg, err.msg);
+    }
+}
+
 static void test_allowed(void **state)
 {
     assert_true(routes_allowed(ACCESS_PUBLIC, ROLE_NONE));
@@ -87,9 +119,8 @@ static void test_allowed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_match),
-        cmocka_unit_test(test_misses),
-        cmocka_unit_test(test_long_segment),
+        cmocka_unit_test(test_match),        cmocka_unit_test(test_misses),
+        cmocka_unit_test(test_long_segment), cmocka_unit_test(test_path_escape_names_parameter),
         cmocka_unit_test(test_allowed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
