@@ -9,6 +9,7 @@
 #include "allotd/api.h"
 #include "allotd/auth.h"
 #include "allotd/json.h"
+#include "allotd/tick.h"
 #include "libutil/xalloc.h"
 
 struct list_arg {
@@ -275,8 +276,14 @@ int api_alloc_remove(struct req *r, struct allot_error *err)
 static int run_credit(store_t *st, void *arg, struct allot_error *err)
 {
     struct alloc_op *s = arg;
+    /* A top-up made after midnight, before the tick ran, is the new period's: its boundary
+     * first.  Then the thresholds, on the total the credit raised (store_credit): a project
+     * back under them gets its downscale or pause lifted with the credit. */
+    tick_after_write(st, s->e.alloc_id, s->e.time_s, "credit", 1);
     if (store_credit(st, &s->e, &s->replay, err) < 0)
         return name_amount(err, s->amount_key);
+    if (!s->replay)
+        tick_after_write(st, s->e.alloc_id, s->e.time_s, "credit", 0);
     return store_alloc_get(st, s->e.alloc_id, &s->a, &s->b, err);
 }
 

@@ -263,7 +263,7 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
         return -1;
     /* DESIGN §5: thresholds are evaluated on each settle (of an allocation with a policy) */
     if (!s->res.replay && !s->res.no_policy)
-        tick_after_settle(st, s->res.job.alloc_id, s->q.now_s);
+        tick_after_write(st, s->res.job.alloc_id, s->q.now_s, "settle", 0);
     return 0;
 }
 

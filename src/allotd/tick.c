@@ -7,8 +7,8 @@
  * marker compare-and-set, ledger entries and commands commit together or not at all.  A
  * crash between ticks loses nothing; a tick after a restart finds the marker advanced.
  * Why per-policy ops: a failing policy (e.g. a deleted cluster) must not block the others.
- * Settles also evaluate (tick_after_settle), so a threshold crossed by a job acts at once
- * rather than at the next tick.
+ * Settles and credits also evaluate (tick_after_write), so a threshold crossed by a job, or
+ * left by a top-up, acts at once rather than at the next tick.
  */
 #include "allotd/tick.h"
 
@@ -139,47 +139,44 @@ int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_err
     return n;
 }
 
-void tick_after_settle(store_t *st, int64_t alloc_id, int64_t now_s)
+void tick_after_write(store_t *st, int64_t alloc_id, int64_t now_s, const char *by,
+                      int boundary_only)
 {
     struct policy p;
     struct policy_eval e;
     struct allot_error err = {0};
+    memset(&e, 0, sizeof e);
     if (alloc_id <= 0 || store_policy_get_by_alloc(st, alloc_id, &p, &err) < 0)
         return; /* no policy (ENOENT), or the next tick will tell */
-    if (store_savepoint(st, &err) < 0) {
-        log_error("msg=\"settle evaluation failed\" policy=%lld error=\"%s\"", (long long)p.id,
-                  err.msg);
-        return;
-    }
-    if (store_policy_evaluate(st, p.id, now_s, &zone, "settle", &e, &err) < 0) {
+    int rc = store_savepoint(st, &err);
+    if (rc == 0)
+        rc = boundary_only ? store_policy_roll(st, p.id, now_s, &zone, by, &e.roll, &err)
+                           : store_policy_evaluate(st, p.id, now_s, &zone, by, &e, &err);
+    if (rc == 0)
+        rc = store_savepoint_release(st, &err);
+    if (rc < 0) {
         store_savepoint_rollback(st);
-        log_error("msg=\"settle evaluation failed\" policy=%lld error=\"%s\"", (long long)p.id,
+        log_error("msg=\"%s evaluation failed\" policy=%lld error=\"%s\"", by, (long long)p.id,
                   err.msg);
         return;
     }
-    if (store_savepoint_release(st, &err) < 0) {
-        store_savepoint_rollback(st);
-        log_error("msg=\"settle evaluation failed\" policy=%lld error=\"%s\"", (long long)p.id,
-                  err.msg);
-        return;
-    }
-    /* A settle just after midnight may be the first to cross the boundary: log it as the
-     * tick would (doc/policies.md, playbook step 2). */
+    /* A settle or credit just after midnight may be the first to cross the boundary: log it
+     * as the tick would (doc/policies.md, playbook step 2). */
     if (e.roll.rolled)
         log_info("msg=\"period boundary\" policy=%lld from=\"%s\" to=\"%s\" carry_sumin=%lld "
-                 "expired_sumin=%lld commands=%d by=settle",
+                 "expired_sumin=%lld commands=%d by=%s",
                  (long long)p.id, e.roll.old_period, e.roll.new_period,
-                 (long long)e.roll.carry_sumin, (long long)e.roll.expired_sumin,
-                 e.roll.ncommands);
+                 (long long)e.roll.carry_sumin, (long long)e.roll.expired_sumin, e.roll.ncommands,
+                 by);
     else if (e.roll.expired_sumin > 0 || e.roll.ncommands > 0)
         log_info("msg=\"allocation ended\" policy=%lld period=\"%s\" expired_sumin=%lld "
-                 "commands=%d by=settle",
+                 "commands=%d by=%s",
                  (long long)p.id, e.roll.old_period, (long long)e.roll.expired_sumin,
-                 e.roll.ncommands);
+                 e.roll.ncommands, by);
     if (e.actions[0])
         log_info("msg=\"policy actions\" policy=%lld period=\"%s\" actions=\"%s\" "
-                 "usage_ppm=%lld commands=\"%s\" by=settle",
-                 (long long)p.id, e.period, e.actions, (long long)e.usage_ppm, e.command_ids);
+                 "usage_ppm=%lld commands=\"%s\" by=%s",
+                 (long long)p.id, e.period, e.actions, (long long)e.usage_ppm, e.command_ids, by);
 }
 
 static void *tick_main(void *arg)

@@ -29,12 +29,15 @@ const struct period_tz *tick_zone(void);
  * the other policies are still evaluated). */
 int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_error *err);
 
-/* Thresholds on each settle (DESIGN §5): called by a settle inside the writer's transaction
- * after it debited allocation alloc_id.  When the allocation has a policy, evaluates it at
- * now_s in a nested savepoint, so the flags and any downscale/pause commands commit with
- * the debit that caused them.  A failing evaluation is logged and rolled back and never
- * fails the settle (the next tick evaluates again).  Threads: the writer's. */
-void tick_after_settle(store_t *st, int64_t alloc_id, int64_t now_s);
+/* Thresholds on each settle and credit (DESIGN §5): called inside the writer's transaction
+ * by a write that changed allocation alloc_id's money.  When the allocation has a policy,
+ * evaluates it at now_s in a nested savepoint (only its period boundary when boundary_only),
+ * so the flags and any downscale/pause commands commit with the write that caused them.
+ * `by` ("settle", "credit") is the evaluation's actor and the log's by=.  A failing
+ * evaluation is logged and rolled back and never fails the write (the next tick evaluates
+ * again).  Threads: the writer's. */
+void tick_after_write(store_t *st, int64_t alloc_id, int64_t now_s, const char *by,
+                      int boundary_only);
 
 /* Start the thread (interval_s >= 1) with zone ("" = UTC).  NULL with err on failure. */
 struct tick *tick_start(struct allotd *d, const char *zone, int interval_s,

@@ -196,7 +196,9 @@ int store_find_payer(store_t *st, const char *account, const char *resource, con
  * LEDGER_CARRYOVER or LEDGER_EXPIRY.  e->alloc_id, kind, amount_sumin, actor, time_s, comment,
  * idem_key are inputs; e->id is set.  Idempotent on idem_key: replaying a key returns the
  * original entry in *e and sets *replay = 1 (a different amount or allocation under the same
- * key is ECONFLICT). */
+ * key is ECONFLICT).  On an allocation whose policy has an open period, an entry that is not
+ * a refund also moves that period's total (a credit, adjustment or carryover by its signed
+ * amount, an expiry down) and enqueues a set_limit with the new value (store_policy.c). */
 int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err);
 
 struct ledger_filter {
@@ -456,7 +458,7 @@ struct policy {
     /* state */
     char current_period[STORE_PERIOD_MAX]; /* the durable period marker; "" = none yet */
     int64_t period_start_s, period_end_s;  /* of current_period (UTC) */
-    int64_t period_total_sumin;    /* base + carry of current_period */
+    int64_t period_total_sumin;    /* base + carry + hand credits of current_period */
     int64_t period_used_open_sumin; /* allocation's used_sumin when the period opened */
     unsigned flags;                /* enum carryover_flag in force at the last evaluation */
     int64_t created_s;

@@ -628,7 +628,7 @@ int store_find_payer(store_t *st, const char *account, const char *resource, con
 
 /* ---- credits and the ledger ---- */
 
-int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err)
+int store_credit_entry(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err)
 {
     char tmp[ALLOT_TEXT_MAX];
     struct balance b;
@@ -714,6 +714,18 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
                             model_ledger_kind_name(e->kind), amount, (long long)e->alloc_id, have);
     }
     return 0;
+}
+
+/* A credit by hand is part of its period's total: the thresholds and the pushed limit are
+ * of base + carry + what was credited by hand in the period (doc/policies.md). */
+int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err)
+{
+    int again = 0;
+    if (store_credit_entry(st, e, &again, err) < 0)
+        return -1;
+    if (replay)
+        *replay = again;
+    return again ? 0 : store_policy_hand_credit(st, e, err); /* a replay moved nothing */
 }
 
 int store_ledger_list_sql(const struct ledger_filter *f, const char **sql)

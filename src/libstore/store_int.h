@@ -262,6 +262,16 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
 int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_entry *e2,
                             struct allot_error *err);
 
+/* store_credit without its effect on a policy's period: for the policy's own boundary
+ * entries (store_policy.c), which make the period total rather than move it. */
+int store_credit_entry(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err);
+/* Entry e, just made by hand (store_credit, not a replay), on an allocation whose policy has
+ * an open period at e->time_s: a credit, adjustment or carryover raises that period's total
+ * (an expiry lowers it; a refund, which lowers the period's use, leaves it), and a set_limit
+ * with the new value is enqueued when the value changed (store_policy.c).  0 also when there
+ * is no policy or no open period; -1 with err. */
+int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct allot_error *err);
+
 /* The statement (its STMT_ id, and its text in *sql) that a listing runs for filter f, each
  * read through the index of f's most selective filter (doc/storage.md, "SQL rules"):
  * ledger by job, allocation, account or time (store_alloc.c); one job's runs by the key,

@@ -14,6 +14,9 @@
  * at or after its end closes the last period and undoes downscale/pause (close_at_end).
  * What expires at a boundary is all the old period did not debit, holds of running jobs
  * included: their charge is the new period's use (doc/policies.md "What expires").
+ * A period's total is base + carry + what was credited by hand while it was current
+ * (store_policy_hand_credit, from store_credit): thresholds and the pushed limit use it; the
+ * carry stays of base alone, and what is left of a top-up expires with the period.
  * Statement ids: the block STMT_POLICY_FIRST..STMT_POLICY_LAST of store_int.h, numbered by
  * enum pstmt below.
  */
@@ -52,6 +55,7 @@ enum pstmt {
     E_LIST,
     R_GET,
     R_SET,
+    PP_ADD_TOTAL,
     P_NSTMT
 };
 _Static_assert(STMT_POLICY_FIRST + P_NSTMT - 1 <= STMT_POLICY_LAST, "grow the policy id block");
@@ -90,6 +94,9 @@ static const char SQL_PP_INSERT[] =
     "total_sumin, used_open_sumin, opened_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 static const char SQL_PP_CLOSE[] = "UPDATE policy_periods SET closed_s = $1, used_sumin = $2, "
                                    "expired_sumin = $3 WHERE policy_id = $4 AND period = $5";
+/* A hand credit moves the total of the policy's open period (store_policy_hand_credit). */
+static const char SQL_PP_ADD_TOTAL[] = "UPDATE policy_periods SET total_sumin = total_sumin + $1 "
+                                       "WHERE policy_id = $2 AND period = $3 AND closed_s = 0";
 static const char SQL_PP_CLOSED[] = "SELECT COALESCE(closed_s, 0) FROM policy_periods "
                                     "WHERE policy_id = $1 AND period = $2";
 static const char SQL_PP_LIST[] =
@@ -504,7 +511,7 @@ static int boundary_entry(store_t *st, const struct policy *p, enum ledger_kind 
         snprintf(e.idem_key, sizeof e.idem_key, "policy:%lld:%s:%s%s", (long long)p->id, period,
                  what, n);
         int replay = 0;
-        if (store_credit(st, &e, &replay, err) < 0)
+        if (store_credit_entry(st, &e, &replay, err) < 0) /* not a hand credit: total stays */
             return -1;
         amount -= e.amount_sumin;
     }
@@ -857,6 +864,96 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
     return 0;
 }
 
+/* ---- credits by hand ---- */
+
+/* A period total as thresholds and limits take it: a negative adjustment by hand may take
+ * the recorded total below zero (SU granted before the first period are in the balance but
+ * not in a total); nothing is left of the period then. */
+static int64_t period_total(int64_t total_sumin)
+{
+    return total_sumin > 0 ? total_sumin : 0;
+}
+
+/* What a ledger entry made by hand adds to the SU granted for the period: a credit, an
+ * adjustment (either sign) or a carryover adds, an expiry takes away.  0 for the other
+ * kinds: a refund gives back a job's charge, so it lowers the period's use, not its total. */
+static int64_t hand_delta(const struct ledger_entry *e)
+{
+    switch (e->kind) {
+    case LEDGER_CREDIT:
+    case LEDGER_ADJUSTMENT:
+    case LEDGER_CARRYOVER:
+        return e->amount_sumin;
+    case LEDGER_EXPIRY:
+        return -e->amount_sumin;
+    default:
+        return 0;
+    }
+}
+
+/* The period total of p moved by hand from before to after: push the limit again when its
+ * value changed.  The command is keyed by the ledger entry that moved it, so two top-ups in
+ * one second each push theirs, and the agent applies them in order (the last one wins). */
+static int push_hand_limit(store_t *st, const struct policy *p, int64_t before, int64_t after,
+                           int64_t entry_id, int64_t now_s, struct allot_error *err)
+{
+    int64_t was, limit, id;
+    int n = 0;
+    if (limit_value(p, period_total(before), p->period_start_s, p->period_end_s, &was, err) < 0 ||
+        limit_value(p, period_total(after), p->period_start_s, p->period_end_s, &limit, err) < 0)
+        return -1;
+    if (limit == was)
+        return 0;
+    char payload[ALLOT_TRES_MAX], tail[64];
+    snprintf(payload, sizeof payload, "%s=billing=%lld", p->limit_type, (long long)limit);
+    snprintf(tail, sizeof tail, "limit@ledger%lld", (long long)entry_id);
+    return policy_command(st, p, p->current_period, "set_limit", payload, tail, now_s, &id, &n, 1,
+                          err);
+}
+
+int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct allot_error *err)
+{
+    struct policy p;
+    struct allocation al;
+    struct allot_error lookup = {0};
+    int64_t delta = hand_delta(e);
+    if (delta == 0)
+        return 0;
+    if (get_one(st, P_GET_ALLOC, SQL_P_GET_ALLOC, e->alloc_id, &p, "allocation", &lookup) < 0) {
+        if (lookup.code == ALLOT_ENOENT)
+            return 0; /* no policy: no period */
+        if (err)
+            *err = lookup;
+        return -1;
+    }
+    /* Before the first period a grant belongs to no period (it expires with the first
+     * period's unused part); at or after the allocation's end no period runs. */
+    if (!p.current_period[0])
+        return 0;
+    if (store_alloc_read(st, p.alloc_id, &al, NULL, err) < 0)
+        return -1;
+    if (e->time_s >= al.end_s)
+        return 0;
+    int64_t after;
+    if (__builtin_add_overflow(p.period_total_sumin, delta, &after))
+        return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: period total overflows",
+                            (long long)p.id);
+    /* The period the marker names is the one whose close expires this credit's unused part.
+     * (allotd runs a due boundary before a credit, api_alloc.c, so that a top-up made after
+     * midnight is the new period's rather than expired with the old one.) */
+    db_stmt_t *s = pstmt(st, PP_ADD_TOTAL, SQL_PP_ADD_TOTAL, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, delta);
+    db_bind_int64(s, 2, p.id);
+    db_bind_text(s, 3, p.current_period);
+    if (db_run(s, err) < 0)
+        return -1;
+    if (db_changes(s) == 0)
+        return 0; /* closed at the allocation's end */
+    return push_hand_limit(st, &p, p.period_total_sumin, after, e->id, e->time_s, err);
+}
+
 /* ---- evaluation ---- */
 
 static int64_t usage_ppm(int64_t used, int64_t total)
@@ -903,7 +1000,7 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
     e.used_sumin = b.used_sumin - p.period_used_open_sumin;
     if (e.used_sumin < 0)
         e.used_sumin = 0;
-    e.total_sumin = p.period_total_sumin;
+    e.total_sumin = period_total(p.period_total_sumin); /* base + carry + hand credits */
     e.usage_ppm = usage_ppm(e.used_sumin, e.total_sumin);
     struct carryover_thresholds th = {.notify_ppm = p.notify_ppm,
                                       .downscale_ppm = p.downscale_ppm,

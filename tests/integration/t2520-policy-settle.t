@@ -6,11 +6,16 @@
 # 120% the pause, in the same transaction as the debit; an unknown PolicyTickInterval value
 # is refused at startup with the key named.  The settle to 110% is of a held run, which on
 # PostgreSQL the batch statement commits by itself: the writer must still run its
-# threshold check (writer.c needs_tx).
+# threshold check (writer.c needs_tx).  A top-up by hand (`allot credit`) raises the period's
+# total: it pushes the new limit and lifts the pause and the slow QOS in its own transaction;
+# one made after midnight before the clock ran the boundary is the new period's.
 test_description='policy evaluation on settle, PolicyTickInterval'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+test -x "$ALLOTD_BIN" && test -x "$ALLOT_BIN" || { skip_all="allotd or allot not built"; test_done; }
+
+allot() { ALLOT_TEST_USER=root "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 
 settle() { # JOB CHARGE_SUMIN: a post-paid run that started a minute ago
 	API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":$1,\"elapsed_s\":60,\"state\":\"COMPLETED\",\"source\":\"epilog\",\"start\":$(($(date +%s) - 60)),\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"p\",\"billing\":$2}"
@@ -52,6 +57,30 @@ test_expect_success 'over (1 + grace) x 100% pauses (GrpJobs=0); a replayed sett
 	settle 3 20 >out && test "$(json_get replay <out)" = true &&
 	test "$(nkind set_grpjobs)" = 1 && test "$(nkind set_qos)" = 1 &&
 	grep -q "by=settle" "$ALLOTD_LOG"
+'
+test_expect_success 'a top-up by hand (allot credit) lifts the pause and the slow QOS at once' '
+	api GET /v1/policies/1 >pol && test "$(json_get period_total_sumin <pol)" = 100 &&
+	allot credit $(json_get alloc <pol) su=50m comment="committee top-up" &&
+	api GET /v1/policies/1 >pol && test "$(json_get period_total_sumin <pol)" = 150 &&
+	test "$(json_get flags <pol)" = 1 &&
+	test "$(nkind set_limit)" = 2 && test "$(nkind set_qos)" = 2 && test "$(nkind set_grpjobs)" = 2 &&
+	api GET "/v1/commands?policy=1" >cmds &&
+	grep -q "GrpTRESMins=billing=180" cmds && grep -q "qos=normal" cmds && grep -q "GrpJobs=-1" cmds &&
+	grep -q "actions=\"downscale-clear,pause-clear\".*by=credit" "$ALLOTD_LOG"
+'
+test_expect_success 'a top-up made after midnight, before the clock ran the boundary, is the new period'"'"'s' '
+	api POST /v1/accounts "{\"name\":\"phys\"}" &&
+	api POST /v1/allocations "{\"account\":\"phys\",\"cluster\":\"c1\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\"}" >out &&
+	json_get id <out >alloc_p &&
+	api POST /v1/policies "{\"alloc\":$(cat alloc_p),\"cluster\":\"c1\",\"period\":\"month\",\"base_sumin\":100,\"carryover\":false}" >out &&
+	json_get id <out >pol_p &&
+	last_month=$(date -u -d "$(date -u +%Y-%m-01) - 1 day" +%Y-%m-%dT12:00:00Z) &&
+	api POST /v1/policies/$(cat pol_p)/evaluate "{\"now\":\"$last_month\"}" &&
+	allot credit $(cat alloc_p) su=50m comment="committee top-up" &&
+	api GET /v1/policies/$(cat pol_p) >pol && cat pol &&
+	test "$(json_get current_period <pol)" = "$(date -u +%Y-%m)" &&
+	test "$(json_get period_total_sumin <pol)" = 150 &&
+	grep -q "policy=$(cat pol_p) from=\"${last_month%-*}\" .*by=credit" "$ALLOTD_LOG"
 '
 test_expect_success 'stop' '
 	allotd_stop

@@ -804,6 +804,241 @@ static void test_reconcile_mark(void **state)
     TX_FAILS(f, ALLOT_EINVAL, store_reconcile_set(f->st, "c1", 0, 0, 0, "", T_AUG1, &f->err));
 }
 
+/* ---- credits by hand during a period ---- */
+
+/* A credit (kind LEDGER_CREDIT) or adjustment made by hand at time_s, as `allot credit`
+ * makes it; key "" = none. */
+static struct ledger_entry hand(struct fx *f, int64_t alloc, enum ledger_kind kind,
+                                int64_t amount, int64_t time_s, const char *key)
+{
+    struct ledger_entry e;
+    int replay = 0;
+    memset(&e, 0, sizeof e);
+    e.alloc_id = alloc;
+    e.kind = kind;
+    e.amount_sumin = amount;
+    e.time_s = time_s;
+    snprintf(e.actor, sizeof e.actor, "admin");
+    snprintf(e.comment, sizeof e.comment, "committee top-up");
+    snprintf(e.idem_key, sizeof e.idem_key, "%s", key);
+    TX(f, store_credit(f->st, &e, &replay, &f->err));
+    assert_int_equal(replay, 0);
+    return e;
+}
+
+static struct policy_eval eval_at(struct fx *f, int64_t id, int64_t now_s)
+{
+    struct policy_eval e;
+    TX(f, store_policy_evaluate(f->st, id, now_s, NULL, "test", &e, &f->err));
+    return e;
+}
+
+struct period_rows {
+    int n;
+    struct policy_period_row r[4];
+};
+static int collect_period(const struct policy_period_row *r, void *arg)
+{
+    struct period_rows *k = arg;
+    if (k->n < 4)
+        k->r[k->n++] = *r;
+    return 0;
+}
+static struct period_rows periods(struct fx *f, int64_t id)
+{
+    struct period_rows k = {0};
+    OK(f, store_policy_periods(f->st, id, collect_period, &k, &f->err));
+    return k;
+}
+
+/* Paused and downscaled at 130 % of base 1000; the committee tops the project up by 500:
+ * 1300 of 1500 is under 100 %, so the pause and the slow QOS are lifted in the credit's own
+ * transaction (as allotd runs it), with the commands the other un-pause paths queue: the
+ * normal QOS and the account's own GrpJobs, after the limit raised to 1500 x 1.2. */
+static void test_topup_lifts_pause(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    TX(f, store_limit_set(f->st, LIMIT_SCOPE_ACCOUNT, "chem", "GrpJobs", "50", &f->err));
+    eval_at(f, id, T_JUL15);
+    use(f, 1, T_JUL15 + 60, 1300);
+    struct policy_eval e = eval_at(f, id, T_JUL15 + 120);
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY | CARRYOVER_DOWNSCALE | CARRYOVER_PAUSE);
+    assert_string_equal(commands(f, "set_grpjobs", "2026-07").last.payload, "GrpJobs=0");
+    assert_string_equal(commands(f, "set_qos", "2026-07").last.payload, "qos=slow");
+
+    struct ledger_entry c;
+    memset(&c, 0, sizeof c);
+    c.alloc_id = alloc;
+    c.kind = LEDGER_CREDIT;
+    c.amount_sumin = 500;
+    c.time_s = T_JUL15 + 180;
+    snprintf(c.actor, sizeof c.actor, "admin");
+    int replay = 0;
+    BEGIN(f);
+    OK(f, store_credit(f->st, &c, &replay, &f->err));
+    OK(f, store_policy_evaluate(f->st, id, c.time_s, NULL, "admin", &e, &f->err));
+    COMMIT(f);
+    assert_int_equal(e.total_sumin, 1500);
+    assert_int_equal(e.used_sumin, 1300);
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY);
+    assert_string_equal(e.actions, "downscale-clear,pause-clear");
+    struct cmd_count qos = commands(f, "set_qos", "2026-07");
+    assert_int_equal(qos.n, 2);
+    assert_string_equal(qos.last.payload, "qos=normal");
+    struct cmd_count gj = commands(f, "set_grpjobs", "2026-07");
+    assert_int_equal(gj.n, 2);
+    assert_string_equal(gj.last.payload, "GrpJobs=50");
+    struct cmd_count lim = commands(f, "set_limit", "2026-07");
+    assert_int_equal(lim.n, 2);
+    assert_string_equal(lim.last.payload, "GrpTRESMins=billing=1800");
+    assert_true(lim.last.id < qos.last.id); /* the agent raises the limit before it unpauses */
+    /* The next tick changes nothing more. */
+    e = eval_at(f, id, T_JUL15 + 600);
+    assert_string_equal(e.actions, "");
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY);
+    fx_check_clean(f);
+}
+
+/* A top-up before any threshold is reached moves them all: 1700 of base 1000 + 1000 by hand
+ * is 85 % (notify), not 170 % (pause).  A negative adjustment by hand lowers the total the
+ * same way: 1700 of 1700 downscales. */
+static void test_topup_moves_thresholds(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    eval_at(f, id, T_JUL15);
+    hand(f, alloc, LEDGER_CREDIT, 1000, T_JUL15 + 60, "ticket-1");
+    struct policy_eval e = eval_at(f, id, T_JUL15 + 120);
+    assert_int_equal(e.total_sumin, 2000);
+    assert_int_equal(e.new_flags, 0);
+    use(f, 1, T_JUL15 + 180, 1700);
+    e = eval_at(f, id, T_JUL15 + 300);
+    assert_int_equal(e.usage_ppm, 850000);
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY);
+    assert_string_equal(e.actions, "notify");
+    assert_int_equal(commands(f, "set_qos", NULL).n, 0);
+    assert_int_equal(commands(f, "set_grpjobs", NULL).n, 0);
+
+    hand(f, alloc, LEDGER_ADJUSTMENT, -300, T_JUL15 + 360, "");
+    e = eval_at(f, id, T_JUL15 + 420);
+    assert_int_equal(e.total_sumin, 1700);
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY | CARRYOVER_DOWNSCALE);
+    assert_string_equal(e.actions, "downscale");
+    struct policy p;
+    OK(f, store_policy_get(f->st, id, &p, &f->err));
+    assert_int_equal(p.period_total_sumin, 1700);
+    struct period_rows k = periods(f, id);
+    assert_int_equal(k.n, 1);
+    assert_int_equal(k.r[0].base_sumin, 1000);
+    assert_int_equal(k.r[0].carry_sumin, 0);
+    assert_int_equal(k.r[0].total_sumin, 1700);
+}
+
+/* The pushed limit is (base + carry + hand credits) x 60 x (1 + grace) TRES-minutes (here
+ * in SU-minutes x 1.2): each top-up pushes it again, once; a replayed credit, a refund (use
+ * given back, not a grant) and a grant made before the first period push nothing. */
+static void test_topup_pushes_limit(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    hand(f, alloc, LEDGER_CREDIT, 300, T_JUL15 - 20 * DAY, ""); /* before the first period */
+    assert_int_equal(commands(f, "set_limit", NULL).n, 0);
+    struct policy_roll r = roll(f, id, T_JUL15, NULL);
+    assert_int_equal(r.total_sumin, 1000);
+    assert_int_equal(r.limit_value, 1200);
+
+    struct ledger_entry c = hand(f, alloc, LEDGER_CREDIT, 500, T_JUL15 + 60, "ticket-7");
+    struct cmd_count lim = commands(f, "set_limit", "2026-07");
+    assert_int_equal(lim.n, 2);
+    assert_string_equal(lim.last.payload, "GrpTRESMins=billing=1800");
+    assert_string_equal(lim.last.target, "chem");
+    char key[ALLOT_KEY_MAX];
+    snprintf(key, sizeof key, "policy:%lld:2026-07:limit@ledger%lld", (long long)id,
+             (long long)c.id);
+    assert_string_equal(lim.last.idem_key, key);
+
+    /* The same credit again (its key): a replay, nothing pushed. */
+    int replay = 0;
+    struct ledger_entry again = c;
+    again.id = 0;
+    TX(f, store_credit(f->st, &again, &replay, &f->err));
+    assert_int_equal(replay, 1);
+    use(f, 1, T_JUL15 + 120, 100);
+    struct ledger_entry rf;
+    memset(&rf, 0, sizeof rf);
+    rf.alloc_id = alloc;
+    rf.kind = LEDGER_REFUND;
+    rf.amount_sumin = 100;
+    rf.time_s = T_JUL15 + 180;
+    TX(f, store_credit(f->st, &rf, NULL, &f->err));
+    assert_int_equal(commands(f, "set_limit", "2026-07").n, 2);
+
+    /* Two more in the same second: each pushes its value. */
+    hand(f, alloc, LEDGER_CREDIT, 250, T_JUL15 + 240, "");
+    hand(f, alloc, LEDGER_CREDIT, 250, T_JUL15 + 240, "");
+    lim = commands(f, "set_limit", "2026-07");
+    assert_int_equal(lim.n, 4);
+    assert_string_equal(lim.last.payload, "GrpTRESMins=billing=2400");
+    struct policy_eval e = eval_at(f, id, T_JUL15 + 300);
+    assert_int_equal(e.total_sumin, 2000);
+}
+
+/* The period's close with top-ups: the carry is still of base alone (unused = base - use,
+ * at most 0.5 x base), and what is left of a top-up expires with the rest of the unused part.
+ * July: base 1000 + 500 by hand, use 600: carry min(400, 500) = 400, expiry 900.  August:
+ * 1400 + 200 by hand, use 1500: no carry, expiry 100. */
+static void test_topup_period_close(void **state)
+{
+    struct fx *f = *state;
+    int64_t alloc;
+    int64_t id = setup(f, "month", &alloc);
+    roll(f, id, T_JUL15, NULL);
+    hand(f, alloc, LEDGER_CREDIT, 500, T_JUL15 + 60, "");
+    use(f, 1, T_JUL15 + 120, 600);
+    struct policy_roll r = roll(f, id, T_AUG1 + 5, NULL);
+    assert_int_equal(r.prev_used_sumin, 600);
+    assert_int_equal(r.carry_sumin, 400);
+    assert_int_equal(r.total_sumin, 1400);
+    assert_int_equal(r.expired_sumin, 900);
+    assert_int_equal(r.limit_value, 1680);
+    assert_string_equal(comment_of(f, alloc, LEDGER_CARRYOVER),
+                        "policy 1 period 2026-08: carryover from 2026-07 (used 10h of base "
+                        "16h40m SU; at most 0.5 x base)");
+    struct balance b;
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.available_sumin, 1400);
+
+    hand(f, alloc, LEDGER_CREDIT, 200, T_AUG1 + DAY, "");
+    use(f, 2, T_AUG1 + 2 * DAY, 1500);
+    struct policy_eval e = eval_at(f, id, T_AUG1 + 2 * DAY + 120);
+    assert_int_equal(e.total_sumin, 1600);
+    assert_int_equal(e.new_flags, CARRYOVER_NOTIFY);
+    r = roll(f, id, T_AUG1 + 31 * DAY + 5, NULL);
+    assert_int_equal(r.prev_used_sumin, 1500);
+    assert_int_equal(r.carry_sumin, 0);
+    assert_int_equal(r.total_sumin, 1000);
+    assert_int_equal(r.expired_sumin, 100);
+    OK(f, store_alloc_get(f->st, alloc, NULL, &b, &f->err));
+    assert_int_equal(b.available_sumin, 1000);
+
+    /* Each period's row keeps what it was given: base, carry, and the total with top-ups. */
+    struct period_rows k = periods(f, id);
+    assert_int_equal(k.n, 3);
+    assert_string_equal(k.r[0].period, "2026-07");
+    assert_int_equal(k.r[0].total_sumin, 1500);
+    assert_int_equal(k.r[0].used_sumin, 600);
+    assert_int_equal(k.r[0].expired_sumin, 900);
+    assert_int_equal(k.r[1].carry_sumin, 400);
+    assert_int_equal(k.r[1].total_sumin, 1600);
+    assert_int_equal(k.r[1].expired_sumin, 100);
+    assert_int_equal(k.r[2].total_sumin, 1000);
+    fx_check_clean(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -822,6 +1057,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_outbox, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_add_errors, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_reconcile_mark, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_topup_lifts_pause, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_topup_moves_thresholds, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_topup_pushes_limit, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_topup_period_close, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
