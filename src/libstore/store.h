@@ -289,8 +289,8 @@ struct settle_result {
  * that holds the hold (a straddling job pays from it, DESIGN §3).  A run never held is
  * debited from its payer at start_s without a funds check (the usage happened); ENOENT when
  * it has no payer.  A refused run settles to charge 0 (nothing to release).  Without an end
- * time the run ended at start + elapsed (at the settle when the start is unknown), so that
- * usage by end time counts it.  Idempotent. */
+ * time the run ended at start + elapsed (at the settle when the start is unknown or that is
+ * later than the settle), so that usage by end time counts it.  Idempotent. */
 int store_settle(store_t *st, const struct settle_req *req, struct settle_result *res,
                  struct allot_error *err);
 

@@ -521,13 +521,18 @@ static int settle_charge(const struct settle_req *r, int64_t billing_micro, int6
     return 0;
 }
 
-/* The end of a settled run: as given, else start + elapsed, else the settle's time. */
+/* The end of a settled run: as given, else start + elapsed, else the settle's time.  A run
+ * cannot have ended after it was settled: a start + elapsed past the settle (a start taken
+ * from the hold, clocks apart) ends at the settle, so usage by end time never holds a run
+ * that ends in the future. */
 static int64_t settle_end(const struct settle_req *r, int64_t start_s, int64_t elapsed_s,
                           int64_t now)
 {
     if (r->end_s > 0)
         return r->end_s;
-    return start_s > 0 ? start_s + elapsed_s : now;
+    if (start_s <= 0 || start_s > now - elapsed_s)
+        return now;
+    return start_s + elapsed_s;
 }
 
 static void job_entry(struct ledger_entry *e, enum ledger_kind kind, int64_t alloc_id,

@@ -141,6 +141,7 @@ static const char SQL_JOB_BATCH[] =
     "ju AS ("
     " UPDATE jobs j SET start_s = s.run_start,"
     "  end_s = CASE WHEN s.end_s > 0 THEN s.end_s WHEN s.run_start > 0"
+    "   AND s.run_start <= s.now_s - s.elapsed_s"
     "   THEN s.run_start + s.elapsed_s ELSE s.now_s END, elapsed_s = s.elapsed_s, slurm_state = s.state, billing_micro = s.bill,"
     "  alloc_tres = CASE WHEN s.alloc_tres <> '' THEN s.alloc_tres ELSE j.alloc_tres END,"
     "  status = 'settled', charge_sumin = s.chg_sumin, settle_source = s.source,"

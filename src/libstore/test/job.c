@@ -287,7 +287,8 @@ static void test_settle_capped_at_hold(void **state)
 }
 
 /* A settle without an end time ends the run at start + elapsed (usage by end time counts
- * it); an end before the run's start is refused and writes nothing. */
+ * it), or at the settle if that is earlier; an end before the run's start is refused and
+ * writes nothing. */
 static void test_settle_end(void **state)
 {
     struct fx *f = *state;
@@ -316,6 +317,20 @@ static void test_settle_end(void **state)
     struct job j;
     OK(f, store_job_get(f->st, "c1", 40, 0, &j, &f->err));
     assert_int_equal(j.end_s, h.start_s + 90);
+    /* Settled 30 s after its start with 90 s elapsed (a start taken from the hold, clocks
+     * apart): it ends at the settle, not 60 s in the future; elapsed is still charged. */
+    h = hold_req(41, 0, 120);
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    s = settle_req(41, 0, 90, "COMPLETED");
+    s.start_s = 0;
+    s.end_s = 0;
+    s.now_s = h.start_s + 30;
+    fx_job_batch_all(f, &sop, 1);
+    assert_int_equal(sr.job.end_s, h.start_s + 30);
+    assert_int_equal(sr.job.elapsed_s, 90);
+    assert_int_equal(sr.job.charge_sumin, 2);
+    OK(f, store_job_get(f->st, "c1", 41, 0, &j, &f->err));
+    assert_int_equal(j.end_s, h.start_s + 30);
     fx_check_clean(f);
 }
 
