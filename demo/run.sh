@@ -75,14 +75,18 @@ run assoc add cluster=demo account=chem-ml user=alice
 run user modify alice defaultaccount=chem
 run partition add cpu cluster=demo resource=cpu billing=CPU=1.0,Mem=0.25G
 run partition add gpu cluster=demo resource=gpu billing=CPU=0.0625,Mem=0.03125G,GRES/gpu=1.0 maxtres=yes
-run alloc add chem resource=cpu su=1000h start=2026-01-01 end=2027-06-30 category=startup
+# This year and the next, whenever the demo runs (a fixed window would end one day).
+run alloc add chem resource=cpu su=1000h start=$(date -u +%Y)-01-01 \
+    end=$(($(date -u +%Y) + 2))-01-01 category=startup
 run account show
 run balance
 
 echo
 echo "== Slurm's plugins drive a job (these are the verbs job_submit and PrEp call)"
 run job admit cluster=demo user=alice account=chem-ml partition=cpu timelimit=4:00:00 tres=cpu=8,mem=16G,node=1
-run job hold jobid=101 cluster=demo user=alice account=chem-ml partition=cpu timelimit=4:00:00 tres=cpu=8,mem=16G,node=1
+# The job started two hours ago (Slurm's start time); it ends 1:30:55 later.
+run job hold jobid=101 cluster=demo user=alice account=chem-ml partition=cpu timelimit=4:00:00 \
+    tres=cpu=8,mem=16G,node=1 start=$(date -u -d '-2 hours' +%Y-%m-%dT%H:%M:%SZ)
 run balance
 run job settle jobid=101 cluster=demo elapsed=1:30:55 state=COMPLETED
 run job show demo:101

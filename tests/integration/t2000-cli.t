@@ -64,7 +64,7 @@ test_expect_success 'assoc show partition= lists that partition'"'"'s associatio
 	allot assoc remove cluster=darwin account=chem user=alice partition=gpu
 '
 test_expect_success 'alloc add with hour amounts; -P -n prints the new id' '
-	allot -P -n alloc add chem resource=cpu su=100h start=2026-01-01 end=2027-01-01 \
+	allot -P -n alloc add chem resource=cpu su=100h start=2026-01-01 end=2099-01-01 \
 		category=research >alloc &&
 	id=$(cut -d"|" -f1 alloc) &&
 	test "$id" -ge 1 &&
@@ -78,7 +78,7 @@ test_expect_success 'balance: table, -P and --json agree' '
 	head -1 bp >hdr &&
 	echo "Allocation|Account|Resource|Cluster|Category|Granted|Used|Held|Available|Period" >expect &&
 	test_cmp expect hdr &&
-	test "$(sed -n 2p bp | cut -d"|" -f2,6-10)" = "chem|100h|0h|0h|100h|2026-01-01..2027-01-01" &&
+	test "$(sed -n 2p bp | cut -d"|" -f2,6-10)" = "chem|100h|0h|0h|100h|2026-01-01..2099-01-01" &&
 	allot --json balance account=chem >bj &&
 	test "$(json_get items.0.available_sumin <bj)" = 6000 &&
 	test "$(json_get items.0.granted_sumin <bj)" = 6000
@@ -225,7 +225,7 @@ test_expect_success 'a refused hold shows its cost, available and held from the 
 '
 test_expect_success 'balance user=U lists only accounts U is associated with' '
 	allot account add phys &&
-	allot alloc add phys resource=cpu su=5h start=2026-01-01 end=2027-01-01 &&
+	allot alloc add phys resource=cpu su=5h start=2026-01-01 end=2099-01-01 &&
 	allot -P -n balance >all &&
 	grep "|phys|" all &&
 	allot -P -n balance user=alice >ub &&
@@ -292,16 +292,16 @@ test_expect_success PYTHON3 'a 404 from a server that is not allotd: exit 5, not
 test_expect_success 'unknown account: exit 3' '
 	test_expect_code 3 allot account show nosuch 2>err &&
 	grep "^allot: error: .*nosuch" err &&
-	test_expect_code 3 allot alloc add nosuch resource=cpu su=1h start=2026-01-01 end=2027-01-01
+	test_expect_code 3 allot alloc add nosuch resource=cpu su=1h start=2026-01-01 end=2099-01-01
 '
 test_expect_success 'overlapping allocation: exit 3, nothing added' '
 	test_expect_code 3 allot alloc add chem resource=cpu su=1h start=2026-06-01 end=2026-07-01 &&
 	test $(allot -P -n alloc show account=chem | wc -l) = 1
 '
 test_expect_success 'bad amount, bad date, unknown key, unknown verb: exit 2, nothing sent' '
-	test_expect_code 2 allot alloc add chem resource=gpu su=12x start=2026-01-01 end=2027-01-01 2>err &&
+	test_expect_code 2 allot alloc add chem resource=gpu su=12x start=2026-01-01 end=2099-01-01 2>err &&
 	grep "^allot: error: su: " err &&
-	test_expect_code 2 allot alloc add chem resource=gpu su=1h start=2026-02-30 end=2027-01-01 &&
+	test_expect_code 2 allot alloc add chem resource=gpu su=1h start=2026-02-30 end=2099-01-01 &&
 	test_expect_code 2 allot account add x colour=blue 2>err &&
 	grep "unknown key .colour." err &&
 	test_expect_code 2 allot account frobnicate &&
@@ -418,10 +418,10 @@ test_expect_success 'limits set names the missing key; alloc show ACCOUNT says w
 	grep "unknown verb" err
 '
 test_expect_success 'balance Period keeps a start that is not midnight' '
-	allot alloc add phys resource=gpu su=1h start=2026-01-01T10:00 end=2027-01-01 >/dev/null &&
+	allot alloc add phys resource=gpu su=1h start=2026-01-01T10:00 end=2099-01-01 >/dev/null &&
 	allot -P -n balance phys >b &&
-	grep "|phys|gpu|.*|2026-01-01T10:00:00Z..2027-01-01\$" b &&
-	grep "|phys|cpu|.*|2026-01-01..2027-01-01\$" b
+	grep "|phys|gpu|.*|2026-01-01T10:00:00Z..2099-01-01\$" b &&
+	grep "|phys|cpu|.*|2026-01-01..2099-01-01\$" b
 '
 test_expect_success 'policy show prints ratios as the decimals add= takes, not ppm' '
 	allot policy add alloc=$(cat alloc_id) cluster=darwin period=total base=1h grace=0.2 \

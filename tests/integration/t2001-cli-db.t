@@ -38,7 +38,7 @@ test_expect_success 'check passes after a session through allotd' '
 	$A user add alice &&
 	$A assoc add cluster=c1 account=chem user=alice &&
 	$A partition add p cluster=c1 resource=cpu &&
-	$A alloc add chem resource=cpu su=10h start=2026-01-01 end=2027-01-01 &&
+	$A alloc add chem resource=cpu su=10h start=2026-01-01 end=2099-01-01 &&
 	$A job hold jobid=7 user=alice account=chem partition=p timelimit=60 tres=cpu=1 &&
 	$A job settle jobid=7 elapsed=90s state=COMPLETED &&
 	allotd_stop &&
