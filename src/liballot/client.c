@@ -13,7 +13,6 @@
 #include "liballot/client_int.h"
 
 #include <curl/curl.h>
-#include <errno.h>
 #include <munge.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -313,41 +312,57 @@ static int check_method(const char *method)
     return -1;
 }
 
+/* Keep the first setopt failure of a series in *first (CURLE_OK while all succeeded). */
+static void setopt_rc(CURLcode rc, CURLcode *first)
+{
+    if (rc != CURLE_OK && *first == CURLE_OK)
+        *first = rc;
+}
+
 /* The transfer itself, under c->lock.  Fills *status and b; returns 0 or -1 with err. */
 static int perform(allot_client_t *c, const char *method, const char *url,
                    struct curl_slist *headers, const char *json_body, long *status, struct buf *b,
                    struct allot_error *err)
 {
     CURL *h = c->curl;
-    CURLcode rc;
+    CURLcode rc, bad = CURLE_OK;
     char errbuf[CURL_ERROR_SIZE] = "";
 
     curl_easy_reset(h); /* keeps the connection cache: keep-alive survives */
-    if (curl_easy_setopt(h, CURLOPT_URL, url) != CURLE_OK)
-        return allot_errorf(err, ALLOT_ENOMEM, "libcurl: cannot set the URL");
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* no SIGALRM: we run inside slurmctld */
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(h, CURLOPT_FORBID_REUSE, c->keepalive ? 0L : 1L);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
+    /* Every option is checked: one that did not take could send the request elsewhere (no
+     * Unix socket: TCP to localhost:80) or without its bound (no timeout: a slurmctld
+     * thread waiting for ever).  Setting an option fails only for lack of memory. */
+    setopt_rc(curl_easy_setopt(h, CURLOPT_URL, url), &bad);
+    setopt_rc(curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf), &bad);
+    setopt_rc(curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L), &bad); /* no SIGALRM in slurmctld */
+    setopt_rc(curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms), &bad);
+    setopt_rc(curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->timeout_ms), &bad);
+    /* Defence in depth only (url.c admits http and https URLs alone); unknown to a libcurl
+     * before 7.85, where requests must still work. */
+    (void)curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    setopt_rc(curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L), &bad);
+    setopt_rc(curl_easy_setopt(h, CURLOPT_FORBID_REUSE, c->keepalive ? 0L : 1L), &bad);
+    setopt_rc(curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers), &bad);
+    setopt_rc(curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data), &bad);
+    setopt_rc(curl_easy_setopt(h, CURLOPT_WRITEDATA, b), &bad);
     if (c->socket_path)
-        curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
+        setopt_rc(curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path), &bad);
     if (strcmp(method, "GET") == 0) {
-        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+        setopt_rc(curl_easy_setopt(h, CURLOPT_HTTPGET, 1L), &bad);
     } else {
-        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+        setopt_rc(curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method), &bad);
         if (json_body || strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 ||
             strcmp(method, "PATCH") == 0) {
             const char *body = json_body ? json_body : "";
-            curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+            setopt_rc(curl_easy_setopt(h, CURLOPT_POSTFIELDS, body), &bad);
+            setopt_rc(curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body)),
+                      &bad);
         }
     }
+    if (bad != CURLE_OK)
+        return allot_errorf(err, bad == CURLE_OUT_OF_MEMORY ? ALLOT_ENOMEM : ALLOT_EINTERNAL,
+                            "libcurl: cannot set up the request to %s: %s", c->url,
+                            curl_easy_strerror(bad));
 
     rc = curl_easy_perform(h);
     if (rc != CURLE_OK) {
@@ -424,8 +439,10 @@ int allot_request(allot_client_t *c, const char *method, const char *path, const
         (c->test_user && add_header(&headers, "X-Allot-User", c->test_user, err) < 0))
         goto out;
 
-    if (pthread_mutex_lock(&c->lock) != 0) {
-        allot_errorf(err, ALLOT_EINTERNAL, "client mutex: %s", strerror(errno));
+    int lrc = pthread_mutex_lock(&c->lock);
+    if (lrc != 0) {
+        /* pthread functions return their error; errno is not set. */
+        allot_errorf(err, ALLOT_EINTERNAL, "client mutex: %s", strerror(lrc));
         goto out;
     }
     rc = perform(c, method, url, headers, json_body, &status, &b, err);

@@ -7,6 +7,9 @@
  * (HoldMode=submit): a spooled settle keeps its token across a restart, a spool file of
  * the release before tokens (no submit_token line) still reads (token 0), a bad token
  * sets the file aside; the hold carries the token, a release targets the token's run.
+ * Durability: a spool file is synced before its rename and its directory after, a failed
+ * sync leaves no file; a settle rejected for good is kept as .rejected; a queued copy is
+ * whole before a worker can take it.  Requeues: the epilog settles the run that was held.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,22 @@
 #include "plugins/prep/allot/prep_job.h"
 
 static char dir[] = "/tmp/prep_job_test.XXXXXX";
+
+/* fsync as the spool sees it (linked with --wrap=fsync): counted, and failed on demand
+ * as a full disk or a failing device reports it. */
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+static int fsync_calls, fsync_fail;
+
+int __wrap_fsync(int fd)
+{
+    fsync_calls++;
+    if (fsync_fail) {
+        errno = fsync_fail;
+        return -1;
+    }
+    return __real_fsync(fd);
+}
 
 static prep_job_t sample(uint32_t id)
 {
@@ -173,6 +193,107 @@ static void test_spool_bad_file_set_aside(void **state)
     rmdir(dir);
 }
 
+/* A settle is on disk, complete, before the epilog returns: its data is synced before the
+ * rename (else a machine crash can leave the name on an empty file) and the directory after
+ * it; a sync that fails (ENOSPC, EIO) is an error and leaves no file behind. */
+static void test_spool_durable(void **state)
+{
+    (void)state;
+    struct allot_error err;
+    char path[512], file[600];
+    prep_job_t a = sample(51);
+
+    snprintf(path, sizeof(path), "%s/spool", dir);
+    fsync_calls = 0;
+    assert_int_equal(prep_job_spool_write(path, &a, &err), 0);
+    assert_int_equal(fsync_calls, 2); /* the file, then the directory */
+    assert_int_equal(prep_job_spool_remove(path, &a, &err), 0);
+
+    const int errs[] = {ENOSPC, EIO};
+    for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+        fsync_calls = 0;
+        fsync_fail = errs[i];
+        assert_int_equal(prep_job_spool_write(path, &a, &err), -1);
+        fsync_fail = 0;
+        assert_int_equal(err.code, ALLOT_EIO);
+        assert_non_null(strstr(err.msg, strerror(errs[i])));
+        assert_int_equal(fsync_calls, 1); /* stopped before the rename */
+        snprintf(file, sizeof(file), "%s/settle.51.2", path);
+        assert_int_equal(access(file, F_OK), -1);
+        snprintf(file, sizeof(file), "%s/.settle.51.2", path);
+        assert_int_equal(access(file, F_OK), -1);
+    }
+}
+
+/* A settle allotd rejects for good (403 while slurmctld's user is not yet an Operator, 409,
+ * 500) keeps its record as .rejected, which no restart re-queues; an acknowledged one goes. */
+static void test_settle_done_keeps_rejected(void **state)
+{
+    (void)state;
+    struct allot_error err;
+    char path[512], file[600], kept[700];
+    prep_job_t a = sample(61), b = sample(62), r;
+
+    snprintf(path, sizeof(path), "%s/spool", dir);
+    assert_int_equal(prep_job_spool_write(path, &a, &err), 0);
+    assert_int_equal(prep_job_spool_write(path, &b, &err), 0);
+    assert_int_equal(prep_job_settle_done(path, &a, PREP_JOB_OK, kept, sizeof(kept), &err), 0);
+    assert_string_equal(kept, "");
+    snprintf(file, sizeof(file), "%s/settle.61.2", path);
+    assert_int_equal(access(file, F_OK), -1);
+
+    assert_int_equal(prep_job_settle_done(path, &b, PREP_JOB_FAILED, kept, sizeof(kept), &err), 0);
+    snprintf(file, sizeof(file), "%s/settle.62.2.rejected", path);
+    assert_string_equal(kept, file);
+    assert_int_equal(prep_job_spool_read(file, &r, &err), 0); /* the whole record is there */
+    assert_int_equal(r.job_id, 62);
+    nseen = nbad = 0;
+    assert_int_equal(prep_job_spool_scan(path, on_job, on_bad, NULL, &err), 0);
+    assert_int_equal(nbad, 0);
+    assert_int_equal(access(file, F_OK), 0);
+    unlink(file);
+    /* Nothing to keep (the epilog could not spool it): said, not hidden. */
+    assert_int_equal(prep_job_settle_done(path, &b, PREP_JOB_REFUSED, kept, sizeof(kept), &err),
+                     -1);
+    assert_int_equal(err.code, ALLOT_EIO);
+}
+
+/* A worker may take an item the moment it is queued (the pool runs before the spool is
+ * read at start): what the push sees must already be the whole job. */
+static prep_job_t *pushed;
+static int push_refuse;
+
+static int push_as_worker(void *item, void *arg)
+{
+    (void)arg;
+    const prep_job_t *j = item;
+    assert_int_equal(j->job_id, 71); /* a worker handling it now reads this */
+    assert_string_equal(j->cluster, "test");
+    assert_int_equal(j->enqueued_ms, 12345);
+    if (push_refuse)
+        return -1;
+    pushed = item;
+    return 0;
+}
+
+static void test_queue_copy_complete_before_push(void **state)
+{
+    (void)state;
+    prep_job_t a = sample(71);
+
+    push_refuse = 0;
+    assert_int_equal(prep_job_queue_copy(&a, 12345, push_as_worker, NULL), 0);
+    assert_non_null(pushed);
+    assert_true(pushed != &a);
+    a.enqueued_ms = 12345;
+    assert_memory_equal(pushed, &a, sizeof(a));
+    free(pushed);
+    pushed = NULL;
+    push_refuse = 1; /* a stopping pool: the copy is freed (no leak under ASan) */
+    assert_int_equal(prep_job_queue_copy(&a, 12345, push_as_worker, NULL), -1);
+    assert_null(pushed);
+}
+
 static void test_unreachable_allotd(void **state)
 {
     (void)state;
@@ -232,14 +353,45 @@ static void test_desc(void **state)
     assert_non_null(d.comment);
 }
 
+/* Slurm 22.05's requeue counts the next run before the epilog of the one that ended
+ * (job_mgr.c _job_requeue_op, _job_complete with requeue): the settle must name the run
+ * that was held, else it bills a run never held and leaves the real hold open. */
+static void test_epilog_run_after_requeue(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t restart_cnt;
+        int pending, requeue_flag;
+        int32_t run;
+        const char *state;
+    } v[] = {
+        {0, 0, 0, 0, "COMPLETED"}, /* first run ends */
+        {2, 0, 0, 2, "COMPLETED"}, /* third run ends */
+        {0, 0, 1, 0, "COMPLETED"}, /* requeue on exit code: counted after the epilog */
+        {1, 1, 1, 0, "REQUEUED"},  /* scontrol requeue / preemption of run 0 */
+        {5, 1, 1, 4, "REQUEUED"},  /* the same of run 4 */
+        {1, 1, 0, 0, "NODE_FAIL"}, /* batch launch failed: sacct says NODE_FAIL */
+        {0, 1, 1, 0, "REQUEUED"},  /* never below run 0 */
+    };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        assert_int_equal(prep_job_epilog_run(v[i].restart_cnt, v[i].pending), v[i].run);
+        assert_string_equal(prep_job_epilog_state("COMPLETED", v[i].pending, v[i].requeue_flag),
+                            v[i].state);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spool_round_trip),
         cmocka_unit_test(test_spool_submit_token),
+        cmocka_unit_test(test_spool_durable),
+        cmocka_unit_test(test_settle_done_keeps_rejected),
+        cmocka_unit_test(test_queue_copy_complete_before_push),
         cmocka_unit_test(test_spool_bad_file_set_aside),
         cmocka_unit_test(test_unreachable_allotd),
         cmocka_unit_test(test_desc),
+        cmocka_unit_test(test_epilog_run_after_requeue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

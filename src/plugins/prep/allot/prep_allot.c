@@ -14,9 +14,12 @@
  *   prolog would requeue a batch job and run the prolog again forever (SLURM-NOTES).
  * - epilog: the settle is written to the spool directory and queued; the epilog returns at
  *   once (slurmctld never waits on allotd; the job's nodes are not kept COMPLETING).  The
- *   spool file is removed when allotd acknowledged the settle; a later start re-queues
+ *   spool file is removed when allotd acknowledged the settle (kept as .rejected when allotd
+ *   refused it for good); a later start re-queues
  *   whatever is left (slurmctld does not call fini() on shutdown, so the spool is the only
  *   record that survives one).  NODE_FAIL is sent as the state: allotd charges it 0.
+ *   A requeue counts the next run before the epilog of the one that ended: the settle
+ *   names the run that was held (prep_job_epilog_run).
  * - FailMode=open: a job whose hold allotd could not answer starts anyway, logged; its
  *   settle carries account, partition and time limit so allotd bills the run it never held
  *   (the reconciliation), and the agent's sacct pass covers a settle that never arrives.
@@ -253,13 +256,20 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
                  j->job_id, j->run, attempt + 1, err.msg);
         return PREP_RETRY;
     }
+    char kept[4096 + 16];
+    struct allot_error serr = {0};
+    int spool_rc = prep_job_settle_done(pc->spool_dir, j, v, kept, sizeof(kept), &serr);
     if (v == PREP_JOB_OK)
         info("prep/allot: JobId=%u run=%d settled %s: charge %lld SU-min%s", j->job_id, j->run,
              j->state, (long long)res.charge_sumin, res.replay ? " (replay)" : "");
     else
-        error("prep/allot: JobId=%u run=%d settle rejected by allotd, left to the agent's "
-              "sacct reconciliation: %s",
-              j->job_id, j->run, v == PREP_JOB_REFUSED ? res.message : err.msg);
+        error("prep/allot: JobId=%u run=%d settle rejected by allotd: %s; its record is kept "
+              "in %s: once the cause is fixed settle it by hand (allot job settle), or leave "
+              "it to the agent's sacct reconciliation",
+              j->job_id, j->run, v == PREP_JOB_REFUSED ? res.message : err.msg,
+              spool_rc == 0 ? kept : "slurmctld's log only (see the next error)");
+    if (spool_rc < 0)
+        error("prep/allot: %s", serr.msg);
     if (v == PREP_JOB_OK && j->submit_token && j->billing_micro) {
         /* Started fail-open, so its provisional hold was never moved: free it now (one try;
          * SubmitHoldTTL is the backstop). */
@@ -270,8 +280,6 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
                  "SubmitHoldTTL releases it",
                  j->job_id, (long long)j->submit_token, err.msg);
     }
-    if (prep_job_spool_remove(pc->spool_dir, j, &err) < 0)
-        error("prep/allot: %s", err.msg);
     return PREP_DONE;
 }
 
@@ -392,20 +400,20 @@ static void *sweep_thread(void *arg)
 
 /* ---- start-up ---------------------------------------------------------------------- */
 
+static int pool_push(void *item, void *arg)
+{
+    (void)arg;
+    return prep_pool_push(allot_pool, item);
+}
+
+/* Workers already run: the copy must be whole before it is queued (prep_job_queue_copy). */
 static void requeue_spooled(const prep_job_t *job, void *arg)
 {
-    prep_job_t *j = malloc(sizeof(*j));
-
     (void)arg;
-    if (!j || prep_pool_push(allot_pool, j) < 0) {
-        free(j);
-        error("prep/allot: JobId=%u: spooled settle not queued (out of memory); it stays "
-              "in the spool for the next start",
-              job->job_id);
-        return;
-    }
-    *j = *job;
-    j->enqueued_ms = prep_pool_now_ms();
+    if (prep_job_queue_copy(job, prep_pool_now_ms(), pool_push, NULL) < 0)
+        error("prep/allot: JobId=%u run=%d: spooled settle not queued (out of memory); it "
+              "stays in the spool for the next start",
+              job->job_id, job->run);
 }
 
 static void spool_bad(const char *path, const struct allot_error *why, void *arg)
@@ -514,6 +522,12 @@ static void copy_str(char *dst, size_t size, const char *src)
     snprintf(dst, size, "%s", src ? src : "");
 }
 
+/* The run JOB_PTR's epilog ends (prep_job_epilog_run); caller holds the job lock. */
+static int32_t epilog_run(const job_record_t *job_ptr)
+{
+    return prep_job_epilog_run(job_ptr->restart_cnt, IS_JOB_PENDING(job_ptr));
+}
+
 /* Fill J from JOB_PTR (caller holds slurmctld's job lock). */
 static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_job_t *j)
 {
@@ -557,7 +571,12 @@ static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_
         int64_t el = (int64_t)job_ptr->end_time - (int64_t)job_ptr->start_time -
                      (int64_t)job_ptr->tot_sus_time;
         j->elapsed_s = job_ptr->start_time && el > 0 ? el : 0;
-        copy_str(j->state, sizeof(j->state), job_state_string(job_ptr->job_state & JOB_STATE_BASE));
+        /* A requeue counts the next run before this epilog: settle the run that was held. */
+        j->run = epilog_run(job_ptr);
+        copy_str(j->state, sizeof(j->state),
+                 prep_job_epilog_state(job_state_string(job_ptr->job_state & JOB_STATE_BASE),
+                                       IS_JOB_PENDING(job_ptr),
+                                       (job_ptr->job_state & JOB_REQUEUE) != 0));
     }
     j->enqueued_ms = prep_pool_now_ms();
 }
@@ -600,8 +619,8 @@ ALLOT_PLUGIN_EXPORT int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *asy
          job_ptr->account ? job_ptr->account : "");
     pthread_mutex_lock(&allot_mu);
     int running = start_locked() == 0;
-    int refused = ring_has_locked(allot_refused, job_ptr->job_id, job_ptr->restart_cnt);
-    int unheld = ring_has_locked(allot_unheld, job_ptr->job_id, job_ptr->restart_cnt);
+    int refused = ring_has_locked(allot_refused, job_ptr->job_id, epilog_run(job_ptr));
+    int unheld = ring_has_locked(allot_unheld, job_ptr->job_id, epilog_run(job_ptr));
     pthread_mutex_unlock(&allot_mu);
     if (!running || refused)
         return SLURM_SUCCESS;
@@ -614,8 +633,9 @@ ALLOT_PLUGIN_EXPORT int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *asy
     if (unheld && job_ptr->billable_tres > 0 && job_ptr->billable_tres < 1e12)
         j->billing_micro = (int64_t)(job_ptr->billable_tres * 1e6 + 0.5);
     if (prep_job_spool_write(allot_conf.spool_dir, j, &err) < 0)
-        error("prep/allot: JobId=%u: settle not spooled (lost if slurmctld stops first): %s",
-              j->job_id, err.msg);
+        error("prep/allot: JobId=%u run=%d: settle not safely spooled, sent from memory only "
+              "(lost if slurmctld stops before allotd takes it; check PrEpSpoolDir's disk): %s",
+              j->job_id, j->run, err.msg);
     if (prep_pool_push(allot_pool, j) < 0) {
         free(j);
         error("prep/allot: JobId=%u: queue refused the settle; it waits in the spool",

@@ -59,6 +59,35 @@ void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
     }
 }
 
+int32_t prep_job_epilog_run(uint32_t restart_cnt, int pending)
+{
+    if (pending && restart_cnt > 0)
+        restart_cnt--; /* Slurm counted the next run before our epilog (prep_job.h) */
+    return restart_cnt > INT32_MAX ? INT32_MAX : (int32_t)restart_cnt;
+}
+
+const char *prep_job_epilog_state(const char *base, int pending, int requeue_flag)
+{
+    if (!pending)
+        return base;
+    return requeue_flag ? "REQUEUED" : "NODE_FAIL";
+}
+
+int prep_job_queue_copy(const prep_job_t *job, int64_t now_ms, prep_job_push_f push, void *arg)
+{
+    prep_job_t *j = malloc(sizeof(*j));
+
+    if (!j)
+        return -1;
+    *j = *job;
+    j->enqueued_ms = now_ms;
+    if (push(j, arg) < 0) {
+        free(j);
+        return -1;
+    }
+    return 0;
+}
+
 /* Errors worth another try: allotd or its storage away, or an answer cut short. */
 static int transient(enum allot_errnum e)
 {
@@ -112,38 +141,111 @@ static int spool_path(const char *dir, const char *name, char *buf, size_t size)
     return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+/* Write all of BUF to FD, across short writes and interruptions.  0 or -1 (errno). */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Make DIR's entries (the rename) durable.  0 or -1 (errno). */
+static int sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc;
+
+    if (fd < 0)
+        return -1;
+    rc = fsync(fd);
+    if (rc < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return close(fd);
+}
+
+/* The file's text into BUF; -1 if it does not fit (it always does: fields are bounded). */
+static int spool_format(const prep_job_t *job, char *buf, size_t size)
+{
+    int n = snprintf(buf, size,
+                     "cluster=%s\njob_id=%" PRIu32 "\nrun=%" PRId32 "\nuser=%s\naccount=%s\n"
+                     "partition=%s\nqos=%s\nsubmit=%" PRId64 "\nstart=%" PRId64 "\nend=%" PRId64
+                     "\ntime_limit_s=%" PRId64 "\nelapsed_s=%" PRId64 "\nalloc_tres=%s\nstate=%s\n"
+                     "billing_micro=%" PRId64 "\n",
+                     job->cluster, job->job_id, job->run, job->user, job->account, job->partition,
+                     job->qos, job->submit_s, job->start_s, job->end_s, job->time_limit_s,
+                     job->elapsed_s, job->alloc_tres, job->state, job->billing_micro);
+    if (n < 0 || (size_t)n >= size)
+        return -1;
+    if (job->submit_token) {
+        int m =
+            snprintf(buf + n, size - (size_t)n, "submit_token=%" PRId64 "\n", job->submit_token);
+        if (m < 0 || (size_t)m >= size - (size_t)n)
+            return -1;
+        n += m;
+    }
+    return n;
+}
+
+/*
+ * Durability: the epilog returns once this does, and slurmctld then forgets the job's end,
+ * so the file must survive a crash of the machine too.  Its data is synced before the
+ * rename (else a crash can leave the new name on an empty or short file: delayed
+ * allocation commits the rename first, and that settle would be set aside as .bad) and the
+ * directory after it (else the name itself can vanish).  A failure at any step (disk full,
+ * I/O error, also reported only by fsync on some file systems) removes the temporary file
+ * and is returned, so the caller knows the settle is held in memory only.
+ */
 int prep_job_spool_write(const char *dir, const prep_job_t *job, struct allot_error *err)
 {
-    char name[128], path[4096], tmp[4096 + 8];
-    FILE *f;
-    int bad;
+    char name[128], path[4096], tmp[4096 + 8], text[2048];
+    const char *step = "write";
+    int fd, len, e;
 
     if (prep_job_spool_name(job, name, sizeof(name)) < 0 ||
         spool_path(dir, name, path, sizeof(path)) < 0)
         return allot_errorf(err, ALLOT_EINVAL, "spool path under %s too long", dir);
+    len = spool_format(job, text, sizeof(text));
+    if (len < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: spool record too long", path);
     snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return allot_errorf(err, ALLOT_EIO, "%s: cannot create: %s", dir, strerror(errno));
-    f = fopen(tmp, "w");
-    if (!f)
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
         return allot_errorf(err, ALLOT_EIO, "%s: %s", tmp, strerror(errno));
-    bad = fprintf(f,
-                  "cluster=%s\njob_id=%" PRIu32 "\nrun=%" PRId32 "\nuser=%s\naccount=%s\n"
-                  "partition=%s\nqos=%s\nsubmit=%" PRId64 "\nstart=%" PRId64 "\nend=%" PRId64
-                  "\ntime_limit_s=%" PRId64 "\nelapsed_s=%" PRId64 "\nalloc_tres=%s\nstate=%s\n"
-                  "billing_micro=%" PRId64 "\n",
-                  job->cluster, job->job_id, job->run, job->user, job->account, job->partition,
-                  job->qos, job->submit_s, job->start_s, job->end_s, job->time_limit_s,
-                  job->elapsed_s, job->alloc_tres, job->state, job->billing_micro) < 0;
-    if (job->submit_token)
-        bad |= fprintf(f, "submit_token=%" PRId64 "\n", job->submit_token) < 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return allot_errorf(err, ALLOT_EIO, "%s: cannot write: %s", path, strerror(e));
+    if (write_all(fd, text, (size_t)len) < 0 || (step = "fsync", fsync(fd) < 0)) {
+        e = errno;
+        close(fd);
+        goto fail;
+    }
+    step = "close";
+    if (close(fd) < 0 || (step = "rename", rename(tmp, path) < 0)) {
+        e = errno;
+        goto fail;
+    }
+    if (sync_dir(dir) < 0) {
+        /* The file is complete under its name; only its surviving a crash is in doubt. */
+        e = errno;
+        return allot_errorf(err, ALLOT_EIO, "%s: fsync of the directory: %s", dir, strerror(e));
     }
     return 0;
+fail:
+    unlink(tmp);
+    return allot_errorf(err, ALLOT_EIO, "%s: cannot %s: %s", tmp, step, strerror(e));
 }
 
 int prep_job_spool_remove(const char *dir, const prep_job_t *job, struct allot_error *err)
@@ -156,6 +258,33 @@ int prep_job_spool_remove(const char *dir, const prep_job_t *job, struct allot_e
     if (unlink(path) < 0 && errno != ENOENT)
         return allot_errorf(err, ALLOT_EIO, "%s: %s", path, strerror(errno));
     return 0;
+}
+
+int prep_job_settle_done(const char *dir, const prep_job_t *job, enum prep_job_verdict v,
+                         char *kept, size_t kept_size, struct allot_error *err)
+{
+    char name[128], path[4096], to[4096 + 16];
+
+    if (kept && kept_size)
+        kept[0] = '\0';
+    if (v == PREP_JOB_OK)
+        return prep_job_spool_remove(dir, job, err);
+    if (prep_job_spool_name(job, name, sizeof(name)) < 0 ||
+        spool_path(dir, name, path, sizeof(path)) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "spool path under %s too long", dir);
+    snprintf(to, sizeof(to), "%s.rejected", path);
+    if (rename(path, to) < 0)
+        return allot_errorf(err, ALLOT_EIO, "%s: cannot keep it as %s: %s", path, to,
+                            strerror(errno));
+    if (kept && kept_size)
+        snprintf(kept, kept_size, "%s", to);
+    return 0;
+}
+
+static int has_suffix(const char *s, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len > n && strcmp(s + len - n, suffix) == 0;
 }
 
 static int set_str(char *dst, size_t size, const char *v)
@@ -287,8 +416,8 @@ int prep_job_spool_scan(const char *dir, prep_job_scan_f cb, prep_job_bad_f bad_
     }
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "settle.", 7) != 0 ||
-            (len > 4 && !strcmp(e->d_name + len - 4, ".bad")))
+        if (strncmp(e->d_name, "settle.", 7) != 0 || has_suffix(e->d_name, len, ".bad") ||
+            has_suffix(e->d_name, len, ".rejected"))
             continue;
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 64;

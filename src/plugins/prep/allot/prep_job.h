@@ -6,8 +6,9 @@
  * Design: the Slurm shim (prep_allot.c) copies what it needs out of job_record_t into a
  * prep_job_t (fixed buffers, no pointers into slurmctld), so workers never touch Slurm's
  * data without its locks.  A settle is written to the spool directory before the epilog
- * returns (one small file per job run, written to a temporary name and renamed, so a
- * reader never sees half a file) and removed once allotd acknowledged it: settles pending
+ * returns (one small file per job run, written to a temporary name, synced and renamed, so
+ * neither a reader nor a crash of the machine leaves half a file) and removed once allotd
+ * acknowledged it (kept as .rejected when allotd refused it for good): settles pending
  * when slurmctld stops or dies are read back by the next start.  allotd's settle is
  * idempotent per (cluster, job, run), so sending one twice is harmless.
  * prep_job_call decides what an outcome means: a refusal is final, an unreachable allotd
@@ -86,6 +87,18 @@ int prep_job_spool_write(const char *dir, const prep_job_t *job, struct allot_er
 int prep_job_spool_remove(const char *dir, const prep_job_t *job, struct allot_error *err);
 
 /*
+ * prep_job_settle_done - what becomes of a settle's spool file once allotd answered for
+ * good (V, from prep_job_call; never RETRY): acknowledged (PREP_JOB_OK), it is removed;
+ * rejected (REFUSED, FAILED: a 403 while slurmctld's user is not yet an Operator, a 409 of
+ * a reused job id, a 500), it is renamed "<name>.rejected", which no start re-queues, so
+ * the record an operator needs to settle the run by hand is not lost with the request.
+ * KEPT (size KEPT_SIZE, may be NULL) receives the kept file's path, "" when removed.
+ * 0, or -1 with ERR (the file was not in the spool, or could not be renamed or removed).
+ */
+int prep_job_settle_done(const char *dir, const prep_job_t *job, enum prep_job_verdict v,
+                         char *kept, size_t kept_size, struct allot_error *err);
+
+/*
  * prep_job_spool_read - parse spool file PATH into *OUT.  0, or -1 with ERR (EIO, EINVAL
  * naming the line) and *OUT untouched.
  */
@@ -93,7 +106,8 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
 
 /*
  * prep_job_spool_scan - call CB for each spool file in DIR (in name order) with the job
- * read from it; unreadable files are renamed "<name>.bad" and reported through BAD_CB
+ * read from it (".rejected" files are skipped: prep_job_settle_done); unreadable files are
+ * renamed "<name>.bad" and reported through BAD_CB
  * (may be NULL).  Returns the number of jobs passed to CB, or -1 with ERR when DIR cannot
  * be read (a missing DIR is 0 jobs).
  */
@@ -101,6 +115,34 @@ typedef void (*prep_job_scan_f)(const prep_job_t *job, void *arg);
 typedef void (*prep_job_bad_f)(const char *path, const struct allot_error *why, void *arg);
 int prep_job_spool_scan(const char *dir, prep_job_scan_f cb, prep_job_bad_f bad_cb, void *arg,
                         struct allot_error *err);
+
+/*
+ * prep_job_epilog_run - the run an epilog settles.  Slurm 22.05 calls the slurmctld epilog
+ * of a run after it ended, and usually counts the next run (restart_cnt++) afterwards; but
+ * a requeue (scontrol requeue, preemption with PreemptMode=REQUEUE: _job_requeue_op) and a
+ * batch launch that failed (_job_complete with requeue) count it first and leave the job
+ * PENDING while its nodes are deallocated, which is what calls the epilog (job_mgr.c).
+ * The hold was taken under the old count, so that is the run to settle.  RESTART_CNT is
+ * job_ptr->restart_cnt; PENDING: the job's base state is JOB_PENDING.
+ */
+int32_t prep_job_epilog_run(uint32_t restart_cnt, int pending);
+
+/*
+ * prep_job_epilog_state - the state an epilog settles under: BASE (job_state_string of the
+ * base state) for a run that ended, or, for a job already PENDING again (see above), what
+ * Slurm's accounting recorded for the run: "REQUEUED" when the JOB_REQUEUE flag is set (a
+ * requeue), else "NODE_FAIL" (a batch launch that failed: free, as in sacct).  Static or BASE.
+ */
+const char *prep_job_epilog_state(const char *base, int pending, int requeue_flag);
+
+/*
+ * prep_job_queue_copy - queue a heap copy of JOB (enqueued_ms set to NOW_MS) through PUSH
+ * (prep_pool_push: it takes ownership on 0).  The copy is complete before PUSH runs, as a
+ * worker may take it the moment it is queued.  0, or -1 (no memory, or PUSH refused: the
+ * copy is freed, JOB stays the caller's).
+ */
+typedef int (*prep_job_push_f)(void *item, void *arg);
+int prep_job_queue_copy(const prep_job_t *job, int64_t now_ms, prep_job_push_f push, void *arg);
 
 /* Fill DESC (borrowing JOB's strings) for the liballot job verbs. */
 void prep_job_desc(const prep_job_t *job, struct allot_job_desc *desc);
