@@ -4,12 +4,14 @@
  * sacct is run as
  *   sacct --parsable2 --noheader --allocations --clusters=C --starttime=FROM --endtime=TO
  *         --state=<final states> --format=JobIDRaw,State,User,...
- * with local times (sacct reads and prints the agent's zone).  sacct selects by state
+ * with TZ=UTC0 in its environment and UTC times both ways (no DST fold).  sacct selects by state
  * *during* the window; the agent keeps only rows whose End lies in [from, to), so consecutive
  * windows partition the jobs by end time and the marker means "every job that ended before
  * it".  JobIDRaw (not JobID) is the key: an array task prints JobID as 12_3, but the plugins
  * and allotd know it by its own job id.  Output is read into a growing buffer capped at
- * SACCT_OUT_MAX; a window whose output exceeds it is halved and retried.
+ * SACCT_OUT_MAX; a window whose output exceeds it is halved and retried.  Output that cannot
+ * be read whole (a row with extra or missing columns, an unknown state, a billing with a
+ * unit, a last line without its newline) refuses the window: the marker stays.
  */
 #include "agent/collect.h"
 
@@ -25,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/child.h"
 #include "libslurmtext/acct.h"
 
 #define SACCT_OUT_MAX (256L * 1024 * 1024)
-#define SACCT_ERR_MAX 2048
 #define REPORT_MAX 240 /* fits ALLOT_TEXT_MAX on allotd's side */
 
 static const char SACCT_FORMAT[] = "JobIDRaw,State,User,Account,Partition,QOS,Start,End,"
@@ -51,146 +53,17 @@ __attribute__((format(printf, 1, 2))) static void clog_(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* Output of one child run: stdout whole (malloc'd), stderr's first SACCT_ERR_MAX bytes. */
-struct capture {
-    char *out;
-    size_t n, cap;
-    char errtext[SACCT_ERR_MAX];
-    size_t en;
-    int too_big;
-};
+/* sacct runs with TZ=UTC0 and its times are read as UTC: local time text is ambiguous in
+ * the hour a DST change repeats, and a job whose End was read an hour off would fall
+ * outside the window that listed it and be lost. */
+static char *const SACCT_ENV[] = {"TZ=UTC0", NULL};
+static const struct st_tz SACCT_TZ = {.kind = ST_TZ_OFFSET, .offset_s = 0};
 
-static int drain(int fd, struct capture *c, int is_err)
-{
-    char buf[65536];
-    ssize_t k = read(fd, buf, sizeof buf);
-    if (k < 0)
-        return errno == EINTR || errno == EAGAIN ? 1 : -1;
-    if (k == 0)
-        return 0;
-    if (is_err) {
-        size_t room = sizeof c->errtext - 1 - c->en;
-        size_t m = (size_t)k < room ? (size_t)k : room;
-        memcpy(c->errtext + c->en, buf, m);
-        c->en += m;
-        c->errtext[c->en] = 0;
-        return 1;
-    }
-    if (c->n + (size_t)k + 1 > (size_t)SACCT_OUT_MAX) {
-        c->too_big = 1;
-        return 1; /* keep draining so the child does not block; the window is retried */
-    }
-    if (c->n + (size_t)k + 1 > c->cap) {
-        size_t cap = c->cap ? c->cap : 65536;
-        while (cap < c->n + (size_t)k + 1)
-            cap *= 2;
-        char *p = realloc(c->out, cap);
-        if (!p)
-            return -1;
-        c->out = p;
-        c->cap = cap;
-    }
-    memcpy(c->out + c->n, buf, (size_t)k);
-    c->n += (size_t)k;
-    c->out[c->n] = 0;
-    return 1;
-}
-
-/* Run argv with a bounded wait; returns the exit status (0..255) or -1 (could not run,
- * killed at timeout: c->errtext says why). */
-static int run_capture(char *const argv[], int timeout_s, struct capture *c)
-{
-    int po[2], pe[2];
-    memset(c, 0, sizeof *c);
-    if (pipe(po) < 0) {
-        snprintf(c->errtext, sizeof c->errtext, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    if (pipe(pe) < 0) {
-        snprintf(c->errtext, sizeof c->errtext, "pipe: %s", strerror(errno));
-        close(po[0]);
-        close(po[1]);
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(c->errtext, sizeof c->errtext, "fork: %s", strerror(errno));
-        close(po[0]);
-        close(po[1]);
-        close(pe[0]);
-        close(pe[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]);
-        close(po[1]);
-        close(pe[0]);
-        close(pe[1]);
-        execvp(argv[0], argv);
-        dprintf(2, "cannot run %s: %s", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(po[1]);
-    close(pe[1]);
-    struct pollfd p[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
-    int open_fds = 2, timed_out = 0, failed = 0;
-    time_t deadline = time(NULL) + timeout_s;
-    while (open_fds > 0) {
-        int left_ms = (int)(deadline - time(NULL)) * 1000;
-        if (left_ms <= 0) {
-            timed_out = 1;
-            break;
-        }
-        int r = poll(p, 2, left_ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            failed = 1;
-            break;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            int d = drain(p[i].fd, c, i == 1);
-            if (d < 0) {
-                failed = 1;
-                break;
-            }
-            if (d == 0) {
-                close(p[i].fd);
-                p[i].fd = -1;
-                open_fds--;
-            }
-        }
-        if (failed)
-            break;
-    }
-    for (int i = 0; i < 2; i++)
-        if (p[i].fd >= 0)
-            close(p[i].fd);
-    if (timed_out || failed)
-        kill(pid, SIGKILL);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (timed_out) {
-        snprintf(c->errtext, sizeof c->errtext, "%s timed out after %d s", argv[0], timeout_s);
-        return -1;
-    }
-    if (failed) {
-        snprintf(c->errtext, sizeof c->errtext, "reading %s's output failed", argv[0]);
-        return -1;
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void local_time_text(int64_t t, char *buf, size_t len)
+static void utc_time_text(int64_t t, char *buf, size_t len)
 {
     time_t tt = (time_t)t;
     struct tm tm;
-    localtime_r(&tt, &tm);
+    gmtime_r(&tt, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
@@ -201,17 +74,22 @@ static void span_copy(struct st_span s, char *dst, size_t len)
     dst[n] = 0;
 }
 
-/* Slurm's integer billing from AllocTRES ("billing=4,cpu=4,..."); 0 when absent. */
-static int64_t tres_billing(struct st_span t)
+/* Slurm's integer billing from AllocTRES ("billing=4,cpu=4,..."): 1 with *v, 0 when the
+ * list has no billing, -1 when its value is not a plain whole number (a unit suffix, a
+ * fraction, an overflow): refused, never read as a smaller number. */
+static int tres_billing(struct st_span t, int64_t *v)
 {
     static const char key[] = "billing=";
     for (size_t i = 0; i + sizeof key - 1 <= t.n; i++) {
         if ((i == 0 || t.p[i - 1] == ',') && memcmp(t.p + i, key, sizeof key - 1) == 0) {
-            int64_t v = 0;
-            for (size_t j = i + sizeof key - 1; j < t.n && t.p[j] >= '0' && t.p[j] <= '9'; j++)
-                if (v < INT64_MAX / 100)
-                    v = v * 10 + (t.p[j] - '0');
-            return v;
+            size_t j = i + sizeof key - 1, k = j;
+            while (k < t.n && t.p[k] != ',')
+                k++;
+            uint64_t x;
+            if (st_uint(t.p + j, k - j, INT64_MAX, &x) < 0)
+                return -1;
+            *v = (int64_t)x;
+            return 1;
         }
     }
     return 0;
@@ -304,11 +182,11 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
                    const struct st_acct_row *row, struct window *w, struct collect_stats *s,
                    struct allot_error *err)
 {
-    struct st_tz tz = {.kind = ST_TZ_LOCAL};
     int64_t start = 0, end = 0;
-    if (row->start.kind == ST_TIME_VALUE && st_time_to_epoch(&row->start, &tz, &start, NULL) < 0)
+    if (row->start.kind == ST_TIME_VALUE &&
+        st_time_to_epoch(&row->start, &SACCT_TZ, &start, NULL) < 0)
         start = 0;
-    if (row->end.kind == ST_TIME_VALUE && st_time_to_epoch(&row->end, &tz, &end, NULL) < 0)
+    if (row->end.kind == ST_TIME_VALUE && st_time_to_epoch(&row->end, &SACCT_TZ, &end, NULL) < 0)
         end = 0;
     struct known_run runs[16];
     int n = 0;
@@ -334,13 +212,26 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         return 0; /* never ran and never held: nothing to charge or release */
     }
     char user[64], account[64], partition[64], qos[64], state[32], tres[1024];
+    if (row->user.n >= sizeof user || row->account.n >= sizeof account ||
+        row->partition.n >= sizeof partition || row->qos.n >= sizeof qos ||
+        row->alloc_tres.n >= sizeof tres) {
+        /* cut, a name could be another account's: reported, never charged as a guess */
+        s->unknown++;
+        w->unknown++;
+        report_add(w, "job %lld: a name or AllocTRES too long for allot", (long long)id);
+        clog_("job %lld: user/account/partition/QOS or AllocTRES too long; not settled",
+              (long long)id);
+        return 0;
+    }
     span_copy(row->user, user, sizeof user);
     span_copy(row->account, account, sizeof account);
     span_copy(row->partition, partition, sizeof partition);
     span_copy(row->qos, qos, sizeof qos);
     span_copy(row->alloc_tres, tres, sizeof tres);
     snprintf(state, sizeof state, "%s", st_state_name(row->state.state));
-    int64_t billing = tres_billing(row->alloc_tres);
+    int64_t billing = 0;
+    if (tres_billing(row->alloc_tres, &billing) <= 0)
+        billing = 0;
     if (billing == 0 && row->has_alloc_cpus)
         billing = row->alloc_cpus; /* DESIGN §3: without weights, allocated CPUs */
     struct allot_job_desc d = {
@@ -378,6 +269,13 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
               account, user, partition, e.msg);
         return 0;
     }
+    if (!res.ok) { /* a settle allotd answered without settling: never counted as one */
+        s->unknown++;
+        w->unknown++;
+        report_add(w, "job %lld: not settled: %s", (long long)id, res.message);
+        clog_("job %lld not settled by allotd: %s", (long long)id, res.message);
+        return 0;
+    }
     if (res.replay) {
         s->already++;
         return 0;
@@ -389,33 +287,66 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
     return 0;
 }
 
-/* Parse and reconcile the rows of one sacct output. */
+/* Parse one sacct line: 1 with *row and *id, or -1 with err naming what is wrong. */
+static int parse_line(const struct st_acct_format *fmt, struct st_span line,
+                      struct st_acct_row *row, uint64_t *id, struct allot_error *err)
+{
+    if (st_acct_row_parse(fmt, line, row, err) < 0)
+        return -1;
+    size_t k = 0;
+    while (k < line.n && line.p[k] != '|')
+        k++;
+    if (st_uint(line.p, k, UINT32_MAX, id) < 0 || *id == 0)
+        return st_field_error(err, "JobIDRaw", "not a job id", (struct st_span){line.p, k});
+    int64_t billing;
+    if (tres_billing(row->alloc_tres, &billing) < 0)
+        return st_field_error(err, "AllocTRES", "billing not a whole number", row->alloc_tres);
+    return 1;
+}
+
+int collect_check_output(const char *out, size_t len, struct allot_error *err)
+{
+    struct st_acct_format fmt;
+    if (st_acct_format_parse(SACCT_FORMAT, &fmt, err) < 0)
+        return -1;
+    if (len > 0 && out[len - 1] != '\n')
+        return allot_errorf(err, ALLOT_EPROTO, "sacct output cut: its last line has no newline");
+    size_t pos = 0, nline = 0;
+    struct st_span line;
+    while (st_next_line(out, len, &pos, &line)) {
+        nline++;
+        if (line.n == 0)
+            continue;
+        struct st_acct_row row;
+        uint64_t id;
+        struct allot_error pe = {0};
+        if (parse_line(&fmt, line, &row, &id, &pe) < 0)
+            return allot_errorf(err, ALLOT_EPROTO, "sacct line %zu refused: %s", nline, pe.msg);
+    }
+    return 0;
+}
+
+/* Reconcile the rows of one sacct output.  The whole output is checked first: one row that
+ * cannot be read refuses the window (the marker stays, the log says why), because a row
+ * skipped and a marker moved past it would be a job never charged. */
 static int window_rows(allot_client_t *c, const struct collect_opts *o,
                        const struct st_acct_format *fmt, const char *out, size_t len,
                        struct window *w, struct collect_stats *s, struct allot_error *err)
 {
+    if (collect_check_output(out, len, err) < 0)
+        return -1;
     size_t pos = 0;
     struct st_span line;
-    struct st_tz tz = {.kind = ST_TZ_LOCAL};
     while (st_next_line(out, len, &pos, &line)) {
-        if (line.n == 0)
-            continue;
         struct st_acct_row row;
-        struct allot_error pe = {0};
-        if (st_acct_row_parse(fmt, line, &row, &pe) < 0) {
-            clog_("unparsable sacct row skipped: %s", pe.msg);
-            continue;
-        }
         uint64_t id = 0;
-        size_t k = 0;
-        while (k < line.n && line.p[k] != '|')
-            k++;
-        if (st_uint(line.p, k, UINT32_MAX, &id) < 0 || id == 0)
-            continue; /* not a plain job id: a step row cannot appear with --allocations */
+        if (line.n == 0 || parse_line(fmt, line, &row, &id, err) < 0)
+            continue; /* cannot fail: checked above */
         if (!st_state_is_final(row.state.state))
-            continue;
+            continue; /* requeued and running again, or still completing: not yet */
         int64_t end = 0;
-        if (row.end.kind != ST_TIME_VALUE || st_time_to_epoch(&row.end, &tz, &end, NULL) < 0)
+        if (row.end.kind != ST_TIME_VALUE ||
+            st_time_to_epoch(&row.end, &SACCT_TZ, &end, NULL) < 0)
             continue;
         if (end < w->from_s || end >= w->to_s)
             continue; /* another window's job (sacct selects by state during the window) */
@@ -468,11 +399,11 @@ static int get_marker(allot_client_t *c, const struct collect_opts *o, int64_t *
 /* Run sacct for [from, to); *out receives the malloc'd output.  Returns 0, 1 when the
  * output is too large (halve the window), -1 with err after o->attempts failures. */
 static int sacct_window(const struct collect_opts *o, int64_t from_s, int64_t to_s,
-                        struct capture *cap, struct allot_error *err)
+                        struct child_out *cap, struct allot_error *err)
 {
     char a_cl[200], a_s[64], a_e[64], a_st[64], a_f[256], t1[32], t2[32];
-    local_time_text(from_s, t1, sizeof t1);
-    local_time_text(to_s, t2, sizeof t2);
+    utc_time_text(from_s, t1, sizeof t1);
+    utc_time_text(to_s, t2, sizeof t2);
     snprintf(a_cl, sizeof a_cl, "--clusters=%s", o->cluster);
     snprintf(a_s, sizeof a_s, "--starttime=%s", t1);
     snprintf(a_e, sizeof a_e, "--endtime=%s", t2);
@@ -482,10 +413,9 @@ static int sacct_window(const struct collect_opts *o, int64_t from_s, int64_t to
                     a_e, a_st, a_f, NULL};
     int backoff_s = 1;
     for (int attempt = 1;; attempt++) {
-        int rc = run_capture(argv, o->timeout_s, cap);
+        int rc = child_run(argv, SACCT_ENV, o->timeout_s, (size_t)SACCT_OUT_MAX, cap);
         if (rc == 0 && cap->too_big) {
-            free(cap->out);
-            cap->out = NULL;
+            child_out_free(cap);
             return 1;
         }
         if (rc == 0)
@@ -493,8 +423,7 @@ static int sacct_window(const struct collect_opts *o, int64_t from_s, int64_t to
         char *nl = strchr(cap->errtext, '\n');
         if (nl)
             *nl = 0;
-        free(cap->out);
-        cap->out = NULL;
+        child_out_free(cap);
         clog_("sacct %s..%s failed (attempt %d of %d): exit %d: %s", t1, t2, attempt,
               o->attempts, rc, cap->errtext);
         if (attempt >= o->attempts)
@@ -521,9 +450,12 @@ int collect_run(allot_client_t *c, const struct collect_opts *o, int64_t now_s,
     int64_t horizon = now_s - o->lag_s;
     int64_t window = o->window_s;
     while (from < horizon) {
+        if (o->stop && *o->stop)
+            return allot_errorf(err, ALLOT_EUNAVAIL, "stopping (signal): marker left at %lld",
+                                (long long)from);
         struct window w = {.from_s = from};
         w.to_s = from + window < horizon ? from + window : horizon;
-        struct capture cap;
+        struct child_out cap;
         int rc = sacct_window(o, w.from_s, w.to_s, &cap, err);
         if (rc < 0)
             return -1;
@@ -535,7 +467,7 @@ int collect_run(allot_client_t *c, const struct collect_opts *o, int64_t now_s,
             continue;
         }
         rc = window_rows(c, o, &fmt, cap.out ? cap.out : "", cap.n, &w, s, err);
-        free(cap.out);
+        child_out_free(&cap);
         if (rc < 0 || post_marker(c, o, &w, err) < 0)
             return -1;
         s->windows++;

@@ -19,6 +19,8 @@
 #ifndef ALLOT_AGENT_COLLECT_H
 #define ALLOT_AGENT_COLLECT_H
 
+#include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "allot/allot.h"
@@ -33,6 +35,7 @@ struct collect_opts {
                             back) */
     int timeout_s;       /* per sacct run */
     int attempts;        /* sacct runs per window before giving up (default 3) */
+    const volatile sig_atomic_t *stop; /* non-NULL: set by a signal, stop between windows */
 };
 
 struct collect_stats {
@@ -49,5 +52,11 @@ struct collect_stats {
  * allotd unreachable or refusing); the windows before it stay done.  *stats accumulates. */
 int collect_run(allot_client_t *c, const struct collect_opts *o, int64_t now_s,
                 struct collect_stats *stats, struct allot_error *err);
+
+/* Check a whole sacct output (the --format collect_run uses) before any of it is acted on:
+ * every line has exactly the columns asked for with values in Slurm's formats, JobIDRaw is
+ * a job id, AllocTRES billing a whole number, and the output ends with a newline (else it
+ * was cut).  0, or -1 with err (EPROTO) naming the line and the field. */
+int collect_check_output(const char *out, size_t len, struct allot_error *err);
 
 #endif

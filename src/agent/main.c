@@ -6,15 +6,21 @@
  * id (POST /v1/commands/<id>/result).  Only a verified read-back is posted as "confirmed".
  * allotd unreachable: back off 1, 2, 4 ... 60 s and retry; a result that cannot be posted is
  * retried the same way (the command stays 'sent' and comes back after its lease if the agent
- * dies, so a crash never loses a command; applying twice is harmless: the diff skips it).
+ * dies, so a crash never loses a command).  Applying twice is harmless for the diffed
+ * kinds, not for a RawUsage reset: with --journal, a result is recorded on disk before it
+ * is posted, and a command handed out again is answered from the journal, not reapplied.
+ * SIGTERM/SIGINT: the command being applied is finished and its result posted (one try);
+ * the rest of the batch is left unapplied, to come back after its lease.
  * Between polls, every --reconcile-every seconds (0 = never), it reconciles finished jobs
  * from sacct (collect.c); a failed pass is logged and retried at the next interval.
  * Usage: allot-agent --url URL --cluster NAME [--once] [--wait S] [--timeout S]
  *        [--reconcile-every S] [--reconcile-lag S] [--reconcile-window S]
  *        [--reconcile-lookback S] [--reconcile-from EPOCH] [--sitefactor-every S]
+ *        [--journal FILE]  (journal.c: an applied command is never applied again)
  * Environment: ALLOT_SACCTMGR, ALLOT_SSHARE, ALLOT_SACCT (tool paths), ALLOT_TEST_USER,
  * ALLOT_MUNGE_SOCKET.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
@@ -27,6 +33,7 @@
 
 #include "agent/apply.h"
 #include "agent/collect.h"
+#include "agent/journal.h"
 #include "agent/sitefactor.h"
 #include "allot/allot.h"
 
@@ -82,13 +89,11 @@ static void one_line(const char *in, char *out, size_t len)
             if (n + 3 >= len)
                 break;
         }
-        out[n++] = (char)*p;
+        /* ASCII only: a byte of invalid UTF-8 (a Latin-1 name in sacctmgr's text) would make
+         * json_pack fail, the result would never be posted and the command would come back
+         * after every lease, applied again each time */
+        out[n++] = *p < 0x80 ? (char)*p : '?';
     }
-    /* do not end inside a UTF-8 sequence */
-    while (n > 0 && ((unsigned char)out[n - 1] & 0xc0) == 0x80)
-        n--;
-    if (n > 0 && ((unsigned char)out[n - 1] & 0xc0) == 0xc0)
-        n--;
     out[n] = 0;
 }
 
@@ -103,9 +108,13 @@ static int post_result(allot_client_t *c, long long id, int ok, const char *raw)
         return -1;
     char path[64];
     snprintf(path, sizeof path, "/v1/commands/%lld/result", id);
-    int backoff = 1, rc = -1;
-    while (!stop_flag) {
+    int backoff = 1, rc = -1, tries = 0;
+    /* Stopping (SIGTERM) after the command was applied: still try once, so an applied
+     * command is not handed out and applied again after its lease (a second RawUsage
+     * reset would erase the usage accrued in between). */
+    while (!stop_flag || tries == 0) {
         struct allot_error err = {0};
+        tries++;
         int status = 0;
         if (allot_request(c, "POST", path, body, &status, NULL, &err) == 0) {
             rc = 0;
@@ -113,8 +122,12 @@ static int post_result(allot_client_t *c, long long id, int ok, const char *raw)
         }
         logf_("result %s for command %lld not posted: %s", ok ? "confirmed" : "failed", id,
               err.msg);
-        if (status >= 400 && status < 500)
-            break; /* refused: retrying cannot help */
+        if (status >= 400 && status < 500) {
+            rc = -2; /* refused: retrying cannot help */
+            break;
+        }
+        if (stop_flag)
+            break;
         sleep_s(backoff);
         backoff = backoff < 60 ? backoff * 2 : 60;
     }
@@ -152,9 +165,62 @@ static int64_t arg_s(const char *v)
     return (*v && !*end && x >= 0) ? (int64_t)x : -1;
 }
 
+/* A whole number 0..max, else -1 (atoi would read "abc" as 0 and "1e9" as 1). */
+static int64_t arg_bounded(const char *v, int64_t max)
+{
+    int64_t x = arg_s(v);
+    return x <= max ? x : -1;
+}
+
+/* Apply one command of a poll reply and post its result.  A command that cannot be read,
+ * or names another cluster, is posted failed (when it has an id) instead of being skipped
+ * silently: skipped, it would come back after every lease, forever. */
+static int one_command(allot_client_t *c, const struct agent_tools *tools, const char *cluster,
+                       struct journal *jn, json_t *cmd)
+{
+    char result[1024];
+    const char *kind = "?", *target, *payload, *ccl;
+    json_t *idv = json_object_get(cmd, "id");
+    if (!json_is_integer(idv)) {
+        logf_("command without an id ignored");
+        return -1;
+    }
+    long long id = (long long)json_integer_value(idv);
+    int ok = 0;
+    if (str_field(cmd, "kind", &kind) < 0 || str_field(cmd, "target", &target) < 0 ||
+        str_field(cmd, "payload", &payload) < 0 || str_field(cmd, "cluster", &ccl) < 0)
+        snprintf(result, sizeof result, "command not understood (kind, target, payload or "
+                                        "cluster missing)");
+    else if (strcmp(ccl, cluster) != 0)
+        snprintf(result, sizeof result, "command for cluster %.64s refused by the agent of "
+                                        "cluster %.64s", ccl, cluster);
+    else if (jn && journal_find(jn, id, &ok, result, sizeof result)) {
+        logf_("command %s: %lld was applied before; posting its result again", kind, id);
+    } else {
+        ok = agent_apply(tools, ccl, kind, target, payload, result, sizeof result);
+        if (!ok && stop_flag) {
+            /* Stopped meanwhile: the failure may be the signal itself (systemd signals the
+             * tool too).  'failed' is final, so post nothing: the command stays 'sent'
+             * and is applied again after its lease. */
+            logf_("command %s: %lld interrupted (%s); left to be applied again", kind, id,
+                  result);
+            return 0;
+        }
+        char line[JOURNAL_TEXT_MAX];
+        one_line(result, line, sizeof line);
+        if (jn && journal_applied(jn, id, ok, line) < 0)
+            logf_("journal: cannot record command %lld: %s", id, strerror(errno));
+    }
+    logf_("command %s: %lld %s", kind, id, result);
+    int rc = post_result(c, id, ok, result);
+    if (rc != -1 && jn && journal_acked(jn, id) < 0) /* posted, or refused for good */
+        logf_("journal: cannot record the answer for command %lld", id);
+    return rc == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
-    const char *url = NULL, *cluster = NULL;
+    const char *url = NULL, *cluster = NULL, *journal_path = NULL;
     int once = 0, wait_s = 20;
     struct agent_tools tools = {.sacctmgr = getenv("ALLOT_SACCTMGR"),
                                 .sshare = getenv("ALLOT_SSHARE"),
@@ -183,6 +249,7 @@ int main(int argc, char **argv)
         {"reconcile-lookback", required_argument, NULL, 'B'},
         {"reconcile-from", required_argument, NULL, 'F'},
         {"sitefactor-every", required_argument, NULL, 'S'},
+        {"journal", required_argument, NULL, 'J'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -191,14 +258,15 @@ int main(int argc, char **argv)
         case 'u': url = optarg; break;
         case 'c': cluster = optarg; break;
         case '1': once = 1; break;
-        case 'w': wait_s = atoi(optarg); break;
-        case 't': tools.timeout_s = atoi(optarg); break;
+        case 'w': wait_s = (int)arg_bounded(optarg, 25); break;
+        case 't': tools.timeout_s = (int)arg_bounded(optarg, 3600); break;
         case 'E': every_s = arg_s(optarg); break;
         case 'L': rec.lag_s = arg_s(optarg); break;
         case 'W': rec.window_s = arg_s(optarg); break;
         case 'B': rec.lookback_s = arg_s(optarg); break;
         case 'F': rec.from_s = arg_s(optarg); break;
         case 'S': sf_every_s = arg_s(optarg); break;
+        case 'J': journal_path = optarg; break;
         default:
             fprintf(stderr, "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
                             "[--timeout S]\n");
@@ -207,7 +275,7 @@ int main(int argc, char **argv)
     }
     if (!url || !cluster || wait_s < 0 || wait_s > 25 || tools.timeout_s < 1) {
         fprintf(stderr, "allot-agent: error: --url and --cluster are required; --wait 0..25; "
-                        "--timeout >= 1\n");
+                        "--timeout 1..3600\n");
         return 2;
     }
     if (every_s < 0 || sf_every_s < 0 || rec.lag_s < 0 || rec.window_s < 60 || rec.lookback_s < 0 ||
@@ -216,6 +284,7 @@ int main(int argc, char **argv)
         return 2;
     }
     rec.cluster = cluster;
+    rec.stop = &stop_flag;
     rec.timeout_s = tools.timeout_s;
     int64_t next_reconcile_s = 0, next_sf_s = 0;
     struct allot_error err = {0};
@@ -225,14 +294,26 @@ int main(int argc, char **argv)
         allot_client_destroy(c);
         return 1;
     }
+    struct journal *jn = NULL;
+    char why[512];
+    if (journal_path && !(jn = journal_open(journal_path, why, sizeof why))) {
+        fprintf(stderr, "allot-agent: error: --journal: %s\n", why);
+        allot_client_destroy(c);
+        return 1;
+    }
     struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    char path[160], body[96], result[1024];
+    if (sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0) {
+        fprintf(stderr, "allot-agent: error: sigaction: %s\n", strerror(errno));
+        journal_close(jn);
+        allot_client_destroy(c);
+        return 1;
+    }
+    char path[160], body[96];
     snprintf(path, sizeof path, "/v1/agents/%s/poll", cluster);
     int backoff = 1, status = 0;
     while (!stop_flag) {
         char *reply = NULL;
+        time_t poll_start_s = time(NULL);
         snprintf(body, sizeof body, "{\"wait_s\":%d,\"lease_s\":300,\"max\":20}", once ? 0 : wait_s);
         allot_error_clear(&err);
         if (allot_request(c, "POST", path, body, NULL, &reply, &err) < 0) {
@@ -246,27 +327,32 @@ int main(int argc, char **argv)
             backoff = backoff < 60 ? backoff * 2 : 60;
             continue;
         }
-        backoff = 1;
         json_error_t jerr;
         json_t *doc = json_loads(reply, 0, &jerr);
         free(reply);
         json_t *cmds = json_object_get(doc, "commands");
+        if (!json_is_array(cmds)) {
+            json_decref(doc);
+            logf_("poll answer not understood (no commands array; retry in %d s)", backoff);
+            if (once) {
+                status = 1;
+                break;
+            }
+            sleep_s(backoff);
+            backoff = backoff < 60 ? backoff * 2 : 60;
+            continue;
+        }
+        backoff = 1;
         size_t i;
         json_t *cmd;
         json_array_foreach(cmds, i, cmd)
         {
-            const char *kind, *target, *payload, *ccl;
-            json_t *idv = json_object_get(cmd, "id");
-            if (!json_is_integer(idv) || str_field(cmd, "kind", &kind) < 0 ||
-                str_field(cmd, "target", &target) < 0 ||
-                str_field(cmd, "payload", &payload) < 0 || str_field(cmd, "cluster", &ccl) < 0)
-                continue;
-            long long id = (long long)json_integer_value(idv);
-            int ok = agent_apply(&tools, ccl, kind, target, payload, result, sizeof result);
-            logf_("command %s: %lld %s", kind, id, result);
-            if (post_result(c, id, ok, result) < 0)
+            if (stop_flag)
+                break; /* the rest stay 'sent', unapplied, and come back after the lease */
+            if (one_command(c, &tools, cluster, jn, cmd) < 0)
                 status = 1;
         }
+        size_t ncmds = json_array_size(cmds);
         json_decref(doc);
         if (every_s > 0 && (int64_t)time(NULL) >= next_reconcile_s) {
             if (reconcile(c, &rec) < 0 && once)
@@ -288,7 +374,12 @@ int main(int argc, char **argv)
         }
         if (once)
             break;
+        /* An empty answer faster than a second (--wait 0, or a daemon that does not hold
+         * the poll) must not become a busy loop against allotd. */
+        if (ncmds == 0 && time(NULL) - poll_start_s < 1)
+            sleep_s(1);
     }
+    journal_close(jn);
     allot_client_destroy(c);
     return status;
 }
