@@ -126,6 +126,34 @@ test_expect_success 'a node failure during a running job settles at 0' '
 	wait_for 30 slurm_node_idle_
 '
 
+# runs_settled JOB: "run:status:state" of each run of the job, in run order.
+runs_settled() {
+	api GET "/v1/jobs/$SLURM_CLUSTER/$1" | python3 -c '
+import json,sys
+print(" ".join("%d:%s:%s" % (r["run"], r["status"], r["state"])
+               for r in sorted(json.load(sys.stdin)["runs"], key=lambda r: r["run"])))'
+}
+runs_are() { test "$(runs_settled "$1")" = "$2"; }
+test_expect_success 'a job requeued while it runs: run 0 settles REQUEUED, run 1 is held and settled' '
+	job=$(sbatch --parsable --requeue -A chem -p bank -c 1 --mem=1024 --time=10 --wrap "sleep 8") &&
+	slurm_wait_job $job RUNNING 60 &&
+	wait_for 20 ledger_has $job hold &&
+	scontrol requeue $job &&
+	slurm_wait_job $job PENDING 60 &&
+	# Slurm delays a requeued job (begin time +121 s); start it now.
+	scontrol update jobid=$job starttime=now &&
+	slurm_wait_job $job COMPLETED 120 &&
+	wait_for 30 runs_are $job "0:settled:REQUEUED 1:settled:COMPLETED" ||
+	{ runs_settled $job; ctld_log | grep "JobId=$job"; false; } &&
+	# one hold, one release and at most one debit per run: nothing left held
+	api GET "/v1/ledger?cluster=$SLURM_CLUSTER&job=$job" | python3 -c "
+import json,sys,collections
+n = collections.Counter((e[\"run\"], e[\"kind\"]) for e in json.load(sys.stdin)[\"items\"])
+assert all(n[(r, k)] == 1 for r in (0, 1) for k in (\"hold\", \"release\")), n
+assert all(n[(r, \"debit\")] <= 1 for r in (0, 1)), n" &&
+	test "$(balance chem held_sumin)" = 0
+'
+
 test_expect_success 'allotd stopped: fail-closed admission refuses with a clear message' '
 	allotd_stop &&
 	test_expect_code 1 sbatch -A chem -p bank -c 1 --time=5 --wrap true 2>err &&
