@@ -218,6 +218,13 @@ static int one_command(allot_client_t *c, const struct agent_tools *tools, const
     return rc == 0 ? 0 : -1;
 }
 
+/* After a failed poll: wait backoff seconds, and return the next wait (doubling to 60 s). */
+static int poll_backoff(int backoff)
+{
+    sleep_s(backoff);
+    return backoff < 60 ? backoff * 2 : 60;
+}
+
 int main(int argc, char **argv)
 {
     const char *url = NULL, *cluster = NULL, *journal_path = NULL;
@@ -323,8 +330,7 @@ int main(int argc, char **argv)
                 status = 1;
                 break;
             }
-            sleep_s(backoff);
-            backoff = backoff < 60 ? backoff * 2 : 60;
+            backoff = poll_backoff(backoff);
             continue;
         }
         json_error_t jerr;
@@ -338,8 +344,7 @@ int main(int argc, char **argv)
                 status = 1;
                 break;
             }
-            sleep_s(backoff);
-            backoff = backoff < 60 ? backoff * 2 : 60;
+            backoff = poll_backoff(backoff);
             continue;
         }
         backoff = 1;
