@@ -63,6 +63,15 @@ static void rtrim(char *s)
         s[--n] = 0;
 }
 
+/* Prefix run()'s why in val with what failed ("read failed: ..."). */
+static void why_failed(char *val, size_t len, const char *what)
+{
+    char why[400];
+    snprintf(why, sizeof why, "%s", val);
+    rtrim(why);
+    textf(val, len, "%s: %s", what, why);
+}
+
 /* A Slurm account or cluster name as allot allows it (model_check_name).  Anything else is
  * refused before it reaches sacctmgr: a ',' would make "name=a,b" modify two accounts, a
  * space or '=' would be read as another option. */
@@ -133,10 +142,7 @@ static int read_assoc(const struct agent_tools *t, const char *cluster, const ch
     char *argv[] = {(char *)t->sacctmgr, "-P", "-n", "show", "assoc", "where", w1, w2, fmt, NULL};
     struct child_out c;
     if (run(t, argv, &c, val, len) < 0) {
-        char why[400];
-        snprintf(why, sizeof why, "%s", val);
-        rtrim(why);
-        textf(val, len, "read failed: %s", why);
+        why_failed(val, len, "read failed");
         return -1;
     }
     struct st_mgr_format mf;
@@ -190,10 +196,7 @@ static int read_raw_usage(const struct agent_tools *t, const char *target, char 
                     "-o", "Account,User,RawUsage", NULL};
     struct child_out c;
     if (run(t, argv, &c, val, len) < 0) {
-        char why[400];
-        snprintf(why, sizeof why, "%s", val);
-        rtrim(why);
-        textf(val, len, "sshare failed: %s", why);
+        why_failed(val, len, "sshare failed");
         return -1;
     }
     size_t pos = 0, found = 0;
