@@ -275,8 +275,14 @@ int main(int argc, char **argv)
         case 'S': sf_every_s = arg_s(optarg); break;
         case 'J': journal_path = optarg; break;
         default:
-            fprintf(stderr, "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
-                            "[--timeout S]\n");
+            fprintf(stderr,
+                    "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
+                    "[--timeout S]\n"
+                    "                   [--reconcile-every S] [--reconcile-lag S] "
+                    "[--reconcile-window S]\n"
+                    "                   [--reconcile-lookback S] [--reconcile-from EPOCH] "
+                    "[--sitefactor-every S]\n"
+                    "                   [--journal FILE]   (doc/agent.md)\n");
             return 2;
         }
     }
