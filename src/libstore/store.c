@@ -75,6 +75,7 @@ store_t *store_open(const struct store_config *cfg, struct allot_error *err)
     st->durable = cfg->durable;
     if (strcmp(backend, "sqlite") == 0) {
         st->backend = "sqlite";
+        st->sqlite = 1;
         st->db = db_sqlite_open(cfg->target, cfg->busy_timeout_ms, cfg->durable, err);
     } else if (strcmp(backend, "pg") == 0) {
         st->backend = "pg";
@@ -205,6 +206,13 @@ int store_commit(store_t *st, struct allot_error *err)
 {
     if (!st->in_tx)
         return allot_errorf(err, ALLOT_EINTERNAL, "store_commit: no open transaction");
+    if (st->ledger_unindexed >= STORE_LEDGER_INDEX_EVERY) {
+        if (store_ledger_index_pass(st, err) < 0) {
+            store_rollback(st);
+            return -1;
+        }
+        st->ledger_unindexed = 0;
+    }
     if (run_fixed(st, STMT_COMMIT, SQL_COMMIT, err) < 0) {
         /* A failed COMMIT (e.g. disk full) may leave the transaction open; end it so the
          * connection is usable and nothing half-done survives. */

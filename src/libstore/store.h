@@ -664,6 +664,9 @@ int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows,
 int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *err);
 /* Name of the i-th table a dump holds (dependency order), NULL past the last. */
 const char *store_dump_table(int i);
+/* Name of the i-th table a dump leaves out because import rebuilds it from the tables it
+ * holds (SQLite's ledger_alloc_index and its mark, schema 0016), NULL past the last. */
+const char *store_dump_derived_table(int i);
 
 /* Hold-at-submit (store_submit.c, HoldMode=submit).  A provisional hold is a store_hold()
  * whose job_id is a submit token: job_submit makes it from the time and a counter, always in

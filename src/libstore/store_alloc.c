@@ -39,6 +39,11 @@ static const char SQL_ALLOC_GET_POLICY[] =
 static const char SQL_ALLOC_MODIFY[] = "UPDATE allocations SET start_s = $1, end_s = $2, "
                                        "category = $3, comment = $4 WHERE id = $5";
 static const char SQL_ALLOC_LEDGER_COUNT[] = "SELECT COUNT(*) FROM ledger WHERE alloc_id = $1";
+/* SQLite (schema 0016): the indexed entries, then the tail above the mark. */
+static const char SQL_ALLOC_LEDGER_COUNT_SQLITE[] =
+    "SELECT (SELECT COUNT(*) FROM ledger_alloc_index WHERE alloc_id = $1) + "
+    "(SELECT COUNT(*) FROM ledger WHERE id > (SELECT upto FROM ledger_alloc_mark) "
+    "AND alloc_id = $1)";
 static const char SQL_ALLOC_HELD_BEFORE[] =
     "SELECT COUNT(*) FROM jobs WHERE alloc_id = $1 AND status = 'held' AND start_s >= $2";
 static const char SQL_ALLOC_BALANCE_REMOVE[] = "DELETE FROM alloc_balance WHERE alloc_id = $1";
@@ -82,9 +87,10 @@ static const char SQL_BALANCE_APPLY[] =
     "run, idem_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
 static const char SQL_LEDGER_INSERT[] = LEDGER_INSERT " RETURNING id";
 static const char SQL_LEDGER_APPEND[] = LEDGER_INSERT;
-#define LEDGER_COLS                                                                                \
-    "l.id, l.alloc_id, l.kind, l.amount_sumin, l.actor, l.time_s, l.comment, l.cluster, "          \
-    "l.job_id, l.run, l.idem_key"
+#define LEDGER_COLS_AFTER_ID                                                                       \
+    "l.alloc_id, l.kind, l.amount_sumin, l.actor, l.time_s, l.comment, l.cluster, l.job_id, "      \
+    "l.run, l.idem_key"
+#define LEDGER_COLS "l.id, " LEDGER_COLS_AFTER_ID
 /* "<> ''" lets both backends use the partial unique index ledger_idem (schema 0009). */
 static const char SQL_LEDGER_BY_KEY[] =
     "SELECT " LEDGER_COLS " FROM ledger l WHERE l.idem_key = $1 AND l.idem_key <> ''";
@@ -96,19 +102,50 @@ static const char SQL_LEDGER_BY_KEY[] =
  * neither on SQLite nor in a generic PostgreSQL plan (a term that may be switched off
  * cannot), and every listing was a scan of the whole ledger.  The other filters stay such
  * terms; the paging bound is "+l.id" where it must not steer SQLite back to the id order. */
+#define LEDGER_FILTERS                                                                             \
+    "(CAST($1 AS BIGINT) = 0 OR l.alloc_id = $1) AND ($2 = '' OR ac.name = $2) "                   \
+    "AND ($3 = '' OR l.cluster = $3) AND (CAST($4 AS BIGINT) = 0 OR l.job_id = $4) "               \
+    "AND l.time_s >= $5"
 #define LEDGER_LIST(drive, paging)                                                                 \
     "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "              \
-    "JOIN accounts ac ON ac.id = al.account_id "                                                   \
-    "WHERE (CAST($1 AS BIGINT) = 0 OR l.alloc_id = $1) AND ($2 = '' OR ac.name = $2) "             \
-    "AND ($3 = '' OR l.cluster = $3) AND (CAST($4 AS BIGINT) = 0 OR l.job_id = $4) "               \
-    "AND l.time_s >= $5 AND " paging " > $6" drive " ORDER BY l.id LIMIT $7"
+    "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS " AND " paging " > $6"      \
+    drive " ORDER BY l.id LIMIT $7"
+/* SQLite has no index on the ledger by allocation (schema 0016): an allocation's (an
+ * account's) entries are those of ledger_alloc_index up to the mark, merged in id order with
+ * the tail above it, which is read by id.  The two arms are disjoint by the mark; the merge
+ * stops at LIMIT, so a page of an allocation still reads about LIMIT entries plus the tail.
+ * The first arm gives x.id (= l.id), the column its index yields in order: with l.id SQLite
+ * sorted the arm. */
+#define LEDGER_LIST_DEFERRED(drive)                                                                \
+    "SELECT x.id, " LEDGER_COLS_AFTER_ID " FROM ledger_alloc_index x JOIN ledger l "               \
+    "ON l.id = x.id "                                                                              \
+    "AND l.alloc_id = x.alloc_id JOIN allocations al ON al.id = x.alloc_id "                       \
+    "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS drive " AND x.id > $6 "      \
+    "AND x.id <= (SELECT upto FROM ledger_alloc_mark) "                                            \
+    "UNION ALL SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "     \
+    "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS " AND l.id > "              \
+    "MAX($6, (SELECT upto FROM ledger_alloc_mark))" drive " ORDER BY 1 LIMIT $7"
 static const char SQL_LEDGER_LIST_JOB[] =
     LEDGER_LIST(" AND l.cluster = $3 AND l.job_id = $4 AND l.job_id <> 0", "l.id");
 static const char SQL_LEDGER_LIST_ALLOC[] = LEDGER_LIST(" AND l.alloc_id = $1", "l.id");
 static const char SQL_LEDGER_LIST_ACCOUNT[] = LEDGER_LIST(" AND ac.name = $2", "l.id");
+static const char SQL_LEDGER_LIST_ALLOC_SQLITE[] = LEDGER_LIST_DEFERRED(" AND al.id = $1");
+static const char SQL_LEDGER_LIST_ACCOUNT_SQLITE[] = LEDGER_LIST_DEFERRED(" AND ac.name = $2");
 static const char SQL_LEDGER_LIST_SINCE[] =
     LEDGER_LIST(" AND l.time_s <= 9223372036854775807", "+l.id");
 static const char SQL_LEDGER_LIST[] = LEDGER_LIST("", "l.id");
+
+
+/* SQLite's allocation index pass (schema 0016): the tail's pairs sorted, so that each
+ * allocation's leaf of ledger_alloc_index is written once per pass rather than once per
+ * commit.  OR IGNORE: a pair already there (written by hand, say; store_check names it) is
+ * no reason to fail the commit that runs the pass. */
+static const char SQL_LEDGER_INDEX_PASS[] =
+    "INSERT OR IGNORE INTO ledger_alloc_index (alloc_id, id) SELECT alloc_id, id FROM ledger "
+    "WHERE id > (SELECT upto FROM ledger_alloc_mark) ORDER BY alloc_id, id";
+static const char SQL_LEDGER_INDEX_MARK[] =
+    "UPDATE ledger_alloc_mark SET upto = (SELECT MAX(id) FROM ledger) "
+    "WHERE (SELECT MAX(id) FROM ledger) > upto";
 
 
 /* ---- readers ---- */
@@ -289,6 +326,8 @@ static int ledger_append(store_t *st, struct ledger_entry *e, int want_id, struc
     db_bind_int64(s, 8, e->job_id);
     db_bind_int64(s, 9, e->run);
     db_bind_text(s, 10, e->idem_key);
+    if (st->sqlite) /* indexed by allocation later (schema 0016) */
+        st->ledger_unindexed++;
     if (!want_id) {
         e->id = 0;
         return db_run(s, err);
@@ -493,7 +532,9 @@ int store_alloc_remove(store_t *st, int64_t id, struct allot_error *err)
     if (store_ready_write(st, "alloc remove", err) < 0 ||
         store_alloc_read(st, id, &cur, NULL, err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_ALLOC_LEDGER_COUNT, SQL_ALLOC_LEDGER_COUNT, err);
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_LEDGER_COUNT,
+                              st->sqlite ? SQL_ALLOC_LEDGER_COUNT_SQLITE : SQL_ALLOC_LEDGER_COUNT,
+                              err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, id);
@@ -728,18 +769,30 @@ int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_
     return again ? 0 : store_policy_hand_credit(st, e, err); /* a replay moved nothing */
 }
 
-int store_ledger_list_sql(const struct ledger_filter *f, const char **sql)
+int store_ledger_index_pass(store_t *st, struct allot_error *err)
 {
+    db_stmt_t *s = store_stmt(st, STMT_LEDGER_INDEX_PASS, SQL_LEDGER_INDEX_PASS, err);
+    if (!s || db_run(s, err) < 0)
+        return allot_error_prefix(err, "ledger index pass");
+    s = store_stmt(st, STMT_LEDGER_INDEX_MARK, SQL_LEDGER_INDEX_MARK, err);
+    if (!s || db_run(s, err) < 0)
+        return allot_error_prefix(err, "ledger index pass");
+    return 0;
+}
+
+int store_ledger_list_sql(const char *backend, const struct ledger_filter *f, const char **sql)
+{
+    int sqlite = strcmp(backend, "sqlite") == 0;
     if (f && f->job_id && f->cluster && f->cluster[0]) {
         *sql = SQL_LEDGER_LIST_JOB;
         return STMT_LEDGER_LIST_JOB;
     }
     if (f && f->alloc_id) {
-        *sql = SQL_LEDGER_LIST_ALLOC;
+        *sql = sqlite ? SQL_LEDGER_LIST_ALLOC_SQLITE : SQL_LEDGER_LIST_ALLOC;
         return STMT_LEDGER_LIST_ALLOC;
     }
     if (f && f->account && f->account[0]) {
-        *sql = SQL_LEDGER_LIST_ACCOUNT;
+        *sql = sqlite ? SQL_LEDGER_LIST_ACCOUNT_SQLITE : SQL_LEDGER_LIST_ACCOUNT;
         return STMT_LEDGER_LIST_ACCOUNT;
     }
     if (f && f->since_s > 0) {
@@ -756,7 +809,7 @@ int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f
     if (store_ready(st, "ledger list", err) < 0)
         return -1;
     const char *sql;
-    int id = store_ledger_list_sql(f, &sql);
+    int id = store_ledger_list_sql(st->backend, f, &sql);
     db_stmt_t *s = store_stmt(st, id, sql, err);
     if (!s)
         return -1;

@@ -9,7 +9,8 @@
  * hold and charge.  Ledger job entries must belong to a known run, except entries older than
  * the newest scrub horizon (job_scrubs.before_s): a scrub deletes the job rows of runs last
  * updated before it and keeps their entries, which were all written no later than that
- * update.  Read-only.
+ * update.  On SQLite the ledger's allocation index (ledger_alloc_index, schema 0016) must
+ * hold exactly the entries up to its mark.  Read-only.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,24 @@ static const char SQL_CHECK_BALANCES[] =
     "FROM allocations al LEFT JOIN alloc_balance b ON b.alloc_id = al.id ORDER BY al.id";
 static const char SQL_CHECK_LEDGER[] =
     "SELECT id, alloc_id, kind, amount_sumin FROM ledger ORDER BY alloc_id, id";
+/* SQLite has no index of the ledger by allocation (schema 0016): ledger_alloc_index in its
+ * (alloc_id, id) order, merged with the sorted tail above the mark, instead of a sort of the
+ * whole ledger.  check_index proves that the two read every entry once. */
+static const char SQL_CHECK_LEDGER_SQLITE[] =
+    "SELECT x.id, x.alloc_id, l.kind, l.amount_sumin FROM ledger_alloc_index x "
+    "JOIN ledger l ON l.id = x.id AND l.alloc_id = x.alloc_id "
+    "WHERE x.id <= (SELECT upto FROM ledger_alloc_mark) "
+    "UNION ALL SELECT id, alloc_id, kind, amount_sumin FROM ledger "
+    "WHERE id > (SELECT upto FROM ledger_alloc_mark) ORDER BY 2, 1";
+/* SQLite: every entry up to the mark has its (alloc_id, id) pair in ledger_alloc_index, and
+ * the index has no other pair (schema 0016). */
+static const char SQL_CHECK_INDEX_SQLITE[] =
+    "SELECT l.id, l.alloc_id, 0 FROM ledger l WHERE l.id <= (SELECT upto FROM ledger_alloc_mark) "
+    "AND NOT EXISTS (SELECT 1 FROM ledger_alloc_index x WHERE x.alloc_id = l.alloc_id "
+    "AND x.id = l.id) "
+    "UNION ALL SELECT x.id, x.alloc_id, 1 FROM ledger_alloc_index x "
+    "WHERE x.id > (SELECT upto FROM ledger_alloc_mark) OR NOT EXISTS (SELECT 1 FROM ledger l "
+    "WHERE l.id = x.id AND l.alloc_id = x.alloc_id) ORDER BY 1";
 static const char SQL_CHECK_JOBS[] =
     "SELECT j.cluster, j.job_id, j.run, j.status, j.hold_sumin, j.charge_sumin, j.alloc_id, "
     "COALESCE(SUM(CASE WHEN l.kind = 'hold' THEN 1 ELSE 0 END), 0), "
@@ -115,7 +134,8 @@ static int check_balances(store_t *st, struct report *r, struct allot_error *err
     db_stmt_t *b = store_stmt(st, STMT_CHECK_BALANCES, SQL_CHECK_BALANCES, err);
     if (!b)
         return -1;
-    db_stmt_t *l = store_stmt(st, STMT_CHECK_LEDGER, SQL_CHECK_LEDGER, err);
+    db_stmt_t *l = store_stmt(st, STMT_CHECK_LEDGER,
+                              st->sqlite ? SQL_CHECK_LEDGER_SQLITE : SQL_CHECK_LEDGER, err);
     if (!l)
         return -1;
     int lrc = db_step(l, err);
@@ -236,11 +256,33 @@ static int check_jobs(store_t *st, struct report *r, struct allot_error *err)
     return rc < 0 ? -1 : 0;
 }
 
+/* SQLite's allocation index against the ledger (schema 0016); nothing to do elsewhere. */
+static int check_index(store_t *st, struct report *r, struct allot_error *err)
+{
+    if (!st->sqlite)
+        return 0;
+    db_stmt_t *s = store_stmt(st, STMT_CHECK_INDEX, SQL_CHECK_INDEX_SQLITE, err);
+    if (!s)
+        return -1;
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        long long id = (long long)db_column_int64(s, 0), alloc = (long long)db_column_int64(s, 1);
+        if (db_column_int64(s, 2) == 0)
+            problem(r, "ledger entry %lld of allocation %lld is missing from ledger_alloc_index",
+                    id, alloc);
+        else
+            problem(r, "ledger_alloc_index has entry %lld under allocation %lld, which the "
+                    "ledger does not have (or not yet indexed)", id, alloc);
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
 int store_check(store_t *st, store_problem_f cb, void *arg, struct allot_error *err)
 {
     struct report r = {cb, arg, 0};
-    if (store_ready(st, "check", err) < 0 || check_balances(st, &r, err) < 0 ||
-        check_jobs(st, &r, err) < 0)
+    if (store_ready(st, "check", err) < 0 || check_index(st, &r, err) < 0 ||
+        check_balances(st, &r, err) < 0 || check_jobs(st, &r, err) < 0)
         return -1;
     return r.n;
 }

@@ -23,7 +23,8 @@
  * imported ids so new rows do not collide; SQLite's rowids need nothing.
  *
  * The table descriptions below are the single list of what a dump holds: a new table or
- * column in schema/ must be added here (test/dump.c fails when a table of the schema is left out).
+ * column in schema/ must be added here (test/dump.c fails when a table of the schema is left out),
+ * or to the derived tables that import rebuilds (store_dump_derived_table).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -226,6 +227,12 @@ static const struct dump_table dump_tables[] = {
 const char *store_dump_table(int i)
 {
     return i >= 0 && i < DUMP_NTABLES ? dump_tables[i].name : NULL;
+}
+
+const char *store_dump_derived_table(int i)
+{
+    static const char *const derived[] = {"ledger_alloc_index", "ledger_alloc_mark"};
+    return i >= 0 && i < (int)(sizeof derived / sizeof derived[0]) ? derived[i] : NULL;
 }
 
 static int ncols(const struct dump_table *t)
@@ -705,6 +712,10 @@ int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *
     }
     finalize_once(imp.insert);
     imp.insert = NULL;
+    /* SQLite's allocation index of the ledger is derived: built here, not imported. */
+    if (st->sqlite && store_ledger_index_pass(st, err) < 0)
+        goto out;
+    st->ledger_unindexed = 0;
     /* Balances are verified, not trusted: the cached sums must equal the ledger. */
     struct first_problem p = {0};
     int problems = store_check(st, on_problem, &p, err);

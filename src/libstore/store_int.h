@@ -43,6 +43,7 @@ extern const int store_migration_count;
 struct store {
     db_t *db;
     const char *backend; /* static string */
+    int sqlite;          /* backend is "sqlite" (SQL that differs: schema 0016) */
     int in_tx;           /* between store_begin and store_commit/rollback */
     int sp_depth;        /* open savepoints */
     int durable;         /* store_config.durable */
@@ -53,7 +54,13 @@ struct store {
     struct op_scratch *batch_ops; /* store_job_batch's per-op scratch, likewise */
     size_t batch_ops_cap;
     uint64_t part_digest; /* SQLite partition watch: the table's digest at the last look */
+    int64_t ledger_unindexed; /* SQLite: entries appended since this store's last index pass */
 };
+
+/* SQLite: an index pass (store_ledger_index_pass) runs in the commit of a transaction once
+ * this store has appended as many ledger entries since its last one; readers scan at most
+ * about that many unindexed entries per allocation listing (schema 0016). */
+#define STORE_LEDGER_INDEX_EVERY 2048
 
 enum store_stmt_id {
     /* store.c */
@@ -64,6 +71,8 @@ enum store_stmt_id {
     STMT_SP_ROLLBACK = STMT_SP_RELEASE + STORE_SAVEPOINT_MAX,
     STMT_SCHEMA_VERSION = STMT_SP_ROLLBACK + STORE_SAVEPOINT_MAX,
     STMT_SCHEMA_RECORD,
+    STMT_LEDGER_INDEX_PASS,
+    STMT_LEDGER_INDEX_MARK,
     /* store_ref.c */
     STMT_CLUSTER_ADD,
     STMT_CLUSTER_GET,
@@ -166,6 +175,7 @@ enum store_stmt_id {
     STMT_CHECK_LEDGER,
     STMT_CHECK_JOBS,
     STMT_CHECK_ORPHANS,
+    STMT_CHECK_INDEX,
     /* store_policy.c: a block of ids, numbered inside that file */
     STMT_POLICY_FIRST,
     STMT_POLICY_LAST = STMT_POLICY_FIRST + 39,
@@ -262,6 +272,11 @@ int store_ledger_apply_noid(store_t *st, struct ledger_entry *e, int checked,
 int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_entry *e2,
                             struct allot_error *err);
 
+/* SQLite (schema 0016): copy the ledger entries above ledger_alloc_mark into
+ * ledger_alloc_index, sorted by allocation, and raise the mark to the last entry; inside the
+ * caller's transaction.  0 or -1. */
+int store_ledger_index_pass(store_t *st, struct allot_error *err);
+
 /* store_credit without its effect on a policy's period: for the policy's own boundary
  * entries (store_policy.c), which make the period total rather than move it. */
 int store_credit_entry(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err);
@@ -274,9 +289,10 @@ int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct a
 
 /* The statement (its STMT_ id, and its text in *sql) that a listing runs for filter f, each
  * read through the index of f's most selective filter (doc/storage.md, "SQL rules"):
- * ledger by job, allocation, account or time (store_alloc.c); one job's runs by the key,
+ * ledger by job, allocation, account or time (store_alloc.c; backend "sqlite" or "pg": they
+ * index an allocation's entries differently, schema 0016); one job's runs by the key,
  * failures by account, user or time (store_job.c); steps by job or user (store_step.c). */
-int store_ledger_list_sql(const struct ledger_filter *f, const char **sql);
+int store_ledger_list_sql(const char *backend, const struct ledger_filter *f, const char **sql);
 int store_job_list_sql(const struct job_filter *f, const char **sql);
 /* The text of a STMT_JOB_COUNT_* statement (store_job_count.c), NULL for another id. */
 const char *store_job_count_sql(int id);

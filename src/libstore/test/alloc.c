@@ -6,6 +6,7 @@
  * store's back with raw SQL. */
 #include <sqlite3.h>
 
+#include "libstore/store_int.h"
 #include "store_test.h"
 
 #define DAY 86400
@@ -400,6 +401,146 @@ static void test_check_finds_corruption(void **state)
     assert_int_equal(n, 1);
 }
 
+/* The entries a listing gives (id and allocation), in its order. */
+struct ids {
+    int64_t id[4096], alloc[4096];
+    int n;
+};
+
+static int collect_entry_ids(const struct ledger_entry *e, void *arg)
+{
+    struct ids *x = arg;
+    assert_true(x->n < (int)(sizeof x->id / sizeof x->id[0]));
+    x->id[x->n] = e->id;
+    x->alloc[x->n++] = e->alloc_id;
+    return 0;
+}
+
+/* All of filter lf's entries, read in pages of `limit` (after_id = the last id seen). */
+static void list_paged(struct fx *f, struct ledger_filter lf, int limit, struct ids *out)
+{
+    out->n = 0;
+    lf.limit = limit;
+    for (;;) {
+        int before = out->n;
+        OK(f, store_ledger_list(f->st, &lf, collect_entry_ids, out, &f->err));
+        assert_true(out->n - before <= limit);
+        if (out->n - before < limit)
+            break;
+        lf.after_id = out->id[out->n - 1];
+    }
+}
+
+/* One integer from the store's SQLite file, bypassing the store. */
+static int64_t sqlite_int(struct fx *f, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return v;
+}
+
+static void collect_problem(const char *problem, void *arg)
+{
+    char *text = arg;
+    size_t n = strlen(text);
+    snprintf(text + n, 4096 - n, "%s\n", problem);
+}
+
+/* An allocation's and an account's entries, paged, are exactly the ledger's entries of that
+ * allocation (account) in id order, on both sides of SQLite's index mark (schema 0016):
+ * entries indexed by a pass, entries of the tail above it, pages across the two.  The
+ * allocation's entry count refuses its removal.  On SQLite, store_check finds an index entry
+ * that is missing and one that does not belong. */
+static void test_ledger_alloc_pages(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "chem", "root");
+    fx_add_account(f, "bio", "root");
+    int64_t c = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 100);
+    int64_t g = fx_add_alloc(f, "chem", "gpu", "", T0, T0 + DAY, 100);
+    int64_t b = fx_add_alloc(f, "bio", "cpu", "", T0, T0 + DAY, 100);
+    /* Enough entries for one pass at the second commit, and 100 in the tail after it. */
+    int counts[3] = {STORE_LEDGER_INDEX_EVERY - 100, 1000, 100};
+    int k = 0, replay;
+    for (int t = 0; t < 3; t++) {
+        BEGIN(f);
+        for (int i = 0; i < counts[t]; i++, k++) {
+            struct ledger_entry e = entry(k % 5 == 4 ? g : k % 2 ? b : c, LEDGER_CREDIT, 1, "");
+            OK(f, store_credit(f->st, &e, &replay, &f->err));
+        }
+        COMMIT(f);
+    }
+    if (!f->pg_schema[0]) {
+        assert_int_equal(sqlite_int(f, "SELECT COUNT(*) FROM ledger WHERE id > "
+                                       "(SELECT upto FROM ledger_alloc_mark)"),
+                         100);
+        assert_int_equal(sqlite_int(f, "SELECT COUNT(*) FROM ledger_alloc_index"), 3 + k - 100);
+    }
+
+    static struct ids all, got;
+    struct ledger_filter none = {0};
+    list_paged(f, none, 1000, &all);
+    assert_int_equal(all.n, 3 + k);
+    struct ledger_filter by[4] = {{.alloc_id = c}, {.alloc_id = b}, {.alloc_id = g},
+                                  {.account = "chem"}};
+    for (int q = 0; q < 4; q++) {
+        list_paged(f, by[q], 37, &got);
+        int j = 0;
+        for (int i = 0; i < all.n; i++) {
+            int64_t a = all.alloc[i];
+            if (q == 3 ? a != c && a != g : a != by[q].alloc_id)
+                continue;
+            assert_true(j < got.n);
+            assert_int_equal(got.id[j], all.id[i]);
+            assert_int_equal(got.alloc[j], a);
+            j++;
+        }
+        assert_int_equal(j, got.n);
+        assert_true(got.n > 100);
+    }
+    fx_check_clean(f);
+
+    /* The count that refuses a removal sees indexed and tail entries alike. */
+    char want[128];
+    list_paged(f, by[0], 1000, &got);
+    snprintf(want, sizeof want, "allocation %lld has %d ledger entries", (long long)c, got.n);
+    BEGIN(f);
+    FAILS(f, ALLOT_ECONFLICT, store_alloc_remove(f->st, c, &f->err));
+    store_rollback(f->st);
+    assert_non_null(strstr(f->err.msg, want));
+
+    if (f->pg_schema[0])
+        return;
+    /* The index, damaged behind the store's back: each damage is named. */
+    sqlite3 *db;
+    char sql[256];
+    int64_t other = all.alloc[11] == b ? c : b; /* entry 11 filed under the wrong allocation */
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    snprintf(sql, sizeof sql,
+             "DELETE FROM ledger_alloc_index WHERE id = %lld; "
+             "INSERT INTO ledger_alloc_index VALUES (%lld, %lld)",
+             (long long)all.id[10], (long long)other, (long long)all.id[11]);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    static char text[4096];
+    text[0] = '\0';
+    assert_true(store_check(f->st, collect_problem, text, &f->err) >= 2);
+    snprintf(want, sizeof want, "ledger entry %lld of allocation %lld is missing from "
+             "ledger_alloc_index", (long long)all.id[10], (long long)all.alloc[10]);
+    if (!strstr(text, want))
+        fail_msg("no '%s' in:\n%s", want, text);
+    snprintf(want, sizeof want, "ledger_alloc_index has entry %lld under allocation %lld,",
+             (long long)all.id[11], (long long)other);
+    if (!strstr(text, want))
+        fail_msg("no '%s' in:\n%s", want, text);
+}
+
 /* SQL run on the store's own database, bypassing the store: 0, or -1 when refused.  On
  * SQLite with foreign keys on, as every store connection has them. */
 static int raw_sql(struct fx *f, const char *sql)
@@ -534,6 +675,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_credit_idempotent, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_credit_kinds, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_ledger_list, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_ledger_alloc_pages, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_check_finds_corruption, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_ledger_names_allocation, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_ledger_insert_locks_allocation, fx_setup, fx_teardown),

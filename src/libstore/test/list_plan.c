@@ -4,8 +4,9 @@
  * filter, not the whole table: SQLite's own plan (EXPLAIN QUERY PLAN) of the statement that
  * store_ledger_list, store_job_list, store_failure_list or store_step_list runs, on a bank
  * at the latest schema.  A job's ledger entries by
- * ledger_job, an allocation's by ledger_alloc in id order (no sort), an account's by
- * ledger_alloc per allocation, entries since a time by ledger_time; no filter walks the
+ * ledger_job, an allocation's by ledger_alloc_index in id order (no sort) merged with the
+ * unindexed tail read by id, an account's by ledger_alloc_index per allocation and the
+ * tail, entries since a time by ledger_time; no filter walks the
  * ledger in id order from the paging bound.  One job's runs by the primary key.  Failures
  * by account, user or time, and steps by job or user, through their indexes.  Counts of
  * held runs through the partial indexes on held jobs.
@@ -48,26 +49,38 @@ static void expect_plan(sqlite3 *db, const char *sql, const char *want, const ch
         expect_plan(db, sql_, want, unwanted);                                                     \
     } while (0)
 
+/* The ledger's statements as SQLite's store picks them. */
+static int ledger_sql(const struct ledger_filter *f, const char **sql)
+{
+    return store_ledger_list_sql("sqlite", f, sql);
+}
+
 static void test_each_filter_uses_its_index(void **state)
 {
     struct fx *f = *state;
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct ledger_filter job = {.cluster = "c", .job_id = 7, .account = "a", .limit = 10};
-    EXPECT(store_ledger_list_sql, &job, "USING INDEX ledger_job (cluster=? AND job_id=?)", NULL);
+    EXPECT(ledger_sql, &job, "USING INDEX ledger_job (cluster=? AND job_id=?)", NULL);
     struct ledger_filter alloc = {.alloc_id = 3, .since_s = 1, .limit = 10};
-    EXPECT(store_ledger_list_sql, &alloc, "USING INDEX ledger_alloc (alloc_id=? AND id>?)",
+    /* ledger_alloc_index in id order, merged with the tail above the mark read by id. */
+    EXPECT(ledger_sql, &alloc, "SEARCH x USING PRIMARY KEY (alloc_id=? AND id>? AND id<?)",
            "TEMP B-TREE");
+    EXPECT(ledger_sql, &alloc, "MERGE (UNION ALL)", "SCAN l|");
+    EXPECT(ledger_sql, &alloc, "RIGHT|SEARCH al USING INTEGER PRIMARY KEY (rowid=?)|SEARCH ac "
+           "USING INTEGER PRIMARY KEY (rowid=?)|SEARCH l USING INTEGER PRIMARY KEY (rowid>?)", NULL);
     struct ledger_filter account = {.account = "a", .limit = 10};
-    EXPECT(store_ledger_list_sql, &account, "USING INDEX ledger_alloc (alloc_id=?", NULL);
+    EXPECT(ledger_sql, &account, "SEARCH x USING PRIMARY KEY (alloc_id=? AND id>? AND id<?)",
+           "SCAN l|");
+    EXPECT(ledger_sql, &account, "SEARCH l USING INTEGER PRIMARY KEY (rowid>?)", NULL);
     struct ledger_filter since = {.since_s = 1000, .limit = 10};
-    EXPECT(store_ledger_list_sql, &since, "USING INDEX ledger_time (time_s>? AND time_s<?)", NULL);
+    EXPECT(ledger_sql, &since, "USING INDEX ledger_time (time_s>? AND time_s<?)", NULL);
     struct ledger_filter none = {.after_id = 5, .limit = 10};
-    EXPECT(store_ledger_list_sql, &none, "SEARCH l USING INTEGER PRIMARY KEY (rowid>?)",
+    EXPECT(ledger_sql, &none, "SEARCH l USING INTEGER PRIMARY KEY (rowid>?)",
            "TEMP B-TREE");
     /* A job id without its cluster cannot lead ledger_job: no job plan then. */
     struct ledger_filter jobid = {.job_id = 7};
-    EXPECT(store_ledger_list_sql, &jobid, "(rowid>?)", "ledger_job");
+    EXPECT(ledger_sql, &jobid, "(rowid>?)", "ledger_job");
     sqlite3_close(db);
 }
 

@@ -172,8 +172,21 @@ static int usage_end(const struct usage_job *u, void *arg)
  * embedded migrations up to version 10 (before 0011 made the job indexes partial) and
  * given held, settled and released jobs; store_upgrade brings it to the latest version,
  * after which the held counts of admission and the usage report give the same answers,
- * from the new indexes.  SQLite only (its catalogue): PostgreSQL runs the same statements
+ * from the new indexes, and 0016 has indexed its ledger entries by allocation.  SQLite only (its catalogue): PostgreSQL runs the same statements
  * in its 0011. */
+struct alloc_ids {
+    int64_t id[4];
+    int n;
+};
+
+static int alloc_entry(const struct ledger_entry *e, void *arg)
+{
+    struct alloc_ids *x = arg;
+    assert_true(x->n < 4);
+    x->id[x->n++] = e->id;
+    return 0;
+}
+
 static void test_upgrade_populated(void **state)
 {
     struct fx *f = *state;
@@ -193,6 +206,12 @@ static void test_upgrade_populated(void **state)
         sql(db, m->sql);
         sql(db, rec);
     }
+    /* Ledger entries of two allocations, for 0016's index of them. */
+    sql(db, "INSERT INTO allocations (id, account_id, resource, start_s, end_s, created_s) "
+            "SELECT 1, id, 'cpu', 0, 100, 0 FROM accounts WHERE name = 'root' UNION ALL "
+            "SELECT 2, id, 'gpu', 0, 100, 0 FROM accounts WHERE name = 'root'");
+    sql(db, "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES "
+            "(1, 'credit', 5, 1), (2, 'credit', 6, 1), (1, 'credit', 7, 1)");
     sql(db, "INSERT INTO jobs (cluster, job_id, run, user_name, account, status, end_s, "
             "charge_sumin, updated_s) VALUES "
             "('c1', 1, 0, 'u1', 'a1', 'held', 0, 0, 1), ('c1', 2, 0, 'u1', 'a1', 'held', 0, 0, 1), "
@@ -224,6 +243,13 @@ static void test_upgrade_populated(void **state)
     assert_int_equal(ends[0], 2); /* settled only, oldest end first */
     assert_int_equal(ends[1], 100);
     assert_int_equal(ends[2], 300);
+    /* 0016 indexed the entries there were, by allocation, up to the last. */
+    struct alloc_ids got = {0};
+    struct ledger_filter lf = {.alloc_id = 1};
+    OK(f, store_ledger_list(st, &lf, alloc_entry, &got, &f->err));
+    assert_int_equal(got.n, 2);
+    assert_int_equal(got.id[0], 1);
+    assert_int_equal(got.id[1], 3);
     store_close(st);
 
     /* The indexes of jobs are now exactly those of 0011 (and jobs_updated of 0001). */
@@ -238,6 +264,18 @@ static void test_upgrade_populated(void **state)
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
     assert_string_equal((const char *)sqlite3_column_text(q, 0),
                         "jobs_held_account jobs_held_user jobs_settled_end jobs_updated");
+    sqlite3_finalize(q);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT group_concat(alloc_id || ':' || id, ' ') "
+                                        "FROM ledger_alloc_index), (SELECT upto FROM "
+                                        "ledger_alloc_mark), (SELECT COUNT(*) FROM sqlite_master "
+                                        "WHERE name = 'ledger_alloc')",
+                                        -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(q, 0), "1:1 1:3 2:2");
+    assert_int_equal(sqlite3_column_int64(q, 1), 3);
+    assert_int_equal(sqlite3_column_int64(q, 2), 0);
     sqlite3_finalize(q);
     sqlite3_close(db);
     unlink_db(f, "old.db");
