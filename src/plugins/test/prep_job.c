@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plugins/prep/allot/prep_job.h"
@@ -189,6 +191,42 @@ static void test_spool_bad_file_set_aside(void **state)
         assert_int_equal(prep_job_spool_read(file, &j, &err), -1);
         unlink(file);
     }
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* A temporary ".settle.*" that a crash left behind (its rename never came) is removed by
+ * the scan once a minute old, and reported; a younger one may be a write in progress in
+ * another thread and stays; neither is read as a settle. */
+static void test_spool_stale_temp_removed(void **state)
+{
+    (void)state;
+    struct allot_error err;
+    char path[512], old[600], young[600];
+    prep_job_t a = sample(43);
+
+    assert_int_equal(mkdir(dir, 0700), 0); /* the name test_spool_round_trip made */
+    snprintf(path, sizeof(path), "%s/spool", dir);
+    assert_int_equal(prep_job_spool_write(path, &a, &err), 0); /* creates the spool */
+    snprintf(old, sizeof(old), "%s/.settle.9.0", path);
+    snprintf(young, sizeof(young), "%s/.settle.10.0", path);
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(i ? young : old, "w");
+        assert_non_null(f);
+        fputs("cluster=test\njob_id=", f); /* cut mid-write */
+        assert_int_equal(fclose(f), 0);
+    }
+    struct timeval tv[2] = {{time(NULL) - 120, 0}, {time(NULL) - 120, 0}};
+    assert_int_equal(utimes(old, tv), 0);
+    nseen = nbad = 0;
+    assert_int_equal(prep_job_spool_scan(path, on_job, on_bad, NULL, &err), 1);
+    assert_int_equal(nseen, 1);
+    assert_int_equal(seen[0].job_id, 43);
+    assert_int_equal(nbad, 1);
+    assert_int_equal(access(old, F_OK), -1);
+    assert_int_equal(access(young, F_OK), 0);
+    assert_int_equal(unlink(young), 0);
+    assert_int_equal(prep_job_spool_remove(path, &a, &err), 0);
     rmdir(path);
     rmdir(dir);
 }
@@ -389,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_settle_done_keeps_rejected),
         cmocka_unit_test(test_queue_copy_complete_before_push),
         cmocka_unit_test(test_spool_bad_file_set_aside),
+        cmocka_unit_test(test_spool_stale_temp_removed),
         cmocka_unit_test(test_unreachable_allotd),
         cmocka_unit_test(test_desc),
         cmocka_unit_test(test_epilog_run_after_requeue),

@@ -419,7 +419,7 @@ static void requeue_spooled(const prep_job_t *job, void *arg)
 static void spool_bad(const char *path, const struct allot_error *why, void *arg)
 {
     (void)arg;
-    error("prep/allot: unreadable spool file %s set aside as .bad: %s", path, why->msg);
+    error("prep/allot: spool file %s: %s", path, why->msg);
 }
 
 /* Read allot.conf and start the pool, once; caller holds allot_mu.  0 when running. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BACKOFF_FIRST_MS 100
@@ -395,6 +396,28 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
     return 0;
 }
 
+/* A ".settle.*" is a spool write that never reached its rename (the write's commit point):
+ * its process died mid-write, so it holds nothing that was promised to anyone, and the
+ * agent's reconcile from sacct settles that run.  The scan removes one this old; a younger
+ * one may be a write in progress in another thread. */
+#define SPOOL_TEMP_STALE_S 60
+
+/* Remove spool temporary NAME in DIR when stale; report it through BAD_CB. */
+static void drop_stale_temp(const char *dir, const char *name, prep_job_bad_f bad_cb, void *arg)
+{
+    char path[4096];
+    struct stat sb;
+    if (spool_path(dir, name, path, sizeof(path)) < 0 || stat(path, &sb) < 0 ||
+        time(NULL) - sb.st_mtime < SPOOL_TEMP_STALE_S || unlink(path) < 0)
+        return;
+    if (bad_cb) {
+        struct allot_error why;
+        allot_errorf(&why, ALLOT_EIO, "an incomplete write left by a crash (%lld bytes), removed",
+                     (long long)sb.st_size);
+        bad_cb(path, &why, arg);
+    }
+}
+
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -416,6 +439,10 @@ int prep_job_spool_scan(const char *dir, prep_job_scan_f cb, prep_job_bad_f bad_
     }
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, ".settle.", 8) == 0) {
+            drop_stale_temp(dir, e->d_name, bad_cb, arg);
+            continue;
+        }
         if (strncmp(e->d_name, "settle.", 7) != 0 || has_suffix(e->d_name, len, ".bad") ||
             has_suffix(e->d_name, len, ".rejected"))
             continue;
@@ -446,6 +473,7 @@ int prep_job_spool_scan(const char *dir, prep_job_scan_f cb, prep_job_bad_f bad_
             } else {
                 snprintf(bad, sizeof(bad), "%s.bad", path);
                 (void)rename(path, bad);
+                allot_error_prefix(&why, "unreadable, set aside as .bad");
                 if (bad_cb)
                     bad_cb(path, &why, arg);
             }

@@ -107,8 +107,8 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
 /*
  * prep_job_spool_scan - call CB for each spool file in DIR (in name order) with the job
  * read from it (".rejected" files are skipped: prep_job_settle_done); unreadable files are
- * renamed "<name>.bad" and reported through BAD_CB
- * (may be NULL).  Returns the number of jobs passed to CB, or -1 with ERR when DIR cannot
+ * renamed "<name>.bad", and temporaries of writes that a crash cut short (".settle.*", a
+ * minute old) are removed, each reported through BAD_CB (may be NULL).  Returns the number of jobs passed to CB, or -1 with ERR when DIR cannot
  * be read (a missing DIR is 0 jobs).
  */
 typedef void (*prep_job_scan_f)(const prep_job_t *job, void *arg);
