@@ -152,8 +152,10 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
                     *c = '?';
             e = json_pack("{s:s, s:s}", "code", allot_errname(err->code), "message", err->msg);
         }
+        /* "field: ..." names the field: of bad input, or what was too large (body, path). */
         const char *colon = strchr(err->msg, ':');
-        if (colon && colon - err->msg < 64 && err->code == ALLOT_EINVAL) {
+        if (colon && colon - err->msg < 64 &&
+            (err->code == ALLOT_EINVAL || err->code == ALLOT_ETOOBIG)) {
             char field[64];
             memcpy(field, err->msg, (size_t)(colon - err->msg));
             field[colon - err->msg] = '\0';

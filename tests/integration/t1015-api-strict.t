@@ -187,6 +187,7 @@ test_expect_success 'an announced body over 64 KiB is 413 before any of it is se
 	grep -qi "^Connection: close" reply.raw &&
 	sed "1,/^\r\$/d" reply.raw >out &&
 	test "$(json_get error.code <out)" = ETOOBIG &&
+	test "$(json_get error.field <out)" = body &&
 	grep -q "body: larger than 65536 bytes" out
 '
 test_expect_success 'also on a PATCH, and on a keep-alive request, which is closed' '
@@ -226,7 +227,8 @@ test_expect_success 'a body of 64 KiB or just over, with Content-Length' '
 	json_of_size 65537 >over &&
 	post_file over &&
 	test "$(cat code)" = 413 &&
-	test "$(json_get error.code <out)" = ETOOBIG
+	test "$(json_get error.code <out)" = ETOOBIG &&
+	test "$(json_get error.field <out)" = body
 '
 test_expect_success 'nothing changed' '
 	api_snapshot after &&
