@@ -95,20 +95,24 @@ static int tres_billing(struct st_span t, int64_t *v)
     return 0;
 }
 
-/* One run of a job as allotd knows it. */
-struct known_run {
-    int run;
-    int64_t start_s;
-    char status[16];
+/* What allotd knows of a job's runs, read for a sacct row that started at `start`: every
+ * run is looked at, however many times the job was requeued. */
+struct known_runs {
+    int n;           /* runs allot knows */
+    int max_run;     /* the highest, -1 when none */
+    int start_run;   /* the last run recorded with this start, -1 when none */
+    int start_held;  /* ...and it is still held */
+    int held_run;    /* the highest held run, -1 when none (a hold at submit has no start) */
 };
 
-/* GET /v1/jobs/<cluster>/<id>: the runs allot knows (0 when none).  -1: allotd failed. */
-static int known_runs(allot_client_t *c, const char *cluster, int64_t id, struct known_run *v,
-                      int max, int *n, struct allot_error *err)
+/* GET /v1/jobs/<cluster>/<id>: the runs allot knows (k->n = 0 when none).  -1: allotd failed
+ * or answered without runs. */
+static int known_runs(allot_client_t *c, const char *cluster, int64_t id, int64_t start,
+                      struct known_runs *k, struct allot_error *err)
 {
     char path[256];
     char *reply = NULL;
-    *n = 0;
+    *k = (struct known_runs){0, -1, -1, 0, -1};
     snprintf(path, sizeof path, "/v1/jobs/%s/%lld", cluster, (long long)id);
     struct allot_error e = {0};
     if (allot_request(c, "GET", path, NULL, NULL, &reply, &e) < 0) {
@@ -130,20 +134,26 @@ static int known_runs(allot_client_t *c, const char *cluster, int64_t id, struct
     json_t *r;
     json_array_foreach(runs, i, r)
     {
-        if (*n >= max)
-            break;
-        struct known_run *k = &v[(*n)++];
-        k->run = (int)json_integer_value(json_object_get(r, "run"));
+        int run = (int)json_integer_value(json_object_get(r, "run"));
         json_t *st = json_object_get(r, "start");
-        k->start_s = 0;
+        int64_t start_s = 0;
         if (json_is_string(st)) {
             struct tm tm = {0};
             const char *e2 = strptime(json_string_value(st), "%Y-%m-%dT%H:%M:%SZ", &tm);
             if (e2)
-                k->start_s = (int64_t)timegm(&tm);
+                start_s = (int64_t)timegm(&tm);
         }
-        const char *s = json_string_value(json_object_get(r, "status"));
-        snprintf(k->status, sizeof k->status, "%s", s ? s : "");
+        const char *status = json_string_value(json_object_get(r, "status"));
+        int held = status && strcmp(status, "held") == 0;
+        k->n++;
+        if (run > k->max_run)
+            k->max_run = run;
+        if (start > 0 && start_s == start) {
+            k->start_run = run;
+            k->start_held = held;
+        }
+        if (held && run > k->held_run)
+            k->held_run = run;
     }
     json_decref(doc);
     return 0;
@@ -188,25 +198,15 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         start = 0;
     if (row->end.kind == ST_TIME_VALUE && st_time_to_epoch(&row->end, &SACCT_TZ, &end, NULL) < 0)
         end = 0;
-    struct known_run runs[16];
-    int n = 0;
-    if (known_runs(c, o->cluster, id, runs, 16, &n, err) < 0)
+    struct known_runs k;
+    if (known_runs(c, o->cluster, id, start, &k, err) < 0)
         return -1;
-    int pick = -1, max_run = -1;
-    for (int i = 0; i < n; i++) {
-        if (runs[i].run > max_run)
-            max_run = runs[i].run;
-        if (start > 0 && runs[i].start_s == start)
-            pick = i;
-    }
-    if (pick >= 0 && strcmp(runs[pick].status, "held") != 0) {
+    if (k.start_run >= 0 && !k.start_held) {
         s->already++;
         return 0; /* settled by the epilog or an earlier window: untouched */
     }
-    if (pick < 0) /* a held run whose recorded start differs (hold at submit) */
-        for (int i = 0; i < n; i++)
-            if (strcmp(runs[i].status, "held") == 0 && (pick < 0 || runs[i].run > runs[pick].run))
-                pick = i;
+    /* The run with this start, else a held run whose recorded start differs (hold at submit). */
+    int pick = k.start_run >= 0 ? k.start_run : k.held_run;
     if (start == 0 && pick < 0) {
         s->skipped++;
         return 0; /* never ran and never held: nothing to charge or release */
@@ -237,7 +237,7 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
     struct allot_job_desc d = {
         .cluster = o->cluster,
         .job_id = id,
-        .run = pick >= 0 ? runs[pick].run : max_run + 1,
+        .run = pick >= 0 ? pick : k.max_run + 1,
         .start_s = start,
         .end_s = end,
         .elapsed_s = row->elapsed.kind == ST_DUR_VALUE ? row->elapsed.ms / 1000 : 0,

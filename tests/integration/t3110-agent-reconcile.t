@@ -5,7 +5,8 @@
 # charge ceil(billing x elapsed / 60); a job the epilog already settled is untouched; a job
 # of an account without allocation is reported; the window marker lives in allotd, so a
 # second agent run resumes after it, and a replayed window changes nothing in the ledger;
-# a failing sacct leaves the marker where it was.
+# a failing sacct leaves the marker where it was; a job with more runs than the agent once
+# read settles the run whose start sacct gives.
 test_description='allot-agent reconciles sacct records exactly once'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -101,6 +102,38 @@ test_expect_success 'a replayed window changes nothing and does not move the mar
 	test "$(json_get reconcile.until_s <out)" -ge "$(cat until1)" &&
 	test "$(json_get reconcile.settled <out)" = 2 &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true
+'
+# The agent used to read only the first 16 of a job's runs (allotd lists them most recently
+# updated first).  Runs 0-19 held, then 0-15 settled a second later: the first 16 were runs
+# 15..0, so a sacct record of run 18 (its start) settled run 16 instead, and run 18 stayed
+# held for good.
+test_expect_success 'a job with 20 runs: the sacct record of run 18 settles run 18' '
+	j=990001 && t0=1767225600 &&
+	for r in $(seq 0 19); do
+		api POST /v1/jobs/hold "{\"cluster\":\"$SLURM_CLUSTER\",\"job_id\":$j,\"run\":$r,\"user\":\"root\",\"account\":\"chem\",\"partition\":\"debug\",\"start\":$((t0 + 3600 * r)),\"time_limit_s\":300,\"billing\":1}" >/dev/null || return 1
+	done &&
+	sleep 1.1 &&
+	for r in $(seq 0 15); do
+		api POST /v1/jobs/settle "{\"cluster\":\"$SLURM_CLUSTER\",\"job_id\":$j,\"run\":$r,\"elapsed_s\":60,\"state\":\"REQUEUED\",\"source\":\"epilog\"}" >/dev/null || return 1
+	done &&
+	now=$(date +%s) &&
+	start=$(date -u -d @$((t0 + 3600 * 18)) +%Y-%m-%dT%H:%M:%S) &&
+	end=$(date -u -d @$((now - 540)) +%Y-%m-%dT%H:%M:%S) &&
+	printf "#!/bin/sh\necho \"$j|COMPLETED|root|chem|debug|normal|$start|$end|00:02:00|00:05:00|billing=1,cpu=1,node=1|1\"\n" >manyruns &&
+	chmod +x manyruns &&
+	ALLOT_SACCT=$PWD/manyruns agent --reconcile-from $((now - 3600)) 2>many.log; cat many.log &&
+	grep -q "settled=1 " many.log &&
+	api GET /v1/jobs/$SLURM_CLUSTER/$j >job &&
+	python3 - <<-\EOF
+	import json
+	runs = {r["run"]: r for r in json.load(open("job"))["runs"]}
+	assert len(runs) == 20, sorted(runs)
+	r18 = runs[18]
+	assert r18["status"] == "settled" and r18["settle_source"] == "sacct", r18
+	assert r18["charge_sumin"] == 2 and r18["state"] == "COMPLETED", r18
+	for n in (16, 17, 19):
+	    assert runs[n]["status"] == "held", runs[n]
+	EOF
 '
 test_expect_success 'stop' '
 	allotd_stop && slurm_stop
