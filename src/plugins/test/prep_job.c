@@ -231,6 +231,32 @@ static void test_spool_stale_temp_removed(void **state)
     rmdir(dir);
 }
 
+/* Slurm's AllocTRES is kept whole when it fits, else up to its last whole entry: never an
+ * entry cut inside ("mem=4000" of "mem=4000M", which would read as 4000 MB of another unit). */
+static void test_tres_copy_whole_entries(void **state)
+{
+    (void)state;
+    char dst[16];
+    assert_int_equal(prep_job_tres_copy(dst, sizeof(dst), "cpu=2,mem=4000M"), 0);
+    assert_string_equal(dst, "cpu=2,mem=4000M"); /* 15 characters: fits */
+    assert_int_equal(prep_job_tres_copy(dst, sizeof(dst), "cpu=2,mem=40000M"), 1);
+    assert_string_equal(dst, "cpu=2");
+    assert_int_equal(prep_job_tres_copy(dst, sizeof(dst), "cpu=2,mem=400M,n=1"), 1);
+    assert_string_equal(dst, "cpu=2,mem=400M"); /* the comma at the cut */
+    assert_int_equal(prep_job_tres_copy(dst, sizeof(dst), "gres/gpu:a100=12345"), 1);
+    assert_string_equal(dst, ""); /* no whole entry fits */
+    assert_int_equal(prep_job_tres_copy(dst, sizeof(dst), NULL), 0);
+    assert_string_equal(dst, "");
+    char big[PREP_TRES_MAX + 64], out[PREP_TRES_MAX];
+    size_t n = 0;
+    for (int i = 0; n + 16 < sizeof(big); i++)
+        n += (size_t)snprintf(big + n, sizeof(big) - n, "%slicense/l%d=1", i ? "," : "", i);
+    assert_int_equal(prep_job_tres_copy(out, sizeof(out), big), 1);
+    assert_true(strlen(out) < sizeof(out) && strlen(out) > sizeof(out) - 20);
+    assert_int_equal(strncmp(out, big, strlen(out)), 0);
+    assert_int_equal(big[strlen(out)], ',');
+}
+
 /* A settle is on disk, complete, before the epilog returns: its data is synced before the
  * rename (else a machine crash can leave the name on an empty file) and the directory after
  * it; a sync that fails (ENOSPC, EIO) is an error and leaves no file behind. */
@@ -428,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_queue_copy_complete_before_push),
         cmocka_unit_test(test_spool_bad_file_set_aside),
         cmocka_unit_test(test_spool_stale_temp_removed),
+        cmocka_unit_test(test_tres_copy_whole_entries),
         cmocka_unit_test(test_unreachable_allotd),
         cmocka_unit_test(test_desc),
         cmocka_unit_test(test_epilog_run_after_requeue),

@@ -559,7 +559,10 @@ static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_
     j->time_limit_s = (job_ptr->time_limit == INFINITE || job_ptr->time_limit == NO_VAL)
                           ? 365 * 24 * 3600
                           : (int64_t)job_ptr->time_limit * 60;
-    copy_str(j->alloc_tres, sizeof(j->alloc_tres), job_ptr->tres_fmt_alloc_str);
+    if (prep_job_tres_copy(j->alloc_tres, sizeof(j->alloc_tres), job_ptr->tres_fmt_alloc_str))
+        error("prep/allot: JobId=%u: AllocTRES is longer than %zu characters; recorded up to "
+              "its last whole entry that fits: \"%s\"",
+              job_ptr->job_id, sizeof(j->alloc_tres) - 1, j->alloc_tres);
     /* Only job_submit/allot writes the word (users cannot set AdminComment); a malformed
      * or doubled one binds nothing: the hold is then an ordinary one. */
     if (submit_token_parse(job_ptr->admin_comment, &j->submit_token) < 0) {

@@ -130,6 +130,23 @@ enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, in
     return PREP_JOB_RETRY;
 }
 
+int prep_job_tres_copy(char *dst, size_t size, const char *src)
+{
+    size_t len = src ? strlen(src) : 0;
+    if (size == 0)
+        return len > 0;
+    if (len < size) {
+        memcpy(dst, src ? src : "", len + 1);
+        return 0;
+    }
+    size_t keep = size - 1; /* the longest prefix that fits */
+    while (keep > 0 && src[keep] != ',')
+        keep--; /* src[keep] is the comma after the last whole entry (src[size - 1] may be) */
+    memcpy(dst, src, keep);
+    dst[keep] = '\0';
+    return 1;
+}
+
 int prep_job_spool_name(const prep_job_t *job, char *buf, size_t size)
 {
     int n = snprintf(buf, size, "settle.%" PRIu32 ".%" PRId32, job->job_id, job->run);

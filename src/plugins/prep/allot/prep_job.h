@@ -74,6 +74,11 @@ enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, in
                                     int64_t now_ms, int64_t budget_ms, int64_t *due_ms,
                                     struct allot_job_result *res, struct allot_error *err);
 
+/* Copy Slurm's TRES string SRC ("cpu=2,mem=200M,...") into DST of SIZE bytes: whole, or,
+ * when it does not fit, up to the last whole entry that does (never a cut entry such as
+ * "mem=4000" of "mem=4000M").  1 when entries were left out, else 0. */
+int prep_job_tres_copy(char *dst, size_t size, const char *src);
+
 /* Spool file name of JOB ("settle.<job>.<run>") into BUF; -1 if it does not fit. */
 int prep_job_spool_name(const prep_job_t *job, char *buf, size_t size);
 
