@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "libcore/civil.h"
 #include "libcore/money.h"
 #include "libcore/numparse.h"
 
@@ -243,11 +244,9 @@ json_t *json_time(int64_t t_s)
 {
     if (t_s == 0)
         return json_null();
-    time_t t = (time_t)t_s;
-    struct tm tm;
-    char buf[32];
-    if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
-        return json_integer(t_s);
+    char buf[CIVIL_UTC_LEN + 1];
+    if (!civil_format_utc(t_s, buf))
+        return json_integer(t_s); /* beyond year 9999: no such text */
     return json_string(buf);
 }
 

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "libcore/civil.h"
 #include "libutil/xalloc.h"
 
 struct jbuf {
@@ -148,18 +148,14 @@ static void kv_time(struct jbuf *b, const char *key, int64_t t_s, int first)
         jb_raw(b, "null", 4);
         return;
     }
-    time_t t = (time_t)t_s;
-    struct tm tm;
-    char buf[32];
-    size_t n;
-    if (!gmtime_r(&t, &tm) || !(n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))) {
-        jb_int(b, t_s);
+    jb_reserve(b, CIVIL_UTC_LEN + 3);
+    b->p[b->len] = '"';
+    size_t n = civil_format_utc(t_s, b->p + b->len + 1); /* writes its NUL: reserved */
+    if (!n) {
+        jb_int(b, t_s); /* beyond year 9999: as json_time */
         return;
     }
-    jb_reserve(b, n + 2);
-    b->p[b->len++] = '"';
-    memcpy(b->p + b->len, buf, n);
-    b->len += n;
+    b->len += n + 1;
     b->p[b->len++] = '"';
 }
 

@@ -4,65 +4,33 @@
 
 #include <math.h>
 
+#include "libcore/civil.h"
+
 #define SECS_PER_DAY 86400
-
-/* Floor division and its non-negative remainder, for possibly negative numerators. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (month 1..12). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = floor_div(y, 400);
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-/* Inverse of days_from_civil(). */
-static void civil_from_days(int64_t z, int64_t *y, int *m)
-{
-    z += 719468;
-    int64_t era = floor_div(z, 146097);
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    int mon = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (mon <= 2);
-    *m = mon;
-}
 
 int64_t decay_reset_start(enum decay_reset reset, int64_t t_s)
 {
-    int64_t day = floor_div(t_s, SECS_PER_DAY);
+    int64_t day = civil_floor_div(t_s, SECS_PER_DAY);
     int64_t y;
-    int m;
+    int m, d;
 
     switch (reset) {
     case DECAY_RESET_DAILY:
         return day * SECS_PER_DAY;
     case DECAY_RESET_WEEKLY: {
         /* 1970-01-01 was a Thursday: weekday 4 when Sunday is 0. */
-        int64_t wday = (day + 4) - floor_div(day + 4, 7) * 7;
+        int64_t wday = (day + 4) - civil_floor_div(day + 4, 7) * 7;
         return (day - wday) * SECS_PER_DAY;
     }
     case DECAY_RESET_MONTHLY:
-        civil_from_days(day, &y, &m);
-        return days_from_civil(y, m, 1) * SECS_PER_DAY;
+        civil_date(day, &y, &m, &d);
+        return civil_days(y, m, 1) * SECS_PER_DAY;
     case DECAY_RESET_QUARTERLY:
-        civil_from_days(day, &y, &m);
-        return days_from_civil(y, ((m - 1) / 3) * 3 + 1, 1) * SECS_PER_DAY;
+        civil_date(day, &y, &m, &d);
+        return civil_days(y, ((m - 1) / 3) * 3 + 1, 1) * SECS_PER_DAY;
     case DECAY_RESET_YEARLY:
-        civil_from_days(day, &y, &m);
-        return days_from_civil(y, 1, 1) * SECS_PER_DAY;
+        civil_date(day, &y, &m, &d);
+        return civil_days(y, 1, 1) * SECS_PER_DAY;
     case DECAY_RESET_NONE:
     default:
         return INT64_MIN;
@@ -92,7 +60,7 @@ void decay_acc_init(decay_acc_t *a)
  * on t alone, and the integer part is applied with ldexp, which is exact. */
 static double pow2_split(int64_t d, int64_t h)
 {
-    int64_t q = floor_div(d, h);
+    int64_t q = civil_floor_div(d, h);
     int64_t r = d - q * h;
     double frac = exp2((double)r / (double)h);
     if (q > 4096)
@@ -147,7 +115,7 @@ int decay_acc_add(decay_acc_t *a, const struct decay_params *p, int64_t t_s, dou
         return 0;
     }
     int64_t span = (int64_t)DECAY_REBASE_HALFLIVES * h;
-    int64_t want_ref = floor_div(t_s, span) * span;
+    int64_t want_ref = civil_floor_div(t_s, span) * span;
     if (want_ref > a->ref_s) {
         /* Exact: scaling by 2^-(k*32) commutes with every rounding done so far. */
         int64_t halvings = (want_ref - a->ref_s) / h;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libcore/civil.h"
 #include "libcore/numparse.h"
 
 static const char *const kind_names[] = {"month", "quarter", "year", "total"};
@@ -38,37 +39,6 @@ static int valid(const struct period *p)
         return p->year == 0 && p->index == 0;
     }
     return 0;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (era arithmetic: 400-year cycles of
- * 146097 days, years counted from March so the leap day is last). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t mp = (m + 9) % 12;
-    int64_t doy = (153 * mp + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
 static int64_t offset(const struct period_tz *tz, int64_t utc_s)
@@ -159,7 +129,7 @@ int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz,
 {
     struct period p = {.kind = kind};
     int64_t off = offset(tz, utc_s), local, y;
-    int m;
+    int m, d;
 
     if (kind < PERIOD_MONTH || kind > PERIOD_TOTAL)
         return allot_errorf(err, ALLOT_EINVAL, "period: unknown kind %d", (int)kind);
@@ -172,7 +142,7 @@ int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz,
         return allot_errorf(err, ALLOT_EINVAL, "period: time %lld out of range",
                             (long long)utc_s);
     local = utc_s + off;
-    civil_from_days(floor_div(local, 86400), &y, &m);
+    civil_date(civil_floor_div(local, 86400), &y, &m, &d);
     p.year = (int)y;
     p.index = kind == PERIOD_MONTH ? m : kind == PERIOD_QUARTER ? (m - 1) / 3 + 1 : 0;
     if (!valid(&p))
@@ -223,7 +193,7 @@ int period_prev(const struct period *p, struct period *out, struct allot_error *
 static int64_t start_of(const struct period *p, const struct period_tz *tz)
 {
     int m = p->kind == PERIOD_MONTH ? p->index : p->kind == PERIOD_QUARTER ? (p->index - 1) * 3 + 1 : 1;
-    return local_to_utc(days_from_civil(p->year, m, 1) * 86400, tz);
+    return local_to_utc(civil_days(p->year, m, 1) * 86400, tz);
 }
 
 int period_start_utc(const struct period *p, const struct period_tz *tz, int64_t *start_s,
@@ -247,7 +217,7 @@ int period_end_utc(const struct period *p, const struct period_tz *tz, int64_t *
     struct period n = *p;
     /* The end of 9999 is 10000-01-01, one past the last valid period: compute it directly. */
     if (step(p, 1, &n, NULL) < 0) {
-        *end_s = local_to_utc(days_from_civil(10000, 1, 1) * 86400, tz);
+        *end_s = local_to_utc(civil_days(10000, 1, 1) * 86400, tz);
         return 0;
     }
     *end_s = start_of(&n, tz);
