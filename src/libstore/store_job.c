@@ -421,9 +421,14 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         return -1;
     res->job = j;
     if (have_payer) {
+        /* The balance after: read by store_payer in this transaction, which only this hold
+         * has moved since (one writer), so no second read. */
         res->alloc = payer;
-        if (store_balance_get(st, payer.id, &res->bal, err) < 0)
-            return -1;
+        res->bal = bal;
+        if (!refused) {
+            res->bal.held_sumin += req->amount_sumin;
+            res->bal.available_sumin -= req->amount_sumin;
+        }
     }
     if (!refused)
         return 0;
