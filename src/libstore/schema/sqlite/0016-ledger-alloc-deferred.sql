@@ -27,6 +27,7 @@ CREATE TABLE ledger_alloc_mark (
     one INTEGER PRIMARY KEY CHECK (one = 1),
     upto INTEGER NOT NULL
 );
+-- Read through ledger_alloc, still there: in order, no sort of the whole ledger.
 INSERT INTO ledger_alloc_index (alloc_id, id) SELECT alloc_id, id FROM ledger ORDER BY alloc_id, id;
 INSERT INTO ledger_alloc_mark (one, upto) VALUES (1, (SELECT COALESCE(MAX(id), 0) FROM ledger));
 DROP INDEX ledger_alloc;
