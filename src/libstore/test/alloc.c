@@ -431,20 +431,6 @@ static void list_paged(struct fx *f, struct ledger_filter lf, int limit, struct 
     }
 }
 
-/* One integer from the store's SQLite file, bypassing the store. */
-static int64_t sqlite_int(struct fx *f, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *q;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(q, 0);
-    sqlite3_finalize(q);
-    sqlite3_close(db);
-    return v;
-}
-
 static void collect_problem(const char *problem, void *arg)
 {
     char *text = arg;
@@ -477,10 +463,10 @@ static void test_ledger_alloc_pages(void **state)
         COMMIT(f);
     }
     if (!f->pg_schema[0]) {
-        assert_int_equal(sqlite_int(f, "SELECT COUNT(*) FROM ledger WHERE id > "
+        assert_int_equal(fx_sqlite_int(f, "SELECT COUNT(*) FROM ledger WHERE id > "
                                        "(SELECT upto FROM ledger_alloc_mark)"),
                          100);
-        assert_int_equal(sqlite_int(f, "SELECT COUNT(*) FROM ledger_alloc_index"), 3 + k - 100);
+        assert_int_equal(fx_sqlite_int(f, "SELECT COUNT(*) FROM ledger_alloc_index"), 3 + k - 100);
     }
 
     static struct ids all, got;

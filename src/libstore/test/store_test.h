@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "libstore/store.h"
 #include "store_test_pg.h" /* ALLOT_TEST_PG_CONNINFO: run on PostgreSQL */
@@ -221,6 +222,20 @@ static inline void fx_problem_print(const char *problem, void *arg)
 {
     (void)arg;
     fprintf(stderr, "# check: %s\n", problem);
+}
+
+/* One integer that SQL reads from the fixture's SQLite file, bypassing the store. */
+static inline int64_t fx_sqlite_int(const struct fx *f, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return v;
 }
 
 /* store_check must pass. */
