@@ -74,8 +74,12 @@ test_expect_success 'allotd back, the lease out: the journal answers, sacctmgr d
 	api GET /v1/commands/$(cat cmd) | json_get result | grep "verified RawUsage=0" &&
 	grep "^K $(cat cmd)\$" journal
 '
+# force-reset is idempotent within a second (its key names the second): a new second, a
+# new command.
 test_expect_success 'without the journal the same loss means a second reset' '
+	sleep 1.1 &&
 	api POST /v1/policies/$(cat policy)/force-reset "{}" >out && json_get id <out >cmd2 &&
+	test "$(cat cmd2)" != "$(cat cmd)" &&
 	agent_lose_result &&
 	test "$(resets)" = 2 &&
 	allotd_start AuthType=none TestMode=local Operators=slurm &&
