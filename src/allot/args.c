@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "libcore/civil.h"
 #include "libcore/money.h"
 
 static int key_char(char ch)
@@ -332,8 +333,9 @@ int args_decimal(const char *key, const char *s, struct allot_error *err)
 
 void args_format_time(int64_t epoch_s, char *buf, size_t len)
 {
-    time_t t = (time_t)epoch_s;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm) || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+    char text[CIVIL_UTC_LEN + 1];
+    if (!civil_format_utc(epoch_s, text))
         snprintf(buf, len, "%lld", (long long)epoch_s);
+    else
+        snprintf(buf, len, "%s", text);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "libcore/civil.h"
 #include "libcore/money.h"
 #include "libstore/store_int.h"
 
@@ -145,10 +146,11 @@ int store_ready_write(store_t *st, const char *verb, struct allot_error *err)
 
 void store_format_utc(int64_t t, char *buf, size_t size)
 {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (t <= 0 || !gmtime_r(&tt, &tm) || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+    char text[CIVIL_UTC_LEN + 1];
+    if (t <= 0 || !civil_format_utc(t, text))
         snprintf(buf, size, "%s", t <= 0 ? "at an unknown time" : "?");
+    else
+        snprintf(buf, size, "%s", text);
 }
 
 void store_format_su(int64_t sumin, char *buf, size_t size)

@@ -715,7 +715,6 @@ int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *
     /* SQLite's allocation index of the ledger is derived: built here, not imported. */
     if (st->sqlite && store_ledger_index_pass(st, err) < 0)
         goto out;
-    st->ledger_unindexed = 0;
     /* Balances are verified, not trusted: the cached sums must equal the ledger. */
     struct first_problem p = {0};
     int problems = store_check(st, on_problem, &p, err);
