@@ -60,9 +60,14 @@ static int called(void)
     return access(calls, F_OK) == 0;
 }
 
-static struct agent_tools tools(int timeout_s)
+#define RESULT_MAX 1024
+
+/* agent_apply with the fake tools and a tool timeout; result has RESULT_MAX bytes. */
+static int apply(int timeout_s, const char *cluster, const char *kind, const char *target,
+                 const char *payload, char *result)
 {
-    return (struct agent_tools){.sacctmgr = sacctmgr, .sshare = sshare, .timeout_s = timeout_s};
+    struct agent_tools t = {.sacctmgr = sacctmgr, .sshare = sshare, .timeout_s = timeout_s};
+    return agent_apply(&t, cluster, kind, target, payload, result, RESULT_MAX);
 }
 
 /* sshare's output cut at the old 64 KiB buffer right after "chem||0" of "chem||05": the
@@ -72,10 +77,8 @@ static void test_cut_sshare_not_confirmed(void **state)
     fake(sacctmgr, "exit 0");
     fake(sshare, "awk 'BEGIN { for (i = 0; i < 8191; i++) print \"f|u|123\"; "
                  "print \"chem||05\" }'");
-    struct agent_tools t = tools(10);
-    char result[1024];
-    int ok = agent_apply(&t, "hpc", "reset_raw_usage", "chem", "RawUsage=0", result,
-                         sizeof result);
+    char result[RESULT_MAX];
+    int ok = apply(10, "hpc", "reset_raw_usage", "chem", "RawUsage=0", result);
     assert_int_equal(ok, 0);
     assert_non_null(strstr(result, "5"));
 }
@@ -86,10 +89,8 @@ static void test_huge_output_refused(void **state)
     fake(sacctmgr, "exit 0");
     fake(sshare, "awk 'BEGIN { for (i = 0; i < 200000; i++) print \"f|u|123\"; "
                  "print \"chem||0\" }'");
-    struct agent_tools t = tools(10);
-    char result[1024];
-    assert_int_equal(agent_apply(&t, "hpc", "reset_raw_usage", "chem", "RawUsage=0", result,
-                                 sizeof result), 0);
+    char result[RESULT_MAX];
+    assert_int_equal(apply(10, "hpc", "reset_raw_usage", "chem", "RawUsage=0", result), 0);
     assert_non_null(strstr(result, "refused"));
 }
 
@@ -97,14 +98,10 @@ static void test_huge_output_refused(void **state)
 static void test_bad_names_never_run(void **state)
 {
     fake(sacctmgr, "echo '|0'; exit 0");
-    struct agent_tools t = tools(10);
-    char result[1024];
-    assert_int_equal(agent_apply(&t, "hpc", "set_grpjobs", "chem,phys", "GrpJobs=0", result,
-                                 sizeof result), 0);
-    assert_int_equal(agent_apply(&t, "hpc,other", "set_grpjobs", "chem", "GrpJobs=0", result,
-                                 sizeof result), 0);
-    assert_int_equal(agent_apply(&t, "hpc", "set_grpjobs", "-chem", "GrpJobs=0", result,
-                                 sizeof result), 0);
+    char result[RESULT_MAX];
+    assert_int_equal(apply(10, "hpc", "set_grpjobs", "chem,phys", "GrpJobs=0", result), 0);
+    assert_int_equal(apply(10, "hpc,other", "set_grpjobs", "chem", "GrpJobs=0", result), 0);
+    assert_int_equal(apply(10, "hpc", "set_grpjobs", "-chem", "GrpJobs=0", result), 0);
     assert_false(called());
 }
 
@@ -114,14 +111,10 @@ static void test_payload_must_match_kind(void **state)
 {
     fake(sacctmgr, "exit 0");
     fake(sshare, "echo 'chem||0'");
-    struct agent_tools t = tools(10);
-    char result[1024];
-    assert_int_equal(agent_apply(&t, "hpc", "reset_raw_usage", "chem", "fairshare=0", result,
-                                 sizeof result), 0);
-    assert_int_equal(agent_apply(&t, "hpc", "set_grpjobs", "chem", "GrpJobs=0 qos=x", result,
-                                 sizeof result), 0);
-    assert_int_equal(agent_apply(&t, "hpc", "set_limit", "chem", "RawUsage=0", result,
-                                 sizeof result), 0);
+    char result[RESULT_MAX];
+    assert_int_equal(apply(10, "hpc", "reset_raw_usage", "chem", "fairshare=0", result), 0);
+    assert_int_equal(apply(10, "hpc", "set_grpjobs", "chem", "GrpJobs=0 qos=x", result), 0);
+    assert_int_equal(apply(10, "hpc", "set_limit", "chem", "RawUsage=0", result), 0);
     assert_false(called());
 }
 
@@ -130,10 +123,8 @@ static void test_payload_must_match_kind(void **state)
 static void test_extra_column_refused(void **state)
 {
     fake(sacctmgr, "case \"$3\" in show) echo '|0|extra';; esac; exit 0");
-    struct agent_tools t = tools(10);
-    char result[1024];
-    assert_int_equal(agent_apply(&t, "hpc", "set_grpjobs", "chem", "GrpJobs=0", result,
-                                 sizeof result), 0);
+    char result[RESULT_MAX];
+    assert_int_equal(apply(10, "hpc", "set_grpjobs", "chem", "GrpJobs=0", result), 0);
     assert_non_null(strstr(result, "not understood"));
 }
 
@@ -145,10 +136,8 @@ static void test_verified(void **state)
                    "show) if [ -f \"$0.done\" ]; then echo 'u1|'; echo '|0'; else echo '|'; fi;;\n"
                    "account) : > \"$0.done\";;\n"
                    "esac");
-    struct agent_tools t = tools(10);
-    char result[1024];
-    assert_int_equal(agent_apply(&t, "hpc", "set_grpjobs", "chem", "GrpJobs=0", result,
-                                 sizeof result), 1);
+    char result[RESULT_MAX];
+    assert_int_equal(apply(10, "hpc", "set_grpjobs", "chem", "GrpJobs=0", result), 1);
     assert_string_equal(result, "verified GrpJobs=0");
     char done[160];
     snprintf(done, sizeof done, "%s.done", sacctmgr);
@@ -159,12 +148,10 @@ static void test_verified(void **state)
 static void test_hung_tool_bounded(void **state)
 {
     fake(sacctmgr, "exec >/dev/null 2>&1; sleep 30");
-    struct agent_tools t = tools(1);
-    char result[1024];
+    char result[RESULT_MAX];
     time_t t0 = time(NULL);
     alarm(15); /* without the bound the test would hang: fail it instead */
-    assert_int_equal(agent_apply(&t, "hpc", "set_grpjobs", "chem", "GrpJobs=0", result,
-                                 sizeof result), 0);
+    assert_int_equal(apply(1, "hpc", "set_grpjobs", "chem", "GrpJobs=0", result), 0);
     alarm(0);
     assert_true(time(NULL) - t0 <= 5);
     assert_non_null(strstr(result, "timed out"));
