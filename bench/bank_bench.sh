@@ -7,6 +7,9 @@
 # (ops/s, p50/p99/p99.9) and the CPU each phase cost.  allotd runs in a temporary directory
 # with AuthType=none (test build, loopback) and its default Threads, and is stopped at the end.
 #   CLIENTS=32 PAIRS=100000 [THREADS=N: allotd's HTTP worker threads] bash bench/bank_bench.sh build
+# For A/B rounds: FIRST_ONLY=1 stops after the first phase (Unix socket, over ACCOUNTS
+# allocations); SETUP_SQL='...' runs that SQL on the bank file after setup (a what-if such
+# as 'DROP INDEX jobs_held_account', measured, never shipped).
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
@@ -42,6 +45,9 @@ for i in $(seq 0 $((ACCOUNTS - 1))); do
     post /v1/assocs "{\"cluster\":\"bench\",\"account\":\"acct$i\",\"user\":\"root\"}" &&
     post /v1/allocations "{\"account\":\"acct$i\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":100000000000}" || exit 1
 done
+if [ -n "${SETUP_SQL:-}" ]; then
+    sqlite3 "$tmp/bank.sqlite" "$SETUP_SQL" || exit 1
+fi
 # CPU used by allotd (utime+stime of /proc/PID/stat, clock ticks) and by the load
 # generator (bash's time), so a run shows what one request costs on these shared cores.
 tck=$(getconf CLK_TCK)
@@ -96,6 +102,7 @@ for t in unix tcp; do
         echo "== $CLIENTS clients, $PAIRS pairs $where, $t"
         run_loadgen "${target[@]}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts "$a" \
             --job-base $((phase * 2000000000 + 1))
+        [ -n "${FIRST_ONLY:-}" ] && exit 0
         phase=$((phase + 1))
     done
 done
