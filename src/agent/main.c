@@ -365,6 +365,8 @@ int main(int argc, char **argv)
         }
         size_t ncmds = json_array_size(cmds);
         json_decref(doc);
+        if (stop_flag)
+            break; /* no reconciliation pass or site factor push starts after the signal */
         if (every_s > 0 && (int64_t)time(NULL) >= next_reconcile_s) {
             if (reconcile(c, &rec) < 0 && once)
                 status = 1;
