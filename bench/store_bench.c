@@ -2,9 +2,12 @@
 /* store_bench.c - throughput of the storage hot path: hold+settle pairs through store.h on
  * an SQLite file, grouped 1, 16 and 64 pairs per transaction (as the daemon's group commit
  * does, each verb in its own savepoint), durable (synchronous=FULL) and not; plus the payer
- * lookup alone (a walk up a 5-deep account chain).  Prints numbers; asserts nothing.
+ * lookup alone (a walk up a 5-deep account chain), and admission's counts of held runs
+ * with HELD runs held (100 accounts, 200 users, one run in ten in QOS "long"), each count
+ * read as allotd's readers read it: after another connection's commit, which empties the
+ * reader's page cache.  Prints numbers; asserts nothing.
  *
- * usage: store_bench [pairs-per-run (default 2000)] [directory (default /tmp)]
+ * usage: store_bench [pairs-per-run (default 2000)] [directory (default /tmp)] [held (50000)]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,12 +156,94 @@ static void payer_lookups(const char *path, const char *account, int n)
     store_close(st);
 }
 
+/* Hold n runs (not settled) spread over 100 accounts below l1, 200 users and two QOS. */
+static void hold_many(const char *path, int n, int64_t *next_job)
+{
+    struct allot_error err;
+    store_t *st = open_bank(path, 0);
+    if (store_begin(st, &err) < 0)
+        die("begin", &err);
+    for (int i = 0; i < 100; i++) {
+        struct account a;
+        memset(&a, 0, sizeof a);
+        snprintf(a.name, sizeof a.name, "a%d", i);
+        snprintf(a.parent, sizeof a.parent, "l1");
+        a.shares = 1;
+        if (store_account_add(st, &a, &err) < 0)
+            die("account add", &err);
+    }
+    struct hold_req h;
+    struct hold_result hr;
+    memset(&h, 0, sizeof h);
+    snprintf(h.cluster, sizeof h.cluster, "c1");
+    snprintf(h.partition, sizeof h.partition, "cpu");
+    snprintf(h.resource, sizeof h.resource, "cpu");
+    snprintf(h.actor, sizeof h.actor, "slurm");
+    h.start_s = h.now_s = T0 + 100;
+    h.billing_micro = 1000000;
+    h.time_limit_s = 60;
+    h.amount_sumin = 1;
+    for (int i = 0; i < n; i++) {
+        h.job_id = ++*next_job;
+        snprintf(h.account, sizeof h.account, "a%d", i % 100);
+        snprintf(h.user, sizeof h.user, "u%d", i % 200);
+        snprintf(h.qos, sizeof h.qos, "%s", i % 10 == 0 ? "long" : "normal");
+        if (store_hold(st, &h, &hr, &err) < 0 || hr.refused)
+            die("hold", &err);
+    }
+    if (store_commit(st, &err) < 0)
+        die("commit", &err);
+    store_close(st);
+}
+
+static void held_counts(const char *path, int held, int64_t *next_job)
+{
+    struct allot_error err;
+    hold_many(path, held, next_job);
+    store_t *rd = open_bank(path, 0), *wr = open_bank(path, 0);
+    static const char *const what[] = {
+        "all of the cluster", "an account's", "a user's", "l1 and below (subtree)",
+        "QOS long", "QOS long, a user's", "QOS long, an account's", "QOS normal",
+    };
+    enum { N = 8, ROUNDS = 20 };
+    double total[N] = {0};
+    int64_t count[N] = {0};
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int k = 0; k < N; k++) {
+            /* Another connection's commit: the reader's next transaction starts cold. */
+            if (store_begin(wr, &err) < 0 || store_commit(wr, &err) < 0)
+                die("writer commit", &err);
+            double t0 = now_s();
+            int rc = 0;
+            switch (k) {
+            case 0: rc = store_job_count_held(rd, "c1", NULL, NULL, &count[k], &err); break;
+            case 1: rc = store_job_count_held(rd, "c1", "a7", NULL, &count[k], &err); break;
+            case 2: rc = store_job_count_held(rd, "c1", NULL, "u7", &count[k], &err); break;
+            case 3: rc = store_job_count_held_subtree(rd, "c1", "l1", &count[k], &err); break;
+            case 4: rc = store_job_count_held_qos(rd, "c1", "long", NULL, NULL, &count[k], &err); break;
+            case 5: rc = store_job_count_held_qos(rd, "c1", "long", "u10", NULL, &count[k], &err); break;
+            case 6: rc = store_job_count_held_qos(rd, "c1", "long", NULL, "a10", &count[k], &err); break;
+            default: rc = store_job_count_held_qos(rd, "c1", "normal", NULL, NULL, &count[k], &err); break;
+            }
+            if (rc < 0)
+                die("count", &err);
+            total[k] += now_s() - t0;
+        }
+    }
+    for (int k = 0; k < N; k++)
+        printf("held count, %d held: %-24s %7lld runs %9.1f us/count\n", held, what[k],
+               (long long)count[k], total[k] * 1e6 / ROUNDS);
+    store_close(rd);
+    store_close(wr);
+}
+
 int main(int argc, char **argv)
 {
     int pairs = argc > 1 ? atoi(argv[1]) : 2000;
     const char *dir = argc > 2 ? argv[2] : "/tmp";
-    if (pairs <= 0) {
-        fprintf(stderr, "usage: store_bench [pairs] [directory]\n");
+    int held = argc > 3 ? atoi(argv[3]) : 50000;
+    if (pairs <= 0 || held < 0) {
+        fprintf(stderr, "usage: store_bench [pairs] [directory] [held]\n");
         return 2;
     }
     char path[512], tmp[600];
@@ -171,6 +256,8 @@ int main(int argc, char **argv)
             run(path, durable, batches[i], durable && batches[i] == 1 ? pairs / 4 : pairs, &job);
     payer_lookups(path, "l1", 20000); /* the account's own allocation */
     payer_lookups(path, "l5", 20000); /* four levels up */
+    if (held > 0)
+        held_counts(path, held, &job);
     unlink(path);
     snprintf(tmp, sizeof tmp, "%s-wal", path);
     unlink(tmp);

@@ -6,7 +6,9 @@
  * Held runs stand for the jobs Slurm counts as submitted (doc/api.md).  Admission runs these
  * counts on every request that has such a limit, so each statement names status = 'held'
  * literally and starts from the column of a partial index on held jobs (jobs_held_account,
- * jobs_held_user): it reads held jobs only, never all jobs.  The cluster is written
+ * jobs_held_user): it reads held jobs only, never all jobs.  Both indexes hold account,
+ * user, QOS and cluster (schema 0017), so every filter here is decided on index entries and
+ * no count reads a jobs row (store_list_plan checks the programs).  The cluster is written
  * "($n = '' OR cluster = $n)" so that the primary key (cluster first) does not drive the
  * search instead: it would read every job of the cluster.
  */
@@ -33,7 +35,8 @@ static const char SQL_JOB_COUNT_SUBTREE[] =
     " WHERE s.depth < 1000)"
     " SELECT COUNT(*) FROM jobs WHERE status = 'held' AND account IN (SELECT name FROM sub)"
     " AND ($2 = '' OR cluster = $2)";
-/* No index has qos: "account >= ''" (always true) walks jobs_held_account, held jobs only. */
+/* No index starts with qos: "account >= ''" (always true) walks jobs_held_account's entries,
+ * held jobs only, and decides qos and cluster on them. */
 static const char SQL_JOB_COUNT_QOS[] =
     "SELECT COUNT(*) FROM jobs WHERE qos = $1 AND account >= '' AND status = 'held' "
     "AND ($2 = '' OR cluster = $2)";

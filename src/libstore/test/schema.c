@@ -161,6 +161,16 @@ static int64_t held(store_t *st, const char *account, const char *user)
     return n;
 }
 
+/* Held runs of QOS qos on c1, optionally a user's or an account's. */
+static int64_t held_qos(store_t *st, const char *qos, const char *user, const char *account)
+{
+    struct allot_error err;
+    int64_t n = -1;
+    if (store_job_count_held_qos(st, "c1", qos, user, account, &n, &err) < 0)
+        fail_msg("count held in QOS: %s", err.msg);
+    return n;
+}
+
 static int usage_end(const struct usage_job *u, void *arg)
 {
     int64_t *ends = arg;
@@ -212,13 +222,15 @@ static void test_upgrade_populated(void **state)
             "SELECT 2, id, 'gpu', 0, 100, 0 FROM accounts WHERE name = 'root'");
     sql(db, "INSERT INTO ledger (alloc_id, kind, amount_sumin, time_s) VALUES "
             "(1, 'credit', 5, 1), (2, 'credit', 6, 1), (1, 'credit', 7, 1)");
-    sql(db, "INSERT INTO jobs (cluster, job_id, run, user_name, account, status, end_s, "
+    sql(db, "INSERT INTO jobs (cluster, job_id, run, user_name, account, qos, status, end_s, "
             "charge_sumin, updated_s) VALUES "
-            "('c1', 1, 0, 'u1', 'a1', 'held', 0, 0, 1), ('c1', 2, 0, 'u1', 'a1', 'held', 0, 0, 1), "
-            "('c1', 3, 0, 'u2', 'a1', 'held', 0, 0, 1), ('c1', 4, 0, 'u1', 'a2', 'held', 0, 0, 1), "
-            "('c1', 5, 0, 'u1', 'a1', 'settled', 300, 7, 1), "
-            "('c1', 6, 0, 'u2', 'a2', 'settled', 100, 5, 1), "
-            "('c1', 7, 0, 'u1', 'a1', 'released', 200, 0, 1)");
+            "('c1', 1, 0, 'u1', 'a1', 'long', 'held', 0, 0, 1), "
+            "('c1', 2, 0, 'u1', 'a1', '', 'held', 0, 0, 1), "
+            "('c1', 3, 0, 'u2', 'a1', 'long', 'held', 0, 0, 1), "
+            "('c1', 4, 0, 'u1', 'a2', 'long', 'held', 0, 0, 1), "
+            "('c1', 5, 0, 'u1', 'a1', 'long', 'settled', 300, 7, 1), "
+            "('c1', 6, 0, 'u2', 'a2', '', 'settled', 100, 5, 1), "
+            "('c1', 7, 0, 'u1', 'a1', 'long', 'released', 200, 0, 1)");
     sqlite3_close(db);
 
     struct store_config cfg = {.target = path};
@@ -237,6 +249,12 @@ static void test_upgrade_populated(void **state)
     assert_int_equal(held(st, NULL, "u1"), 3);
     assert_int_equal(held(st, "a2", NULL), 1);
     assert_int_equal(held(st, NULL, NULL), 4);
+    /* 0017 rebuilt the held indexes with qos and cluster: the counts by QOS see them. */
+    assert_int_equal(held_qos(st, "long", NULL, NULL), 3);
+    assert_int_equal(held_qos(st, "long", "u1", NULL), 2);
+    assert_int_equal(held_qos(st, "long", NULL, "a1"), 2);
+    assert_int_equal(held_qos(st, "long", "u2", NULL), 1);
+    assert_int_equal(held_qos(st, "normal", NULL, NULL), 0);
     int64_t ends[8] = {0};
     struct usage_filter uf = {0};
     OK(f, store_usage_jobs(st, &uf, usage_end, ends, &f->err));
