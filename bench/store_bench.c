@@ -215,15 +215,17 @@ static void held_counts(const char *path, int held, int64_t *next_job)
                 die("writer commit", &err);
             double t0 = now_s();
             int rc = 0;
+            const char *c = "c1";
+            int64_t *n = &count[k];
             switch (k) {
-            case 0: rc = store_job_count_held(rd, "c1", NULL, NULL, &count[k], &err); break;
-            case 1: rc = store_job_count_held(rd, "c1", "a7", NULL, &count[k], &err); break;
-            case 2: rc = store_job_count_held(rd, "c1", NULL, "u7", &count[k], &err); break;
-            case 3: rc = store_job_count_held_subtree(rd, "c1", "l1", &count[k], &err); break;
-            case 4: rc = store_job_count_held_qos(rd, "c1", "long", NULL, NULL, &count[k], &err); break;
-            case 5: rc = store_job_count_held_qos(rd, "c1", "long", "u10", NULL, &count[k], &err); break;
-            case 6: rc = store_job_count_held_qos(rd, "c1", "long", NULL, "a10", &count[k], &err); break;
-            default: rc = store_job_count_held_qos(rd, "c1", "normal", NULL, NULL, &count[k], &err); break;
+            case 0: rc = store_job_count_held(rd, c, NULL, NULL, n, &err); break;
+            case 1: rc = store_job_count_held(rd, c, "a7", NULL, n, &err); break;
+            case 2: rc = store_job_count_held(rd, c, NULL, "u7", n, &err); break;
+            case 3: rc = store_job_count_held_subtree(rd, c, "l1", n, &err); break;
+            case 4: rc = store_job_count_held_qos(rd, c, "long", NULL, NULL, n, &err); break;
+            case 5: rc = store_job_count_held_qos(rd, c, "long", "u10", NULL, n, &err); break;
+            case 6: rc = store_job_count_held_qos(rd, c, "long", NULL, "a10", n, &err); break;
+            default: rc = store_job_count_held_qos(rd, c, "normal", NULL, NULL, n, &err); break;
             }
             if (rc < 0)
                 die("count", &err);

@@ -17,9 +17,10 @@ enum {
     STMT_STEP_LIST,
     STMT_STEP_LIST_JOB,
     STMT_STEP_LIST_USER,
+    STMT_STEP_LIST_CLUSTER,
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX - 12, "store_step.c's statement ids collide");
-_Static_assert(STMT_STEP_LIST_USER < DB_STMT_MAX - 6, "store_step.c's ids reach store_usage.c's");
+_Static_assert(STMT_STEP_LIST_CLUSTER < DB_STMT_MAX - 6, "store_step.c's ids reach store_usage.c's");
 
 static const char SQL_STEP_INSERT[] =
     "INSERT INTO steps (cluster, job_id, step_name, attempt, user_name, status, return_code, "
@@ -30,8 +31,9 @@ static const char SQL_STEP_INSERT[] =
     "actor, created_s"
 static const char SQL_STEP_GET[] = "SELECT " STEP_COLS " FROM steps WHERE cluster = $1 AND "
                                    "job_id = $2 AND step_name = $3 AND attempt = $4";
-/* One job's steps by the primary key, a user's by steps_user (the "$n = '' OR" form alone
- * reads every step: store_ledger_list's reason, store_alloc.c). */
+/* One job's steps by the primary key, a user's by steps_user, a cluster's by the primary
+ * key's first column (the "$n = '' OR" form alone reads every step: store_ledger_list's
+ * reason, store_alloc.c). */
 #define STEP_LIST(drive)                                                                           \
     "SELECT " STEP_COLS " FROM steps WHERE ($1 = '' OR cluster = $1) "                             \
     "AND (CAST($2 AS BIGINT) = 0 OR job_id = $2) AND ($3 = '' OR user_name = $3)" drive            \
@@ -39,6 +41,7 @@ static const char SQL_STEP_GET[] = "SELECT " STEP_COLS " FROM steps WHERE cluste
 static const char SQL_STEP_LIST[] = STEP_LIST("");
 static const char SQL_STEP_LIST_JOB[] = STEP_LIST(" AND cluster = $1 AND job_id = $2");
 static const char SQL_STEP_LIST_USER[] = STEP_LIST(" AND user_name = $3");
+static const char SQL_STEP_LIST_CLUSTER[] = STEP_LIST(" AND cluster = $1");
 
 /* Fill s from the current row; s->record borrows the column text (valid until reset). */
 static void read_step(db_stmt_t *s, struct step_record *r)
@@ -148,6 +151,10 @@ int store_step_list_sql(const struct step_filter *f, const char **sql)
     if (f && f->user && f->user[0]) {
         *sql = SQL_STEP_LIST_USER;
         return STMT_STEP_LIST_USER;
+    }
+    if (f && f->cluster && f->cluster[0]) {
+        *sql = SQL_STEP_LIST_CLUSTER;
+        return STMT_STEP_LIST_CLUSTER;
     }
     *sql = SQL_STEP_LIST;
     return STMT_STEP_LIST;

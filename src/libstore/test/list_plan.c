@@ -8,7 +8,7 @@
  * unindexed tail read by id, an account's by ledger_alloc_index per allocation and the
  * tail, entries since a time by ledger_time; no filter walks the
  * ledger in id order from the paging bound.  One job's runs by the primary key.  Failures
- * by account, user or time, and steps by job or user, through their indexes.  Counts of
+ * by account, user or time, and steps by job, user or cluster, through their indexes.  Counts of
  * held runs through the partial indexes on held jobs, reading their entries only (the
  * statement's program reads no column of a jobs row).
  * SQLite only (plans are the backend's own): under the PostgreSQL run it reports a skip.
@@ -127,6 +127,9 @@ static void test_steps_by_their_indexes(void **state)
            "USING INDEX sqlite_autoindex_steps_1 (cluster=? AND job_id=?)", NULL);
     struct step_filter user = {.user = "u", .limit = 10};
     EXPECT(store_step_list_sql, &user, "USING INDEX steps_user (user_name=?)", NULL);
+    struct step_filter cluster = {.cluster = "c", .limit = 10};
+    EXPECT(store_step_list_sql, &cluster, "USING INDEX sqlite_autoindex_steps_1 (cluster=?)",
+           "SCAN steps");
     sqlite3_close(db);
 }
 
