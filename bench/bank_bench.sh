@@ -90,6 +90,13 @@ run_loadgen() {
             n, 1e6 * (y[1] - x[1]) / n, 1e6 * (y[2] - x[2]) / n, 1e6 * (y[3] - x[3]) / n, 1e6 * (y[4] - x[4]) / n}'
 }
 echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
+# What the hypervisor gives (CPU share, wake-up latency): numbers from different sessions'
+# hosts compare only beside these lines.
+if [ -x "$ALLOT_BUILD_DIR/bench/host_probe" ]; then
+    "$ALLOT_BUILD_DIR/bench/host_probe" --seconds 2 | sed 's/^/# /'
+else
+    echo "# host: (build the host_probe target to see the CPU share this VM gives)"
+fi
 unix=(--unix "$tmp/allotd.sock")
 tcp=(--tcp "127.0.0.1:$port")
 # Each phase gets job ids of its own, so none is a replay of an earlier one.

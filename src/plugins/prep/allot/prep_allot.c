@@ -319,6 +319,13 @@ static enum prep_outcome worker_handle(void *item, void *ctx, int attempt, int64
     return handle_settle(j, ctx, attempt, due_ms, arg);
 }
 
+/* A hold is urgent: its job waits in the prolog until the hold is answered. */
+static int worker_urgent(const void *item, void *arg)
+{
+    (void)arg;
+    return ((const prep_job_t *)item)->kind == PREP_JOB_HOLD;
+}
+
 /* ---- jobs that ended while pending (HoldMode=submit) -------------------------------- */
 
 static int released_has(int64_t token)
@@ -426,8 +433,12 @@ static void spool_bad(const char *path, const struct allot_error *why, void *arg
 static int start_locked(void)
 {
     struct allot_error err;
-    prep_pool_ops_t ops = {worker_ctx_create, worker_ctx_destroy, worker_handle, item_free,
-                           &allot_conf};
+    prep_pool_ops_t ops = {.ctx_create = worker_ctx_create,
+                           .ctx_destroy = worker_ctx_destroy,
+                           .handle = worker_handle,
+                           .item_free = item_free,
+                           .arg = &allot_conf,
+                           .urgent = worker_urgent};
     time_t now = time(NULL);
 
     if (allot_pool)

@@ -3,8 +3,10 @@
  * prep_pool.c - the worker pool of prep_pool.h.
  *
  * One mutex guards the list and the counters; workers wait on `work`, prep_pool_destroy on
- * `gone`.  Items due later (retries) stay in the list in arrival order; a worker takes the
- * first due one, so a retry never overtakes nor blocks fresh work.  Workers are detached:
+ * `gone`.  Items due later (retries) stay in the list in arrival order (a retry is appended
+ * again); a worker takes the first due item that is fresh or urgent, else the first due
+ * retry, so a retry never overtakes fresh work and a settle's retries never hold up a
+ * hold.  The list is short (jobs starting and ending now, and retries): one walk per take.  Workers are detached:
  * the pool counts them instead of joining, so a shrinking worker needs nobody to reap it.
  * `st.threads` counts workers that have not decided to leave (the shrink and grow decisions
  * read it); `live` also counts a leaving worker until its context is destroyed, and is what
@@ -21,6 +23,7 @@
 struct node {
     void *item;
     int attempts;
+    int urgent;        /* ops.urgent's answer at push */
     int64_t queued_ms; /* when pushed */
     int64_t due_ms;    /* not before */
     struct node *next;
@@ -93,28 +96,41 @@ static void maybe_grow_locked(prep_pool_t *p, int64_t now)
     }
 }
 
-/* Unlink and return the first due item, or NULL with *next_due_ms set (INT64_MAX: none). */
+/* A retried item that is not urgent waits for every due item that is fresh or urgent. */
+static int behind(const struct node *n)
+{
+    return n->attempts > 0 && !n->urgent;
+}
+
+/* Unlink and return the first due item that is not behind(), else the first due one, or
+ * NULL with *next_due_ms set (INT64_MAX: none). */
 static struct node *take_due_locked(prep_pool_t *p, int64_t now, int64_t *next_due_ms)
 {
-    struct node *prev = NULL;
+    struct node *prev = NULL, *pick = NULL, *pick_prev = NULL;
 
     *next_due_ms = INT64_MAX;
     for (struct node *n = p->head; n; prev = n, n = n->next) {
-        if (n->due_ms <= now) {
-            if (prev)
-                prev->next = n->next;
-            else
-                p->head = n->next;
-            if (p->tail == n)
-                p->tail = prev;
-            n->next = NULL;
-            p->st.queued--;
-            return n;
+        if (n->due_ms > now) {
+            if (n->due_ms < *next_due_ms)
+                *next_due_ms = n->due_ms;
+        } else if (!pick || (behind(pick) && !behind(n))) {
+            pick = n;
+            pick_prev = prev;
+            if (!behind(n))
+                break;
         }
-        if (n->due_ms < *next_due_ms)
-            *next_due_ms = n->due_ms;
     }
-    return NULL;
+    if (!pick)
+        return NULL;
+    if (pick_prev)
+        pick_prev->next = pick->next;
+    else
+        p->head = pick->next;
+    if (p->tail == pick)
+        p->tail = pick_prev;
+    pick->next = NULL;
+    p->st.queued--;
+    return pick;
 }
 
 static void append_locked(prep_pool_t *p, struct node *n)
@@ -238,6 +254,7 @@ int prep_pool_push(prep_pool_t *p, void *item)
     if (!n)
         return -1;
     n->item = item;
+    n->urgent = p->ops.urgent ? p->ops.urgent(item, p->ops.arg) != 0 : 0;
     n->queued_ms = n->due_ms = prep_pool_now_ms();
     pthread_mutex_lock(&p->mu);
     if (p->stopping) {

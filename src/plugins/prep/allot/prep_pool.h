@@ -8,7 +8,12 @@
  * an item has waited longer than grow_after_ms and no worker is idle, up to MAX; a worker
  * idle for idle_exit_ms exits while more than MIN run.  An item the handler cannot finish
  * yet (allotd unreachable) is put back with a due time (the handler's backoff), so a dead
- * allotd costs no CPU and does not reorder the other items.
+ * allotd costs no CPU and does not reorder the other items.  A retried item that is not
+ * urgent (a settle: slurmctld waits for none) goes behind every due item that is fresh or
+ * urgent (a hold: its job waits to start), so when allotd hangs, holds reach their fail
+ * mode in their budget instead of queueing behind settles that retry; fresh items keep
+ * their arrival order among themselves, so a settle that frees credit still goes before a
+ * later hold that needs it.
  * Each worker owns a context made by ctx_create (one allotd connection per thread) and
  * destroyed by ctx_destroy when it exits.
  * No Slurm headers: the pool is unit-tested on its own.
@@ -34,6 +39,9 @@ typedef struct prep_pool_ops {
     enum prep_outcome (*handle)(void *item, void *ctx, int attempt, int64_t *due_ms, void *arg);
     void (*item_free)(void *item, void *arg); /* items left at destroy, and finished ones */
     void *arg;
+    /* Nonzero: ITEM, fresh or retried, goes before every retried item that is not
+     * urgent.  Asked once, at push; NULL: none is urgent. */
+    int (*urgent)(const void *item, void *arg);
 } prep_pool_ops_t;
 
 typedef struct prep_pool_stats {
