@@ -28,3 +28,5 @@ apt_install slurm-wlm slurmctld slurmd slurmdbd slurm-client libslurm-dev munge 
     mariadb-client dpkg-dev
 # allot-step's integration tests read its JSON record with jq.
 apt_install jq
+# The web dashboard's browser test (t1065) renders the page in headless Chromium.
+apt_install chromium

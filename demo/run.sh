@@ -101,4 +101,8 @@ try job hold jobid=102 cluster=demo user=alice account=chem partition=cpu timeli
 run failures
 
 echo
+echo "== The web dashboard: balances and burn-down charts, signed in by a read-only link"
+run dashboard
+
+echo
 echo "allotd is still running (log: $state/allotd.log); stop it with: bash demo/run.sh stop"

@@ -33,6 +33,7 @@ struct allotd {
     struct http *http;
     struct metrics *metrics;
     struct partcache *partcache; /* partitions for pricing (partcache.h) */
+    struct tokens *tokens;       /* the dashboard's bearer tokens (tokens.h) */
 };
 
 /* The current configuration with a reference the caller drops with conf_unref().

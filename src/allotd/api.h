@@ -9,6 +9,13 @@
 /* api_misc.c */
 int api_healthz(struct req *r, struct allot_error *err);
 int api_metrics(struct req *r, struct allot_error *err);
+/* api_dashboard.c: the web dashboard's page and its static files (public, no data). */
+int api_dashboard_page(struct req *r, struct allot_error *err);
+int api_dashboard_asset(struct req *r, struct allot_error *err);
+/* api_token.c: read-only bearer tokens for the dashboard (tokens.h). */
+int api_token_add(struct req *r, struct allot_error *err);
+/* api_burndown.c: an allocation's granted/used/held over time, from its ledger. */
+int api_alloc_burndown(struct req *r, struct allot_error *err);
 int api_whoami(struct req *r, struct allot_error *err);
 int api_check(struct req *r, struct allot_error *err);
 /* An EINVAL error whose message names field `from` ("from: ...", the name a lower layer

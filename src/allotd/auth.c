@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "allotd/tokens.h"
 #include "libutil/log.h"
 
 static pthread_key_t munge_key;
@@ -214,8 +217,41 @@ static int decode_none(struct req *r, struct allot_error *err)
     return 0;
 }
 
+/* Authorization: Bearer <token>, a dashboard token (tokens.h): read-only, its own user and
+ * role, never more than the user's role in the current conf. */
+static int decode_token(struct req *r, const char *authz, struct allot_error *err)
+{
+    static const char how[] = "run 'allot dashboard' for a new link";
+    if (strncasecmp(authz, "Bearer ", 7) != 0)
+        return allot_errorf(err, ALLOT_EAUTH, "Authorization: expected 'Bearer <token>' (a "
+                                              "dashboard token; %s)", how);
+    if (MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-Auth"))
+        return allot_errorf(err, ALLOT_EAUTH,
+                            "Authorization and X-Allot-Auth: send one credential, not two");
+    struct token_grant g;
+    if (!r->d->tokens || !tokens_find(r->d->tokens, authz + 7, (int64_t)time(NULL), &g))
+        return allot_errorf(err, ALLOT_EAUTH, "dashboard token unknown or expired; %s", how);
+    if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0)
+        return allot_errorf(err, ALLOT_EPERM, "a dashboard token is read-only: %s %s needs a "
+                                              "MUNGE credential", r->method, r->url ? r->url : "");
+    if (MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-As"))
+        return allot_errorf(err, ALLOT_EPERM,
+                            "X-Allot-As: not with a dashboard token (it is already a user's)");
+    snprintf(r->who.real, sizeof(r->who.real), "%s", g.user);
+    snprintf(r->who.user, sizeof(r->who.user), "%s", g.user);
+    r->who.uid = -1;
+    enum role now_role = auth_role(r->conf, g.user);
+    r->who.role = (int)now_role < g.role ? now_role : (enum role)g.role;
+    log_debug("msg=\"authenticated\" req=%llu method=token user=%s role=%s",
+              (unsigned long long)r->id, g.user, auth_role_name(r->who.role));
+    return 0;
+}
+
 int auth_request(struct req *r, struct allot_error *err)
 {
+    const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
+    if (authz)
+        return decode_token(r, authz, err);
     int rc = r->d->auth_none ? decode_none(r, err) : decode_munge(r, err);
     if (rc < 0)
         return -1;

@@ -131,6 +131,19 @@ static void write_done(struct write_op *op)
     MHD_resume_connection(r->conn);
 }
 
+/* A reply a browser renders (the dashboard): its CSP, no type sniffing, no Referer with
+ * its URL (which may hold a token), and a revalidation on every load.  0, or -1 when MHD
+ * refuses a header. */
+static int add_page_headers(struct MHD_Response *resp, const char *csp)
+{
+    if (MHD_add_response_header(resp, "Content-Security-Policy", csp) == MHD_NO ||
+        MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff") == MHD_NO ||
+        MHD_add_response_header(resp, "Referrer-Policy", "no-referrer") == MHD_NO ||
+        MHD_add_response_header(resp, "Cache-Control", "no-cache") == MHD_NO)
+        return -1;
+    return 0;
+}
+
 /* The one reply path: r->out / r->text on success, or err as the JSON error body. */
 static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err)
 {
@@ -208,7 +221,8 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
      * without it (a 413 kept alive would have its unread body taken for the next request). */
     if (MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json") ==
             MHD_NO ||
-        (r->close_conn && MHD_add_response_header(resp, "Connection", "close") == MHD_NO)) {
+        (r->close_conn && MHD_add_response_header(resp, "Connection", "close") == MHD_NO) ||
+        (r->csp && add_page_headers(resp, r->csp) < 0)) {
         MHD_destroy_response(resp);
         return MHD_NO;
     }

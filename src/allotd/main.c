@@ -24,6 +24,7 @@
 #include "allotd/http.h"
 #include "allotd/metrics.h"
 #include "allotd/partcache.h"
+#include "allotd/tokens.h"
 #include "allotd/tick.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
@@ -312,6 +313,7 @@ int main(int argc, char **argv)
         goto out_log;
     }
     d.metrics = metrics_create();
+    d.tokens = tokens_new();
     d.partcache = partcache_start(&d.store_cfg, d.metrics, &err);
     if (!d.partcache) {
         fprintf(stderr, "allotd: %s\n", err.msg);
@@ -362,6 +364,7 @@ out_writer:
 out_partcache:
     partcache_stop(d.partcache); /* after http_stop: its workers price jobs with it */
 out_metrics:
+    tokens_free(d.tokens); /* after http_stop: its workers look tokens up */
     metrics_destroy(d.metrics);
     if (status == 0)
         log_info("msg=\"allotd stopped\"");

@@ -71,6 +71,8 @@ struct req {
     char *text; /* non-JSON reply (metrics); ctype says what it is */
     size_t text_len;
     const char *ctype;
+    const char *csp; /* a page for browsers: its Content-Security-Policy (static), sent with
+                      * nosniff, no-referrer and no-cache; NULL for API replies */
 };
 
 /* A query argument (?name=value), borrowed from the connection; NULL when absent. */

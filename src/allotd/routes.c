@@ -31,7 +31,10 @@ struct route {
 static const struct route routes[] = {
     {"GET", "/healthz", ACCESS_PUBLIC, api_healthz, 0, NULL, NULL},
     {"GET", "/metrics", ACCESS_PUBLIC, api_metrics, 0, NULL, NULL},
+    {"GET", "/dashboard", ACCESS_PUBLIC, api_dashboard_page, 0, NULL, NULL},
+    {"GET", "/dashboard/{}", ACCESS_PUBLIC, api_dashboard_asset, 0, "file", NULL},
     {"GET", "/v1/whoami", ACCESS_ANY, api_whoami, 0, NULL, NULL},
+    {"POST", "/v1/tokens", ACCESS_ANY, api_token_add, 0, NULL, NULL},
     {"GET", "/v1/check", ACCESS_READALL, api_check, 0, NULL, NULL},
     {"GET", "/v1/clusters", ACCESS_ANY, api_cluster_list, 0, NULL, NULL},
     {"POST", "/v1/clusters", ACCESS_SUPER, api_cluster_add, 0, NULL, NULL},
@@ -70,6 +73,7 @@ static const struct route routes[] = {
     {"PATCH", "/v1/allocations/{}", ACCESS_SUPER, api_alloc_modify, 0, "#id", NULL},
     {"DELETE", "/v1/allocations/{}", ACCESS_SUPER, api_alloc_remove, 0, "#id", NULL},
     {"POST", "/v1/allocations/{}/credit", ACCESS_SUPER, api_alloc_credit, 0, "#id", NULL},
+    {"GET", "/v1/allocations/{}/burndown", ACCESS_ANY, api_alloc_burndown, 0, "#id", "points"},
     {"GET", "/v1/balances", ACCESS_ANY, api_balance_list, 0, NULL, "account resource active user"},
     {"GET", "/v1/ledger", ACCESS_ANY, api_ledger_list, 0, NULL,
      "account cluster alloc job since after limit"},

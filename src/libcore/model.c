@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "libcore/money.h"
+
 static const char *const ledger_kind_names[LEDGER_KIND_MAX] = {
     "credit", "hold", "release", "debit", "refund", "carryover", "expiry", "adjustment",
 };
@@ -31,6 +33,49 @@ int model_ledger_kind_parse(const char *s, enum ledger_kind *out)
     if (i < 0)
         return -1;
     *out = (enum ledger_kind)i;
+    return 0;
+}
+
+int model_ledger_deltas(const struct ledger_entry *e, int64_t *dg, int64_t *du, int64_t *dh,
+                        struct allot_error *err)
+{
+    int64_t *sum = NULL;
+    int sub = 0;
+    /* No default: a kind added to the enum without a case here is a compiler warning. */
+    switch (e->kind) {
+    case LEDGER_CREDIT:
+    case LEDGER_CARRYOVER:
+    case LEDGER_ADJUSTMENT:
+        sum = dg;
+        break;
+    case LEDGER_EXPIRY:
+        sum = dg;
+        sub = 1;
+        break;
+    case LEDGER_DEBIT:
+        sum = du;
+        break;
+    case LEDGER_REFUND:
+        sum = du;
+        sub = 1;
+        break;
+    case LEDGER_HOLD:
+        sum = dh;
+        break;
+    case LEDGER_RELEASE:
+        sum = dh;
+        sub = 1;
+        break;
+    case LEDGER_KIND_MAX:
+        break;
+    }
+    if (!sum)
+        return allot_errorf(err, ALLOT_EINTERNAL, "ledger: unknown kind %d", (int)e->kind);
+    int64_t v;
+    if ((sub ? money_sub(*sum, e->amount_sumin, &v) : money_add(*sum, e->amount_sumin, &v)) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "ledger: %s of %lld SU-minutes overflows the total",
+                            model_ledger_kind_name(e->kind), (long long)e->amount_sumin);
+    *sum = v;
     return 0;
 }
 

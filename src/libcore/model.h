@@ -189,6 +189,14 @@ struct failure {
 /* Names of enums, for JSON and tables; model_*_parse returns -1 for unknown text. */
 const char *model_ledger_kind_name(enum ledger_kind k);
 int model_ledger_kind_parse(const char *s, enum ledger_kind *out);
+/* A ledger entry's effect on its allocation's balance (DESIGN §3): credit, carryover and
+ * adjustment add to granted, expiry takes from it; debit adds to used, refund takes from
+ * it; hold adds to held, release takes from it.  The entry's amount is added to *dg, *du or
+ * *dh (granted, used, held), so the effects of several entries sum.  Returns 0, or -1 with
+ * err: EINTERNAL for a kind outside the enum, EINVAL when a sum would leave int64; the
+ * outputs are then untouched. */
+int model_ledger_deltas(const struct ledger_entry *e, int64_t *dg, int64_t *du, int64_t *dh,
+                        struct allot_error *err);
 const char *model_job_status_name(enum job_status s);
 int model_job_status_parse(const char *s, enum job_status *out);
 const char *model_limit_scope_name(enum limit_scope s);

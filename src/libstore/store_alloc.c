@@ -237,38 +237,6 @@ int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_e
 
 /* ---- ledger append ---- */
 
-/* A ledger entry's effect on its allocation's balance row. */
-static int ledger_deltas(const struct ledger_entry *e, int64_t *dg, int64_t *du, int64_t *dh,
-                         struct allot_error *err)
-{
-    int64_t a = e->amount_sumin;
-    switch (e->kind) {
-    case LEDGER_CREDIT:
-    case LEDGER_CARRYOVER:
-    case LEDGER_ADJUSTMENT:
-        *dg += a;
-        return 0;
-    case LEDGER_EXPIRY:
-        *dg -= a;
-        return 0;
-    case LEDGER_DEBIT:
-        *du += a;
-        return 0;
-    case LEDGER_REFUND:
-        *du -= a;
-        return 0;
-    case LEDGER_HOLD:
-        *dh += a;
-        return 0;
-    case LEDGER_RELEASE:
-        *dh -= a;
-        return 0;
-    case LEDGER_KIND_MAX:
-        break;
-    }
-    return allot_errorf(err, ALLOT_EINTERNAL, "ledger: unknown kind %d", (int)e->kind);
-}
-
 /* Move allocation alloc_id's balance by (dg, du, dh) in one UPDATE; what names the
  * change in an error.  0 applied, 1 refused (checked: available would go negative), -1. */
 static int balance_move(store_t *st, int64_t alloc_id, int64_t dg, int64_t du, int64_t dh,
@@ -346,7 +314,7 @@ static int ledger_apply(store_t *st, struct ledger_entry *e, int checked, int wa
                         struct allot_error *err)
 {
     int64_t dg = 0, du = 0, dh = 0;
-    if (ledger_deltas(e, &dg, &du, &dh, err) < 0)
+    if (model_ledger_deltas(e, &dg, &du, &dh, err) < 0)
         return -1;
     int rc = balance_move(st, e->alloc_id, dg, du, dh, checked, model_ledger_kind_name(e->kind),
                           e->amount_sumin, err);
@@ -372,8 +340,8 @@ int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_
     int64_t dg = 0, du = 0, dh = 0;
     if (e2 && e2->alloc_id != e1->alloc_id)
         return allot_errorf(err, ALLOT_EINTERNAL, "ledger: a pair spans two allocations");
-    if (ledger_deltas(e1, &dg, &du, &dh, err) < 0 ||
-        (e2 && ledger_deltas(e2, &dg, &du, &dh, err) < 0))
+    if (model_ledger_deltas(e1, &dg, &du, &dh, err) < 0 ||
+        (e2 && model_ledger_deltas(e2, &dg, &du, &dh, err) < 0))
         return -1;
     if (balance_move(st, e1->alloc_id, dg, du, dh, 0, "settle", e1->amount_sumin, err) < 0)
         return -1;

@@ -180,6 +180,9 @@ allotd_reap_() {
         pg_stop
         ALLOTD_STARTED_PG=
     fi
+    # A test's private munged too (03-munged.sh): left running, it would hold ctest's
+    # output pipe open after a failed test that never reached its munged_stop.
+    [ -z "$MUNGE_DIR" ] || munged_stop
     return 0
 }
 
