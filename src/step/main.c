@@ -315,7 +315,7 @@ static void slurm_tick(struct waiter *w, long long now)
                      w->c->name, l->stepid_attempts);
     }
     if (l->step_found && now >= w->next_sample) {
-        monitor_sample(w->c, w->r->job_id, now, l);
+        monitor_sample(w->c, w->r->job_id, l);
         w->next_sample = proc_now_ms() + w->c->interval_ms;
     }
 }

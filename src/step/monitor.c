@@ -40,9 +40,10 @@ int monitor_discover(const struct step_config *c, uint32_t job, struct step_live
     return 1;
 }
 
-int monitor_fold(const char *text, size_t len, uint32_t job, long long now_ms,
+int monitor_fold(const char *text, size_t len, uint32_t job, long long t0_ms, long long t1_ms,
                  struct step_live *live)
 {
+    long long t_ms = t0_ms + (t1_ms - t0_ms) / 2, unc_ms = (t1_ms - t0_ms + 1) / 2;
     static struct st_acct_format fmt;
     static int fmt_ready;
     struct allot_error err = {0};
@@ -74,9 +75,12 @@ int monitor_fold(const char *text, size_t len, uint32_t job, long long now_ms,
             live->rss_samples++;
         }
         if (row.ave_cpu.kind == ST_DUR_VALUE) {
-            if (live->have_prev && now_ms > live->prev_t_ms) {
-                double pct = 100.0 * (double)(row.ave_cpu.ms - live->prev_cpu_ms) /
-                             (double)(now_ms - live->prev_t_ms);
+            long long dt = t_ms - live->prev_t_ms;
+            long long worst = MONITOR_CPU_QUANTUM_MS + live->prev_unc_ms + unc_ms;
+            int closes = live->have_prev && dt >= MONITOR_CPU_ERR_FACTOR * worst;
+            if (closes) {
+                double pct =
+                    100.0 * (double)(row.ave_cpu.ms - live->prev_cpu_ms) / (double)dt;
                 if (pct < 0)
                     pct = 0;
                 live->cpu_pct_sum += pct;
@@ -84,17 +88,19 @@ int monitor_fold(const char *text, size_t len, uint32_t job, long long now_ms,
                 if (pct > live->peak_cpu_pct)
                     live->peak_cpu_pct = pct;
             }
-            live->have_prev = true;
-            live->prev_cpu_ms = row.ave_cpu.ms;
-            live->prev_t_ms = now_ms;
+            if (closes || !live->have_prev) { /* else the window stays open */
+                live->have_prev = true;
+                live->prev_cpu_ms = row.ave_cpu.ms;
+                live->prev_t_ms = t_ms;
+                live->prev_unc_ms = unc_ms;
+            }
         }
         return 0;
     }
     return -1;
 }
 
-void monitor_sample(const struct step_config *c, uint32_t job, long long now_ms,
-                    struct step_live *live)
+void monitor_sample(const struct step_config *c, uint32_t job, struct step_live *live)
 {
     static struct st_argv a;
     struct allot_error err = {0};
@@ -108,8 +114,10 @@ void monitor_sample(const struct step_config *c, uint32_t job, long long now_ms,
     }
     /* sstat prints "not found running" on stderr with status 0 for a finished step: the
      * absence of a row, not the status, is what counts. */
-    if (proc_capture(a.argv, c->helper_timeout_ms, &po) < 0 || po.status != 0 ||
-        monitor_fold(out, po.len, job, now_ms, live) < 0) {
+    long long t0 = proc_now_ms();
+    int rc = proc_capture(a.argv, c->helper_timeout_ms, &po);
+    long long t1 = proc_now_ms();
+    if (rc < 0 || po.status != 0 || monitor_fold(out, po.len, job, t0, t1, live) < 0) {
         live->sstat_failures++;
         log_debug("sstat %u.%u: status %d: %s", job, live->step_id, po.status, po.err);
     }

@@ -47,7 +47,8 @@ struct step_live {
     int sstat_calls, sstat_failures, samples;
     bool have_prev;          /* first-sample guard: a delta needs a baseline */
     int64_t prev_cpu_ms;
-    long long prev_t_ms;
+    long long prev_t_ms;     /* the baseline's time: the middle of its sstat call */
+    long long prev_unc_ms;   /* half that call's length: when in it sstat read the step */
     int cpu_samples;
     double cpu_pct_sum, peak_cpu_pct;
     bool has_peak_rss;

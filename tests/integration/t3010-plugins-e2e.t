@@ -135,13 +135,14 @@ print(" ".join("%d:%s:%s" % (r["run"], r["status"], r["state"])
 }
 runs_are() { test "$(runs_settled "$1")" = "$2"; }
 test_expect_success 'a job requeued while it runs: run 0 settles REQUEUED, run 1 is held and settled' '
-	job=$(sbatch --parsable --requeue -A chem -p bank -c 1 --mem=1024 --time=10 --wrap "sleep 8") &&
+	job=$(sbatch --parsable --requeue -A chem -p bank -c 1 --mem=1024 --time=10 --wrap "$(slurm_gated "$PWD/go_rq")") &&
 	slurm_wait_job $job RUNNING 60 &&
 	wait_for 20 ledger_has $job hold &&
 	scontrol requeue $job &&
 	slurm_wait_job $job PENDING 60 &&
 	# Slurm delays a requeued job (begin time +121 s); start it now.
 	scontrol update jobid=$job starttime=now &&
+	slurm_wait_job $job RUNNING 60 && touch go_rq &&
 	slurm_wait_job $job COMPLETED 120 &&
 	wait_for 30 runs_are $job "0:settled:REQUEUED 1:settled:COMPLETED" ||
 	{ runs_settled $job; ctld_log | grep "JobId=$job"; false; } &&
@@ -162,11 +163,12 @@ test_expect_success 'allotd stopped: fail-closed admission refuses with a clear 
 
 test_expect_success 'settles pending across a slurmctld restart are all delivered' '
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=500 PrEpMinThreads=1 PrEpMaxThreads=4 &&
-	j1=$(sbatch --parsable -A chem -p bank -c 1 --mem=1024 --time=5 --wrap "sleep 4") &&
-	j2=$(sbatch --parsable -A chem -p bank -c 1 --mem=1024 --time=5 --wrap "sleep 4") &&
+	j1=$(sbatch --parsable -A chem -p bank -c 1 --mem=1024 --time=5 --wrap "$(slurm_gated "$PWD/go_j12")") &&
+	j2=$(sbatch --parsable -A chem -p bank -c 1 --mem=1024 --time=5 --wrap "$(slurm_gated "$PWD/go_j12")") &&
 	slurm_wait_job $j1 RUNNING 60 && slurm_wait_job $j2 RUNNING 60 &&
 	wait_for 20 ledger_has $j1 hold && wait_for 20 ledger_has $j2 hold &&
 	allotd_stop &&
+	touch go_j12 &&
 	slurm_wait_job $j1 COMPLETED 60 && slurm_wait_job $j2 COMPLETED 60 &&
 	wait_for 10 test -f "$SPOOL/settle.$j1.0" && test -f "$SPOOL/settle.$j2.0" &&
 	restart_ctld &&

@@ -40,9 +40,6 @@ print(sum(1 for e in json.load(sys.stdin)["items"] if e["kind"]==sys.argv[1]))' 
 }
 # 10 minutes at billing 2 (1 CPU + 2 GB at 0.5/GB) = 20 SU-minutes per job.
 JOB="-A chem -p bank -c 1 --mem=2048 --time=10"
-# Job a runs until the test lets it end (touch go_a), at most 2 minutes: the checks made
-# while it runs must not race its end (a fixed "sleep 3" ended before them on a slow host).
-GATED="for i in \$(seq 600); do [ -e \"$PWD/go_a\" ] && exit 0; sleep 0.2; done; exit 1"
 
 test_expect_success 'cluster with both plugins, allotd HoldMode=submit, chem with 200 SU-min' '
 	cat >extra.conf <<-EOF &&
@@ -68,7 +65,7 @@ test_expect_success 'cluster with both plugins, allotd HoldMode=submit, chem wit
 '
 
 test_expect_success 'a pending job has its credit held under its token while it waits' '
-	a=$(sbatch --parsable --hold $JOB --wrap "$GATED") && echo $a >job_a &&
+	a=$(sbatch --parsable --hold $JOB --wrap "$(slurm_gated "$PWD/go_a")") && echo $a >job_a &&
 	ta=$(token $a) && echo "job $a token $ta" &&
 	test "$ta" -ge 4294967296 &&
 	echo $ta >tok_a &&

@@ -41,7 +41,11 @@ test_expect_success 'a batch job runs three monitored steps' '
 	cat job.out
 '
 
-test_expect_success 'busy step: exit 0, peak memory within the 200 MiB it touched, CPU near 100%' '
+# The busy step spins for 6 s: its peak CPU % must read what it got, which Slurm's TotalCPU
+# says independently (6 s of CPU on a machine that gives it a whole core; about 4 on a VM
+# whose hypervisor takes a third), within the monitor's 20% (doc/step.md) and a window that
+# may take in the setup or the last second's sleep.
+test_expect_success 'busy step: exit 0, peak memory within the 200 MiB it touched, CPU % what it got' '
 	jq . busy.json &&
 	test "$(jq -r .result.return_code busy.json)" = 0 &&
 	test "$(jq -r .mode busy.json)" = slurm &&
@@ -49,7 +53,9 @@ test_expect_success 'busy step: exit 0, peak memory within the 200 MiB it touche
 	jq -e ".result.peak_memory_bytes >= 200*1048576 and
 	       .result.peak_memory_bytes < 240*1048576" busy.json &&
 	jq -e ".slurm_stats.max_rss_bytes >= 200*1048576" busy.json &&
-	jq -e ".result.peak_cpu_percent >= 60 and .result.peak_cpu_percent <= 130" busy.json &&
+	jq -e ".slurm_stats.total_cpu_seconds >= 2" busy.json &&
+	jq -e "(.slurm_stats.total_cpu_seconds * 100 / 6) as \$got |
+	       .result.peak_cpu_percent >= 0.6 * \$got and .result.peak_cpu_percent <= 130" busy.json &&
 	jq -e ".slurm_stats.state == \"COMPLETED\"" busy.json &&
 	grep -x "busy=0" job.out
 '

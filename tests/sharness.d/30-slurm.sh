@@ -20,6 +20,9 @@
 #   slurm_allot_plugins_or_skip  $plugins = the build's plugin dir, or skip the script.
 #   slurm_wait_job JOBID STATE_REGEX [SECONDS]  wait until squeue/sacct shows the job in a
 #                    matching state (sacct when the job has left squeue).
+#   slurm_gated FILE  a --wrap script that runs until FILE exists (at most 2 minutes, then
+#                    exit 1): a job the test ends when its checks are done (touch FILE),
+#                    where a fixed sleep would race them on a slow machine.
 #
 # Design: daemons run in the foreground (-D) as background children so their pids are
 # known exactly, with stdio on files (a test runner waits on inherited pipes).  Each
@@ -306,6 +309,10 @@ slurm_job_state() {
         s=${s%% *}
     fi
     [ -n "$s" ] && echo "$s"
+}
+
+slurm_gated() {
+    printf 'for i in $(seq 600); do [ -e "%s" ] && exit 0; sleep 0.2; done; exit 1' "$1"
 }
 
 slurm_wait_job() {
