@@ -83,6 +83,9 @@ int api_partition_get(struct req *r, struct allot_error *err);
 int api_partition_modify(struct req *r, struct allot_error *err);
 int api_partition_remove(struct req *r, struct allot_error *err);
 /* api_alloc.c */
+/* An allocation id from a path segment ({id} of /v1/allocations/{id}...): 0, or -1 with an
+ * EINVAL error naming field "id". */
+int api_alloc_id(const char *s, int64_t *id, struct allot_error *err);
 int api_alloc_list(struct req *r, struct allot_error *err);
 int api_alloc_add(struct req *r, struct allot_error *err);
 int api_alloc_get(struct req *r, struct allot_error *err);

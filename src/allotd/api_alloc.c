@@ -88,7 +88,7 @@ int api_balance_list(struct req *r, struct allot_error *err)
     return list(r, 1, err);
 }
 
-static int parse_id(const char *s, int64_t *id, struct allot_error *err)
+int api_alloc_id(const char *s, int64_t *id, struct allot_error *err)
 {
     char *end;
     long long x = strtoll(s, &end, 10);
@@ -104,7 +104,7 @@ int api_alloc_get(struct req *r, struct allot_error *err)
     struct allocation a;
     struct balance b;
     int64_t id = 0;
-    if (!st || parse_id(r->param[0], &id, err) < 0 || store_alloc_get(st, id, &a, &b, err) < 0)
+    if (!st || api_alloc_id(r->param[0], &id, err) < 0 || store_alloc_get(st, id, &a, &b, err) < 0)
         return -1;
     int vis = auth_sees_account(r, a.account, err);
     if (vis <= 0)
@@ -244,7 +244,7 @@ int api_alloc_modify(struct req *r, struct allot_error *err)
     struct alloc_patch *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
     store_t *st = req_reader(r, err);
-    if (!st || parse_id(r->param[0], &s->id, err) < 0 || json_body(r, err) < 0)
+    if (!st || api_alloc_id(r->param[0], &s->id, err) < 0 || json_body(r, err) < 0)
         return -1;
     s->in = r->in;
     if (store_alloc_get(st, s->id, &s->a, &s->b, err) < 0 || read_patch(s->in, &s->a, err) < 0)
@@ -268,7 +268,7 @@ int api_alloc_remove(struct req *r, struct allot_error *err)
 {
     struct alloc_op *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
-    if (parse_id(r->param[0], &s->a.id, err) < 0)
+    if (api_alloc_id(r->param[0], &s->a.id, err) < 0)
         return -1;
     return req_defer_write(r, run_remove, s, finish_remove);
 }
@@ -303,7 +303,7 @@ int api_alloc_credit(struct req *r, struct allot_error *err)
     r->scratch = s;
     struct ledger_entry *e = &s->e;
     char kind[ALLOT_NAME_MAX] = "credit";
-    if (parse_id(r->param[0], &e->alloc_id, err) < 0)
+    if (api_alloc_id(r->param[0], &e->alloc_id, err) < 0)
         return -1;
     struct jfield f[] = {
         {.name = "kind", .type = JF_NAME, .required = 0, .dst = kind},

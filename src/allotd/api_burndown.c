@@ -112,16 +112,6 @@ static int read_series(store_t *st, const struct allocation *a, int64_t now_s, i
     return 0;
 }
 
-static int parse_id(const char *s, int64_t *id, struct allot_error *err)
-{
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (!*s || *end || x <= 0)
-        return allot_errorf(err, ALLOT_EINVAL, "id: '%s' is not an allocation id", s);
-    *id = x;
-    return 0;
-}
-
 static int parse_points(struct req *r, int64_t *n, struct allot_error *err)
 {
     if (json_query_int(r, "points", 1, n, err) < 0)
@@ -152,7 +142,7 @@ int api_alloc_burndown(struct req *r, struct allot_error *err)
     struct allocation a;
     struct balance b;
     int64_t id = 0, n = POINTS_DEFAULT;
-    if (!st || parse_id(r->param[0], &id, err) < 0 || parse_points(r, &n, err) < 0 ||
+    if (!st || api_alloc_id(r->param[0], &id, err) < 0 || parse_points(r, &n, err) < 0 ||
         store_alloc_get(st, id, &a, &b, err) < 0)
         return -1;
     /* Who may read it: as GET /v1/allocations/{id} (api_alloc_get). */
