@@ -86,6 +86,10 @@ int api_partition_remove(struct req *r, struct allot_error *err);
 /* An allocation id from a path segment ({id} of /v1/allocations/{id}...): 0, or -1 with an
  * EINVAL error naming field "id". */
 int api_alloc_id(const char *s, int64_t *id, struct allot_error *err);
+/* The allocation of the path's {id} with its balance, if the caller may see its account:
+ * 0, or -1 with err (EINVAL id, ENOENT, EPERM "not yours"). */
+int api_alloc_visible(struct req *r, store_t *st, struct allocation *a, struct balance *b,
+                      struct allot_error *err);
 int api_alloc_list(struct req *r, struct allot_error *err);
 int api_alloc_add(struct req *r, struct allot_error *err);
 int api_alloc_get(struct req *r, struct allot_error *err);

@@ -103,15 +103,23 @@ int api_alloc_get(struct req *r, struct allot_error *err)
     store_t *st = req_reader(r, err);
     struct allocation a;
     struct balance b;
-    int64_t id = 0;
-    if (!st || api_alloc_id(r->param[0], &id, err) < 0 || store_alloc_get(st, id, &a, &b, err) < 0)
+    if (!st || api_alloc_visible(r, st, &a, &b, err) < 0)
         return -1;
-    int vis = auth_sees_account(r, a.account, err);
+    r->out = json_allocation(&a, &b);
+    return 0;
+}
+
+int api_alloc_visible(struct req *r, store_t *st, struct allocation *a, struct balance *b,
+                      struct allot_error *err)
+{
+    int64_t id = 0;
+    if (api_alloc_id(r->param[0], &id, err) < 0 || store_alloc_get(st, id, a, b, err) < 0)
+        return -1;
+    int vis = auth_sees_account(r, a->account, err);
     if (vis <= 0)
         return vis < 0
                    ? -1
                    : allot_errorf(err, ALLOT_EPERM, "allocation %lld: not yours", (long long)id);
-    r->out = json_allocation(&a, &b);
     return 0;
 }
 

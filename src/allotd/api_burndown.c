@@ -141,16 +141,10 @@ int api_alloc_burndown(struct req *r, struct allot_error *err)
     store_t *st = req_reader(r, err);
     struct allocation a;
     struct balance b;
-    int64_t id = 0, n = POINTS_DEFAULT;
-    if (!st || api_alloc_id(r->param[0], &id, err) < 0 || parse_points(r, &n, err) < 0 ||
-        store_alloc_get(st, id, &a, &b, err) < 0)
+    int64_t n = POINTS_DEFAULT;
+    /* Who may read it: as GET /v1/allocations/{id}. */
+    if (!st || parse_points(r, &n, err) < 0 || api_alloc_visible(r, st, &a, &b, err) < 0)
         return -1;
-    /* Who may read it: as GET /v1/allocations/{id} (api_alloc_get). */
-    int vis = auth_sees_account(r, a.account, err);
-    if (vis <= 0)
-        return vis < 0
-                   ? -1
-                   : allot_errorf(err, ALLOT_EPERM, "allocation %lld: not yours", (long long)id);
     struct series *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
     int64_t now_s = (int64_t)time(NULL);
@@ -162,7 +156,7 @@ int api_alloc_burndown(struct req *r, struct allot_error *err)
     if (rc == 1)
         return allot_errorf(err, ALLOT_EUNAVAIL,
                             "allocation %lld: its ledger changed during each of %d reads; retry",
-                            (long long)id, READ_TRIES);
+                            (long long)a.id, READ_TRIES);
     const struct burndown_point *last = &s->pts[s->bd.n_pts - 1];
     struct balance now = {.alloc_id = a.id,
                           .granted_sumin = last->granted_sumin,
