@@ -15,6 +15,22 @@ export ALLOT_SRC_DIR ALLOT_BUILD_DIR ALLOT_TEST_BACKEND
 # that range can be taken at any moment by an outgoing connection (a load generator's, a
 # database client's) and then bind() fails even with SO_REUSEADDR.  A random start spreads
 # concurrent tests apart.  Bounded: 200 probes.
+#
+# Tests run two at a time (tests/run.sh), and two of them could both find a port free before
+# either binds it, so a port is also claimed: a file $ALLOT_PORT_DIR/PORT holding the pid of
+# the claiming test's shell, created only if absent (noclobber).  A claim whose shell has
+# exited is stale and is taken over; a live one makes the port not free.
+: "${ALLOT_PORT_DIR:=/tmp/allot-test-ports}"
+port_claim_() {
+    local f=$ALLOT_PORT_DIR/$1 owner
+    mkdir -p "$ALLOT_PORT_DIR" 2>/dev/null || return 0   # cannot claim: the probe decides
+    if (set -o noclobber; echo $$ >"$f") 2>/dev/null; then return 0; fi
+    owner=$(cat "$f" 2>/dev/null)
+    case $owner in ''|*[!0-9]*) ;; *) kill -0 "$owner" 2>/dev/null && return 1 ;; esac
+    rm -f "$f"
+    (set -o noclobber; echo $$ >"$f") 2>/dev/null
+}
+
 find_free_port() {
     local port tries=0 low=20000 high=32000
     local eph
@@ -23,7 +39,8 @@ find_free_port() {
     [ "$high" -gt "$low" ] || { low=1024; }
     port=$(( low + (RANDOM * 7 + $$) % (high - low) ))
     while [ $tries -lt 200 ]; do
-        if ! ss -tanH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$"; then
+        if ! ss -tanH 2>/dev/null | awk '{print $4}' | grep -q ":$port\$" &&
+            port_claim_ "$port"; then
             echo "$port"
             return 0
         fi
