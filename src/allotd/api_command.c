@@ -7,7 +7,8 @@
  * connection every 250 ms) until the cluster has a pending or lease-expired command, then
  * claims up to max of them through the writer: they become 'sent' with attempts + 1, and come
  * back to the next poll when no result arrives within lease_s (the agent died).  A result is
- * idempotent: 'confirmed' and 'failed' are final, a repeated post is reported as a replay.
+ * idempotent: 'confirmed' and 'failed' are final; the same state again is reported as a
+ * replay, the other state is a conflict (409).
  * 'confirmed' is only ever written here, from an agent's verified result.
  * Reconcile marker (/v1/agents/{cluster}/reconcile): the agent reports each finished sacct
  * window; the stored marker only moves forward, so a restarted agent resumes from it.

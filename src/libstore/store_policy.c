@@ -1293,6 +1293,20 @@ int store_command_result(store_t *st, int64_t id, enum command_state state, cons
     snprintf(tmp, sizeof tmp, "%s", result ? result : "");
     if (store_command_get(st, id, &c, err) < 0)
         return -1;
+    /* A final result stays: the same state again is a replay (an agent that lost the
+     * answer), the other state is a conflict (two agents under expired leases disagree),
+     * refused rather than reported as if it had been taken. */
+    if (c.state == COMMAND_CONFIRMED || c.state == COMMAND_FAILED) {
+        if (c.state != state)
+            return allot_errorf(err, ALLOT_ECONFLICT,
+                                "state: command %lld is already %s (result '%s'); a %s "
+                                "result cannot replace it",
+                                (long long)id, store_command_state_name(c.state), c.result,
+                                store_command_state_name(state));
+        if (replay)
+            *replay = 1;
+        return 0;
+    }
     db_stmt_t *s = pstmt(st, C_RESULT, SQL_C_RESULT, err);
     if (!s)
         return -1;
@@ -1302,8 +1316,9 @@ int store_command_result(store_t *st, int64_t id, enum command_state state, cons
     db_bind_int64(s, 4, id);
     if (db_run(s, err) < 0)
         return -1;
-    if (db_changes(s) == 0 && replay)
-        *replay = 1;
+    if (db_changes(s) != 1) /* the row was read in this transaction as pending or sent */
+        return allot_errorf(err, ALLOT_EINTERNAL, "command %lld: result not written",
+                            (long long)id);
     return 0;
 }
 

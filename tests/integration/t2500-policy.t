@@ -93,8 +93,12 @@ test_expect_success 'late agent: poll hands out everything once, lease, results'
 	test "$(json_get commands <out)" = "[]" &&
 	API_USER=slurm api POST /v1/commands/$(sed -n 2p got)/result "{\"state\":\"confirmed\",\"result\":\"verified\"}" >out &&
 	test "$(json_get state <out)" = confirmed &&
-	API_USER=slurm api POST /v1/commands/$(sed -n 2p got)/result "{\"state\":\"failed\"}" >out &&
-	test "$(json_get replay <out)" = true && test "$(json_get state <out)" = confirmed &&
+	API_USER=slurm api POST /v1/commands/$(sed -n 2p got)/result "{\"state\":\"confirmed\"}" >out &&
+	test "$(json_get replay <out)" = true && test "$(json_get result <out)" = verified &&
+	API_USER=slurm test_expect_code 1 api POST /v1/commands/$(sed -n 2p got)/result "{\"state\":\"failed\"}" >out &&
+	test "$(api_status)" = 409 && grep "already confirmed" out &&
+	api GET /v1/commands/$(sed -n 2p got) >out &&
+	test "$(json_get state <out)" = confirmed && test "$(json_get result <out)" = verified &&
 	API_USER=slurm api POST /v1/commands/$(sed -n 3p got)/result "{\"state\":\"failed\",\"result\":\" Unknown option: x\"}" >out &&
 	api GET /v1/commands/$(sed -n 3p got) >out &&
 	test "$(json_get state <out)" = failed && test "$(json_get result <out)" = " Unknown option: x" &&

@@ -702,9 +702,17 @@ static void test_outbox(void **state)
     TX(f, store_command_result(f->st, a.ids[0], COMMAND_CONFIRMED, "verified RawUsage=0",
                                T_JUL15 + 20, &replay, &f->err));
     assert_int_equal(replay, 0);
-    TX(f, store_command_result(f->st, a.ids[0], COMMAND_FAILED, "late duplicate", T_JUL15 + 21,
-                               &replay, &f->err));
+    /* The same result again (its answer was lost) is a replay; the other state is a
+     * conflict and changes nothing. */
+    TX(f, store_command_result(f->st, a.ids[0], COMMAND_CONFIRMED, "verified again",
+                               T_JUL15 + 21, &replay, &f->err));
     assert_int_equal(replay, 1);
+    replay = 1;
+    TX_FAILS(f, ALLOT_ECONFLICT,
+             store_command_result(f->st, a.ids[0], COMMAND_FAILED, "late duplicate",
+                                  T_JUL15 + 22, &replay, &f->err));
+    assert_non_null(strstr(f->err.msg, "already confirmed"));
+    assert_int_equal(replay, 0);
     struct command c;
     OK(f, store_command_get(f->st, a.ids[0], &c, &f->err));
     assert_int_equal(c.state, COMMAND_CONFIRMED);
