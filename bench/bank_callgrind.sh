@@ -11,6 +11,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
 PAIRS=${PAIRS:-1000}
 CLIENTS=${CLIENTS:-8}
+ACCOUNTS=${ACCOUNTS:-4}   # allocations the load is spread over (bank_bench.sh: 32 and 1)
 . "$src/tests/sharness.d/00-common.sh"
 command -v valgrind >/dev/null || { echo "bank_callgrind: valgrind is not installed" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/allot-bankcg-XXXXXX) && cd "$tmp" || exit 1
@@ -36,21 +37,21 @@ post() { curl -sf -H 'X-Allot-User: root' -H 'Content-Type: application/json' -d
 post /v1/clusters '{"name":"bench"}' || exit 1
 post /v1/partitions '{"cluster":"bench","name":"cpu","resource":"cpu"}' || exit 1
 post /v1/users '{"name":"root","uid":0}' || exit 1
-for i in 0 1 2 3; do
+for i in $(seq 0 $((ACCOUNTS - 1))); do
     post /v1/accounts "{\"name\":\"acct$i\",\"parent\":\"root\"}" &&
     post /v1/assocs "{\"cluster\":\"bench\",\"account\":\"acct$i\",\"user\":\"root\"}" &&
     post /v1/allocations "{\"account\":\"acct$i\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":100000000000}" || exit 1
 done
 "$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
-    --pairs "$PAIRS" --accounts 4 --job-base 1 >/dev/null || exit 1
+    --pairs "$PAIRS" --accounts "$ACCOUNTS" --job-base 1 >/dev/null || exit 1
 "$ALLOT_BUILD_DIR/bench/bank_loadgen" --tcp "127.0.0.1:$port" --clients "$CLIENTS" \
-    --pairs $((PAIRS / 2)) --accounts 4 --admit --job-base 9000000000 >/dev/null || exit 1
+    --pairs $((PAIRS / 2)) --accounts "$ACCOUNTS" --admit --job-base 9000000000 >/dev/null || exit 1
 kill -TERM $pid
 wait $pid 2>/dev/null
 [ -n "${CG_OUT:-}" ] && cp "$tmp/cg.out" "$CG_OUT"
 requests=$((2 * PAIRS + 3 * (PAIRS / 2)))
 echo "# allotd under callgrind: $PAIRS hold+settle pairs, then $((PAIRS / 2)) admit+hold+settle;" \
-    "$requests requests, $CLIENTS clients (setup requests and startup included in the total)"
+    "$requests requests, $CLIENTS clients, $ACCOUNTS allocations (setup requests and startup included in the total)"
 # In --tree=caller output each function's block lists its callers ("<", with call counts)
 # and then the function itself ("*", inclusive Ir): per call = inclusive / sum of calls.
 callgrind_annotate --inclusive=yes --tree=caller "$tmp/cg.out" 2>/dev/null | awk -v req=$requests '

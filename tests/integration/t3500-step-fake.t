@@ -26,6 +26,7 @@ EOS
 cat >"$FAKE/squeue" <<'EOS'
 #!/bin/bash
 case " $* " in *" %L "*) echo "${FAKE_TIMELEFT:-10:00}"; exit 0;; esac
+echo x >>"$FAKE_DIR/squeue.calls"
 case "${FAKE_SQUEUE:-ok}" in
 none) exit 0;; fail) echo "squeue: error: boom" >&2; exit 1;; esac
 name=$(sed -n 's/^--job-name=//p' "$FAKE_DIR/srun.args" 2>/dev/null)
@@ -53,6 +54,17 @@ echo "42|job|RUNNING|0:0|00:01:00|||||00:00:00|00:00.100|node1"
 echo "42.batch|batch|RUNNING|0:0|00:01:00|1000K|||||00:00.050|node1"
 echo "42.2|$name|COMPLETED|0:0|00:00:10|999999K|||||00:00.050|node1"
 echo "42.3|$name|${FAKE_STATE:-COMPLETED}|${FAKE_EXIT:-0:0}|00:00:02|${FAKE_RSS-4096K}|8192K|1.50M|0.50M|${FAKE_AVECPU-00:00:01}|00:01.500|node1"
+EOS
+# gate FILE N: the step's command for checks that count calls: it runs until FILE has N
+# lines (each fake call appends one), at most 60 s; a fixed sleep ends the step before the
+# calls are made on a slow or busy machine.
+cat >"$FAKE/gate" <<'EOS'
+#!/bin/sh
+i=0
+while [ "$(cat "$1" 2>/dev/null | wc -l)" -lt "$2" ]; do
+    i=$((i + 1)); [ $i -le 1200 ] || { echo "gate: $1 never reached $2 lines" >&2; exit 1; }
+    sleep 0.05
+done
 EOS
 chmod +x "$FAKE"/*
 export ALLOT_SRUN="$FAKE/srun" ALLOT_SQUEUE="$FAKE/squeue" ALLOT_SSTAT="$FAKE/sstat" \
@@ -159,7 +171,7 @@ test_expect_success 'a finished row without data (too short to sample) is taken 
 test_expect_success 'sstat unavailable: no live metrics, sacct still fills the result' '
 	reset_fake &&
 	SLURM_JOB_ID=42 FAKE_SSTAT=fail "$STEP" run $FAST --name nosstat --output out.json \
-		-- "$PROG" --sleep 1 &&
+		-- "$FAKE/gate" "$FAKE/sstat.calls" 1 &&
 	test "$(j .monitor.samples)" = 0 &&
 	fails=$(j .monitor.sstat_failures) && test "$fails" -ge 1 &&
 	test "$(j .result.peak_memory_bytes)" = $((4096 * 1024)) &&
@@ -170,7 +182,7 @@ test_expect_success 'sstat unavailable: no live metrics, sacct still fills the r
 test_expect_success 'step id not discoverable: bounded squeue tries, no sstat, sacct by name' '
 	reset_fake &&
 	SLURM_JOB_ID=42 FAKE_SQUEUE=none "$STEP" run $FAST --stepid-tries 5 --name hidden \
-		--output out.json -- "$PROG" --sleep 1 &&
+		--output out.json -- "$FAKE/gate" "$FAKE/squeue.calls" 5 &&
 	test "$(j .monitor.step_id_found)" = false &&
 	test "$(j .monitor.step_id_attempts)" = 5 &&
 	test "$(j .monitor.sstat_calls)" = 0 &&
@@ -181,7 +193,7 @@ test_expect_success 'step id not discoverable: bounded squeue tries, no sstat, s
 test_expect_success 'sacct zeros are ignored: live peak memory kept' '
 	reset_fake &&
 	SLURM_JOB_ID=42 FAKE_RSS=0 FAKE_AVECPU=00:00:00 "$STEP" run $FAST --name zeros \
-		--output out.json -- "$PROG" --sleep 1 &&
+		--output out.json -- "$FAKE/gate" "$FAKE/sstat.calls" 2 &&
 	test "$(j .slurm_stats.max_rss_bytes)" = 0 &&
 	test "$(j .result.peak_memory_bytes)" = $((2048 * 1024))
 '
