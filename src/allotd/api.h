@@ -36,6 +36,14 @@ const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size);
  * <what> names it"), not an empty list.  EINVAL for a bad name; storage errors as is. */
 int api_query_history_cluster(struct req *r, store_t *st, enum store_history h, const char *what,
                               const char **out, struct allot_error *err);
+/* After a history listing (jobs, failures, ledger, steps) found nothing: an account= or
+ * user= filter (NULL when absent) that names no account or user now is most likely a
+ * misspelling, so ENOENT naming it ("account: 'x' is not an account, and no <what> in this
+ * listing names it") instead of an empty list.  0 when every given name exists.  History
+ * keeps the names of accounts and users removed since, so the check runs only on an empty
+ * result: a removed name with history still lists it, and no listing pays a lookup. */
+int api_empty_listing_names(store_t *st, const char *account, const char *user, const char *what,
+                            struct allot_error *err);
 /* api_cluster.c */
 int api_cluster_list(struct req *r, struct allot_error *err);
 int api_cluster_add(struct req *r, struct allot_error *err);

@@ -466,7 +466,9 @@ int api_ledger_list(struct req *r, struct allot_error *err)
     if (r->who.role == ROLE_USER && user_may_read_ledger(r, st, &f, err) < 0)
         return -1;
     struct ledger_arg l = {json_array(), limit, 0, 0};
-    if (store_ledger_list(st, &f, on_ledger, &l, err) < 0) {
+    if (store_ledger_list(st, &f, on_ledger, &l, err) < 0 ||
+        (json_array_size(l.items) == 0 &&
+         api_empty_listing_names(st, f.account, NULL, "ledger entry", err) < 0)) {
         json_decref(l.items);
         return -1;
     }

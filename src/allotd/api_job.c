@@ -415,7 +415,9 @@ int api_job_list(struct req *r, struct allot_error *err)
     }
     f.limit = limit > 100000 ? 100000 : (int)limit;
     struct list_arg l = {r, json_array(), err};
-    if (store_job_list(st, &f, on_job, &l, err) < 0) {
+    if (store_job_list(st, &f, on_job, &l, err) < 0 ||
+        (json_array_size(l.items) == 0 &&
+         api_empty_listing_names(st, f.account, f.user, "job", err) < 0)) {
         json_decref(l.items);
         return -1;
     }
@@ -550,6 +552,7 @@ int api_failure_list(struct req *r, struct allot_error *err)
         json_query_int(r, "limit", 1, &limit, err) < 0)
         return -1;
     f.limit = limit > 100000 ? 100000 : (int)limit;
+    const char *asked_user = f.user;
     if (r->who.role == ROLE_USER) {
         if (f.user && strcmp(f.user, r->who.user) != 0)
             return allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own failures",
@@ -557,7 +560,9 @@ int api_failure_list(struct req *r, struct allot_error *err)
         f.user = r->who.user;
     }
     json_t *items = json_array();
-    if (store_failure_list(st, &f, on_failure, items, err) < 0) {
+    if (store_failure_list(st, &f, on_failure, items, err) < 0 ||
+        (json_array_size(items) == 0 &&
+         api_empty_listing_names(st, f.account, asked_user, "failure", err) < 0)) {
         json_decref(items);
         return -1;
     }

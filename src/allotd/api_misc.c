@@ -104,6 +104,41 @@ const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size)
     return buf;
 }
 
+static int pass_error(struct allot_error *err, const struct allot_error *e)
+{
+    if (err)
+        *err = *e;
+    return -1;
+}
+
+int api_empty_listing_names(store_t *st, const char *account, const char *user, const char *what,
+                            struct allot_error *err)
+{
+    struct allot_error e = {0};
+    if (account && account[0]) {
+        struct account a;
+        if (store_account_get(st, account, &a, &e) < 0) {
+            if (e.code != ALLOT_ENOENT)
+                return pass_error(err, &e);
+            return allot_errorf(err, ALLOT_ENOENT,
+                                "account: '%s' is not an account, and no %s in this listing "
+                                "names it",
+                                account, what);
+        }
+    }
+    if (user && user[0]) {
+        struct user u;
+        if (store_user_get(st, user, &u, &e) < 0) {
+            if (e.code != ALLOT_ENOENT)
+                return pass_error(err, &e);
+            return allot_errorf(err, ALLOT_ENOENT,
+                                "user: '%s' is not a user, and no %s in this listing names it",
+                                user, what);
+        }
+    }
+    return 0;
+}
+
 int api_query_history_cluster(struct req *r, store_t *st, enum store_history h, const char *what,
                               const char **out, struct allot_error *err)
 {

@@ -237,6 +237,7 @@ int api_step_list(struct req *r, struct allot_error *err)
         return -1;
     f.job_id = job;
     f.limit = limit > 100000 ? 100000 : (int)limit;
+    const char *asked_user = f.user;
     if (r->who.role == ROLE_USER) {
         if (f.user && strcmp(f.user, r->who.user) != 0)
             return allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own steps",
@@ -244,7 +245,9 @@ int api_step_list(struct req *r, struct allot_error *err)
         f.user = r->who.user;
     }
     struct list_arg l = {json_array()};
-    if (store_step_list(st, &f, on_step, &l, err) < 0) {
+    if (store_step_list(st, &f, on_step, &l, err) < 0 ||
+        (json_array_size(l.items) == 0 &&
+         api_empty_listing_names(st, NULL, asked_user, "step", err) < 0)) {
         json_decref(l.items);
         return -1;
     }

@@ -2,7 +2,8 @@
 # t1016-api-filters.t - what a listing's filter and a job's detail promise: a cluster= of a
 # history listing (jobs, ledger, usage, steps, commands) naming a cluster the bank never knew is 404
 # naming it, as the reference listings answer, while a cluster removed since keeps its
-# history listed; GET /v1/jobs/{cluster}/{id} of a requeued job shows its runs with the
+# history listed; an account= or user= that matched nothing and names no account or user
+# now is 404 too (a misspelling), while an account removed since keeps its jobs listed; GET /v1/jobs/{cluster}/{id} of a requeued job shows its runs with the
 # ledger entries and failures of those runs only.
 test_description='allotd listing filters and job detail'
 . /usr/share/sharness/sharness.sh
@@ -71,6 +72,32 @@ test_expect_success 'steps recorded on a cluster the bank never knew are listed 
 test_expect_success 'a bad cluster name is still 400 naming cluster' '
 	api_bad 400 cluster GET "/v1/jobs?cluster=a%20b" &&
 	api_bad 400 cluster GET "/v1/steps?cluster=a%20b"
+'
+test_expect_success 'an account= or user= naming no account or user is 404 when nothing matched' '
+	for q in "/v1/jobs?account=chme" "/v1/failures?account=chme" "/v1/ledger?account=chme"; do
+		api_bad 404 "" GET "$q" &&
+		grep "account: .chme. is not an account, and no .* in this listing names it" out ||
+		return 1
+	done &&
+	for q in "/v1/jobs?user=alcie" "/v1/failures?user=alcie" "/v1/steps?user=alcie"; do
+		api_bad 404 "" GET "$q" &&
+		grep "user: .alcie. is not a user, and no .* in this listing names it" out || return 1
+	done
+'
+test_expect_success 'a known account or user without history is an empty list, not 404' '
+	api GET "/v1/jobs?account=phys" >out && py "assert d[\"items\"] == [], d" &&
+	api GET "/v1/ledger?account=phys&since=2099-01-01" >out && py "assert d[\"items\"] == [], d" &&
+	api GET "/v1/failures?user=alice" >out && py "assert d[\"items\"] == [], d" &&
+	api GET "/v1/steps?user=alice" >out && py "assert d[\"items\"] == [], d"
+'
+test_expect_success 'an account removed since keeps its jobs listed' '
+	api POST /v1/accounts "{\"name\":\"gone\",\"parent\":\"chem\"}" &&
+	settle c1 41 0 gone &&
+	api DELETE /v1/accounts/gone &&
+	api GET "/v1/jobs?account=gone" >out &&
+	py "assert [(j[\"job_id\"], j[\"payer_account\"]) for j in d[\"items\"]] == [(41, \"chem\")], d" &&
+	api_bad 404 "" GET "/v1/jobs?account=gone&status=held" &&
+	grep "account: .gone. is not an account, and no job in this listing names it" out
 '
 test_expect_success 'job detail: every run with the ledger entries of its runs' '
 	settle c1 20 0 chem REQUEUED &&
