@@ -41,9 +41,11 @@ int api_query_history_cluster(struct req *r, store_t *st, enum store_history h, 
  * misspelling, so ENOENT naming it ("account: 'x' is not an account, and no <what> in this
  * listing names it") instead of an empty list.  0 when every given name exists.  History
  * keeps the names of accounts and users removed since, so the check runs only on an empty
- * result: a removed name with history still lists it, and no listing pays a lookup. */
-int api_empty_listing_names(store_t *st, const char *account, const char *user, const char *what,
-                            struct allot_error *err);
+ * result: a removed name with history still lists it, and no listing pays a lookup.  For a
+ * plain user an account it cannot see is "not an account of yours" whether or not it
+ * exists, and user= is not checked: the answer tells it no names it may not read. */
+int api_empty_listing_names(struct req *r, store_t *st, const char *account, const char *user,
+                            const char *what, struct allot_error *err);
 /* api_cluster.c */
 int api_cluster_list(struct req *r, struct allot_error *err);
 int api_cluster_add(struct req *r, struct allot_error *err);

@@ -468,7 +468,7 @@ int api_ledger_list(struct req *r, struct allot_error *err)
     struct ledger_arg l = {json_array(), limit, 0, 0};
     if (store_ledger_list(st, &f, on_ledger, &l, err) < 0 ||
         (json_array_size(l.items) == 0 &&
-         api_empty_listing_names(st, f.account, NULL, "ledger entry", err) < 0)) {
+         api_empty_listing_names(r, st, f.account, NULL, "ledger entry", err) < 0)) {
         json_decref(l.items);
         return -1;
     }

@@ -417,7 +417,7 @@ int api_job_list(struct req *r, struct allot_error *err)
     struct list_arg l = {r, json_array(), err};
     if (store_job_list(st, &f, on_job, &l, err) < 0 ||
         (json_array_size(l.items) == 0 &&
-         api_empty_listing_names(st, f.account, f.user, "job", err) < 0)) {
+         api_empty_listing_names(r, st, f.account, f.user, "job", err) < 0)) {
         json_decref(l.items);
         return -1;
     }
@@ -562,7 +562,7 @@ int api_failure_list(struct req *r, struct allot_error *err)
     json_t *items = json_array();
     if (store_failure_list(st, &f, on_failure, items, err) < 0 ||
         (json_array_size(items) == 0 &&
-         api_empty_listing_names(st, f.account, asked_user, "failure", err) < 0)) {
+         api_empty_listing_names(r, st, f.account, asked_user, "failure", err) < 0)) {
         json_decref(items);
         return -1;
     }

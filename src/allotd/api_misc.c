@@ -111,13 +111,23 @@ static int pass_error(struct allot_error *err, const struct allot_error *e)
     return -1;
 }
 
-int api_empty_listing_names(store_t *st, const char *account, const char *user, const char *what,
-                            struct allot_error *err)
+int api_empty_listing_names(struct req *r, store_t *st, const char *account, const char *user,
+                            const char *what, struct allot_error *err)
 {
     struct allot_error e = {0};
     if (account && account[0]) {
-        struct account a;
-        if (store_account_get(st, account, &a, &e) < 0) {
+        /* A plain user reads only its own accounts: an account it cannot see gets the same
+         * answer whether it exists or not, so a listing is no oracle of account names. */
+        if (r->who.role == ROLE_USER) {
+            int vis = auth_sees_account(r, account, err);
+            if (vis < 0)
+                return -1;
+            if (!vis)
+                return allot_errorf(err, ALLOT_ENOENT,
+                                    "account: '%s' is not an account of yours, and no %s in "
+                                    "this listing names it",
+                                    account, what);
+        } else if (store_account_get(st, account, &(struct account){0}, &e) < 0) {
             if (e.code != ALLOT_ENOENT)
                 return pass_error(err, &e);
             return allot_errorf(err, ALLOT_ENOENT,
@@ -126,9 +136,10 @@ int api_empty_listing_names(store_t *st, const char *account, const char *user, 
                                 account, what);
         }
     }
-    if (user && user[0]) {
-        struct user u;
-        if (store_user_get(st, user, &u, &e) < 0) {
+    /* Plain users name only themselves (or, in job listings, others on their accounts,
+     * whose names they are not told): only the other roles learn that a user is unknown. */
+    if (user && user[0] && r->who.role != ROLE_USER) {
+        if (store_user_get(st, user, &(struct user){0}, &e) < 0) {
             if (e.code != ALLOT_ENOENT)
                 return pass_error(err, &e);
             return allot_errorf(err, ALLOT_ENOENT,

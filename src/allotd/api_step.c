@@ -247,7 +247,7 @@ int api_step_list(struct req *r, struct allot_error *err)
     struct list_arg l = {json_array()};
     if (store_step_list(st, &f, on_step, &l, err) < 0 ||
         (json_array_size(l.items) == 0 &&
-         api_empty_listing_names(st, NULL, asked_user, "step", err) < 0)) {
+         api_empty_listing_names(r, st, NULL, asked_user, "step", err) < 0)) {
         json_decref(l.items);
         return -1;
     }

@@ -84,6 +84,16 @@ test_expect_success 'an account= or user= naming no account or user is 404 when 
 		grep "user: .alcie. is not a user, and no .* in this listing names it" out || return 1
 	done
 '
+test_expect_success 'a plain user gets the same 404 for an account not its own and for none' '
+	API_USER=alice test_expect_code 1 api GET "/v1/jobs?account=phys" >out &&
+	test "$(api_status)" = 404 &&
+	grep "account: .phys. is not an account of yours, and no job in this listing names it" out &&
+	API_USER=alice test_expect_code 1 api GET "/v1/jobs?account=nosuch" >out &&
+	test "$(api_status)" = 404 &&
+	grep "account: .nosuch. is not an account of yours, and no job in this listing names it" out &&
+	API_USER=alice api GET "/v1/jobs?account=chem&status=held" >out && py "assert d[\"items\"] == [], d" &&
+	API_USER=alice api GET "/v1/jobs?user=nosuch" >out && py "assert d[\"items\"] == [], d"
+'
 test_expect_success 'a known account or user without history is an empty list, not 404' '
 	api GET "/v1/jobs?account=phys" >out && py "assert d[\"items\"] == [], d" &&
 	api GET "/v1/ledger?account=phys&since=2099-01-01" >out && py "assert d[\"items\"] == [], d" &&
