@@ -44,8 +44,8 @@ mariadb_start() {
     MARIADB_SOCKET=$dir/mysqld.sock
     MARIADB_PID=$pid
     export MARIADB_DIR MARIADB_PORT MARIADB_SOCKET MARIADB_PID
-    if ! wait_for 30 mariadb_alive_; then
-        echo "mariadb_start: server on port $port did not answer within 30 s" >&2
+    if ! wait_for 90 mariadb_alive_; then
+        echo "mariadb_start: server on port $port did not answer within 90 s" >&2
         tail -n 30 "$dir/error.log" >&2 2>/dev/null
         mariadb_stop
         return 1

@@ -70,6 +70,7 @@ slurm_daemon_alive_() {
 # slurm_fail_ MSG: report a bring-up failure with the logs, stop what runs, return 1.
 slurm_fail_() {
     echo "slurm_start: $*" >&2
+    if { true >&5; } 2>/dev/null; then echo "# slurm_start: $*" >&5; fi
     slurm_dump_logs
     slurm_stop
     return 1
@@ -270,16 +271,16 @@ slurm_start() {
         slurm_write_dbd_conf_ || return 1
         slurm_daemon_ slurmdbd "$SLURM_SBIN/slurmdbd" -D
         # slurmdbd creates its tables before it listens.
-        wait_for 30 slurm_dbd_up_ || slurm_fail_ "slurmdbd did not listen on $SLURMDBD_PORT" ||
+        wait_for 120 slurm_dbd_up_ || slurm_fail_ "slurmdbd did not listen on $SLURMDBD_PORT" ||
             return 1
-        wait_for 20 sacctmgr -i add cluster "$SLURM_CLUSTER" ||
+        wait_for 60 sacctmgr -i add cluster "$SLURM_CLUSTER" ||
             slurm_fail_ "sacctmgr add cluster failed" || return 1
     fi
 
     slurm_daemon_ slurmctld "$SLURM_SBIN/slurmctld" -D -i
-    wait_for 30 slurm_ctld_up_ || slurm_fail_ "slurmctld did not answer" || return 1
+    wait_for 90 slurm_ctld_up_ || slurm_fail_ "slurmctld did not answer" || return 1
     slurm_daemon_ slurmd "$SLURM_SBIN/slurmd" -D -N "$SLURM_NODE"
-    wait_for 30 slurm_node_idle_ || slurm_fail_ "node $SLURM_NODE did not become idle" ||
+    wait_for 90 slurm_node_idle_ || slurm_fail_ "node $SLURM_NODE did not become idle" ||
         return 1
     SLURM_START_MS=$((($(date +%s%N) - t0) / 1000000))
     export SLURM_START_MS
@@ -332,6 +333,11 @@ slurm_dump_logs() {
         [ -s "$f" ] || continue
         echo "===== $f (last 200 lines) =====" >&2
         tail -n 200 "$f" >&2
+        # Also into the TAP stream (sharness' fd 5) as comments: a run without -v (ctest's)
+        # hides stderr, and the cluster's directory is gone once the test ends.
+        if { true >&5; } 2>/dev/null; then
+            { echo "===== $f (last 60 lines) ====="; tail -n 60 "$f"; } | sed 's/^/# /' >&5
+        fi
     done
 }
 
