@@ -104,13 +104,6 @@ const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size)
     return buf;
 }
 
-static int pass_error(struct allot_error *err, const struct allot_error *e)
-{
-    if (err)
-        *err = *e;
-    return -1;
-}
-
 int api_empty_listing_names(struct req *r, store_t *st, const char *account, const char *user,
                             const char *what, struct allot_error *err)
 {
@@ -128,8 +121,11 @@ int api_empty_listing_names(struct req *r, store_t *st, const char *account, con
                                     "this listing names it",
                                     account, what);
         } else if (store_account_get(st, account, &(struct account){0}, &e) < 0) {
-            if (e.code != ALLOT_ENOENT)
-                return pass_error(err, &e);
+            if (e.code != ALLOT_ENOENT) {
+                if (err)
+                    *err = e;
+                return -1;
+            }
             return allot_errorf(err, ALLOT_ENOENT,
                                 "account: '%s' is not an account, and no %s in this listing "
                                 "names it",
@@ -140,8 +136,11 @@ int api_empty_listing_names(struct req *r, store_t *st, const char *account, con
      * whose names they are not told): only the other roles learn that a user is unknown. */
     if (user && user[0] && r->who.role != ROLE_USER) {
         if (store_user_get(st, user, &(struct user){0}, &e) < 0) {
-            if (e.code != ALLOT_ENOENT)
-                return pass_error(err, &e);
+            if (e.code != ALLOT_ENOENT) {
+                if (err)
+                    *err = e;
+                return -1;
+            }
             return allot_errorf(err, ALLOT_ENOENT,
                                 "user: '%s' is not a user, and no %s in this listing names it",
                                 user, what);
