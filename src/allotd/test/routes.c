@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test/routes.c - unit tests of routes.c: matching with captured parameters, 404 versus
- * 405, names, the parameter a refused path escape is in, and which roles may call each
+ * 405, the same answers as a plain scan of the table (what the key prefilter must not
+ * change), names, the parameter a refused path escape is in, and which roles may call each
  * kind of route. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -56,6 +58,97 @@ static void test_misses(void **state)
         if (!strstr(err.msg, misses[k].msg))
             fail_msg("%s %s: '%s'", misses[k].method, misses[k].path, err.msg);
     }
+}
+
+/* A scan without the key prefilter, from the table as routes_name shows it. */
+static int plain_match(const char *pattern, const char *path)
+{
+    while (*pattern) {
+        if (pattern[0] == '{' && pattern[1] == '}') {
+            const char *e = path;
+            while (*e && *e != '/')
+                e++;
+            if (e == path || (size_t)(e - path) >= REQ_PARAM_LEN)
+                return 0;
+            path = e;
+            pattern += 2;
+        } else if (*pattern++ != *path++) {
+            return 0;
+        }
+    }
+    return *path == '\0';
+}
+
+/* The first route whose pattern matches path and whose method is method's; else -1, with
+ * *known set when some route's pattern matched the path. */
+static int plain_scan(const char *method, const char *path, int *known)
+{
+    *known = 0;
+    for (int i = 0; i < routes_count(); i++) {
+        const char *name = routes_name(i), *sp = strchr(name, ' ');
+        if (!plain_match(sp + 1, path))
+            continue;
+        *known = 1;
+        if (strlen(method) == (size_t)(sp - name) && strncmp(name, method, (size_t)(sp - name)) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static void check_same(const char *method, const char *path)
+{
+    struct req r;
+    struct allot_error err = {0};
+    memset(&r, 0, sizeof(r));
+    int known, want = plain_scan(method, path, &known);
+    int got = routes_match(method, path, &r, &err);
+    if (got != want)
+        fail_msg("%s '%s': routes_match %d, a plain scan %d", method, path, got, want);
+    if (got < 0 && err.code != (known ? ALLOT_EINVAL : ALLOT_ENOENT))
+        fail_msg("%s '%s': error %d ('%s'), path %s", method, path, err.code, err.msg,
+                 known ? "known" : "unknown");
+}
+
+/* Every route's pattern with its {} filled in, each prefix of it, and each with one byte
+ * changed, under every method: the same route (or the same 404/405) as a plain scan. */
+static void test_same_as_plain_scan(void **state)
+{
+    static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"};
+    static const char *const short_paths[] = {"", "/", "/v", "/v1", "/v1/", "/v1/j", "/h"};
+    size_t nm = sizeof(methods) / sizeof(methods[0]);
+    for (size_t k = 0; k < sizeof(short_paths) / sizeof(short_paths[0]); k++)
+        for (size_t m = 0; m < nm; m++)
+            check_same(methods[m], short_paths[k]);
+    int tried = 0;
+    for (int i = 0; i < routes_count(); i++) {
+        const char *pattern = strchr(routes_name(i), ' ') + 1;
+        char path[256];
+        size_t n = 0;
+        for (const char *p = pattern; *p && n + 3 < sizeof(path);) {
+            if (p[0] == '{' && p[1] == '}') {
+                path[n++] = '1';
+                path[n++] = '7';
+                p += 2;
+            } else {
+                path[n++] = *p++;
+            }
+        }
+        path[n] = '\0';
+        for (size_t m = 0; m < nm; m++) {
+            check_same(methods[m], path);
+            for (size_t cut = 0; cut < n; cut++) {
+                char edited[256];
+                memcpy(edited, path, n + 1);
+                edited[cut] = '\0';
+                check_same(methods[m], edited); /* a prefix */
+                memcpy(edited, path, n + 1);
+                edited[cut] = edited[cut] == 'x' ? 'y' : 'x';
+                check_same(methods[m], edited); /* one byte changed */
+                tried += 3;
+            }
+        }
+    }
+    assert_true(tried > 1000);
 }
 
 static void test_long_segment(void **state)
@@ -120,6 +213,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match),        cmocka_unit_test(test_misses),
+        cmocka_unit_test(test_same_as_plain_scan),
         cmocka_unit_test(test_long_segment), cmocka_unit_test(test_path_escape_names_parameter),
         cmocka_unit_test(test_allowed),
     };
