@@ -22,6 +22,7 @@
 #include "agent/child.h"
 #include "libcore/model.h"
 #include "libslurmtext/sacctmgr.h"
+#include "libutil/text.h"
 
 /* sacctmgr/sshare output for one account is a few lines; more than this is refused rather
  * than read cut (a cut line could read as a wrong, or a falsely right, value). */
@@ -67,7 +68,7 @@ static void rtrim(char *s)
 static void why_failed(char *val, size_t len, const char *what)
 {
     char why[400];
-    snprintf(why, sizeof why, "%s", val);
+    text_copy(why, sizeof why, val);
     rtrim(why);
     textf(val, len, "%s: %s", what, why);
 }
@@ -92,7 +93,7 @@ static int count_ok(const char *v, int minus_one)
 static int tres_ok(const char *v)
 {
     char copy[512];
-    if (!v[0] || snprintf(copy, sizeof copy, "%s", v) >= (int)sizeof copy)
+    if (!v[0] || text_copy(copy, sizeof copy, v))
         return 0;
     char *save = NULL;
     for (char *it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
@@ -254,7 +255,7 @@ int agent_apply(const struct agent_tools *t, const char *cluster, const char *ki
         return 0;
     }
     memcpy(key, payload, (size_t)(eq - payload));
-    if (snprintf(want, sizeof want, "%s", eq + 1) >= (int)sizeof want) {
+    if (text_copy(want, sizeof want, eq + 1)) {
         textf(result, len, "payload of %zu bytes refused", strlen(payload));
         return 0;
     }
@@ -265,7 +266,7 @@ int agent_apply(const struct agent_tools *t, const char *cluster, const char *ki
     }
     int is_reset = strcmp(kind, "reset_raw_usage") == 0;
     if (strcmp(kind, "set_limit") == 0 || strcmp(kind, "set_grpjobs") == 0)
-        snprintf(field, sizeof field, "%s", key);
+        text_copy(field, sizeof field, key);
     else if (strcmp(kind, "set_fairshare") == 0)
         snprintf(field, sizeof field, "fairshare");
     else if (strcmp(kind, "set_qos") == 0)
@@ -292,7 +293,7 @@ int agent_apply(const struct agent_tools *t, const char *cluster, const char *ki
     char w1[160], w2[160], s1[600], s2[600];
     snprintf(w1, sizeof w1, "name=%s", target);
     snprintf(w2, sizeof w2, "cluster=%s", cluster);
-    snprintf(s1, sizeof s1, "%s", payload);
+    text_copy(s1, sizeof s1, payload);
     char *argv[12] = {(char *)t->sacctmgr, "-i", "modify", "account", "where", w1, w2, "set", s1};
     int argc = 9;
     if (strcmp(kind, "set_qos") == 0) {

@@ -29,6 +29,7 @@
 
 #include "agent/child.h"
 #include "libslurmtext/acct.h"
+#include "libutil/text.h"
 
 #define SACCT_OUT_MAX (256L * 1024 * 1024)
 #define REPORT_MAX 240 /* fits ALLOT_TEXT_MAX on allotd's side */
@@ -228,7 +229,7 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
     span_copy(row->partition, partition, sizeof partition);
     span_copy(row->qos, qos, sizeof qos);
     span_copy(row->alloc_tres, tres, sizeof tres);
-    snprintf(state, sizeof state, "%s", st_state_name(row->state.state));
+    text_copy(state, sizeof state, st_state_name(row->state.state));
     int64_t billing = 0;
     if (tres_billing(row->alloc_tres, &billing) <= 0)
         billing = 0;

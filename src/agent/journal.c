@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libutil/text.h"
+
 #define JOURNAL_MAX 4096
 
 struct entry {
@@ -137,7 +139,7 @@ int journal_find(struct journal *j, long long id, int *ok, char *text, size_t le
     if (!e)
         return 0;
     *ok = e->ok;
-    snprintf(text, len, "%s", e->text);
+    text_copy(text, len, e->text);
     return 1;
 }
 

@@ -4,6 +4,7 @@
  * differs, so a pass on a settled queue makes no RPC besides the job list.
  */
 #include "agent/sitefactor.h"
+#include "libutil/text.h"
 
 #include <jansson.h>
 #include <slurm/slurm.h>
@@ -72,7 +73,7 @@ int sitefactor_push(allot_client_t *c, const char *cluster, struct sitefactor_st
         s->pending++;
         /* A job queued on several partitions gets its first one's factor. */
         char part[256];
-        snprintf(part, sizeof part, "%s", j->partition);
+        text_copy(part, sizeof part, j->partition);
         part[strcspn(part, ",")] = '\0';
         long long v = lookup(jobs, j->account, part);
         if (v < 0) {

@@ -9,6 +9,7 @@
 #include "allot/table.h"
 #include "libcore/money.h"
 #include "libcore/numparse.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 static int cli_client(struct cli *cli, struct allot_error *err)
@@ -108,7 +109,7 @@ void cli_error_keys(const struct field *fields, struct allot_error *err)
         if (strcmp(f->key, f->json) != 0 && strncmp(err->msg, f->json, n) == 0 &&
             err->msg[n] == ':') {
             char rest[ALLOT_ERRMSG_MAX];
-            snprintf(rest, sizeof rest, "%s", err->msg + n);
+            text_copy(rest, sizeof rest, err->msg + n);
             snprintf(err->msg, sizeof err->msg, "%s%s", f->key, rest);
             return;
         }

@@ -36,6 +36,7 @@
 #include "libslurmtext/argv.h"
 #include "libslurmtext/efficiency.h"
 #include "libslurmtext/field.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 extern char **environ;
@@ -270,7 +271,7 @@ static void eff_add_run(struct eff_report *rep, json_t *run)
             (j->cluster[0] && strcmp(j->cluster, cluster) != 0))
             continue;
         if (!j->bank_status[0] && status) /* runs come newest first */
-            snprintf(j->bank_status, sizeof j->bank_status, "%s", status);
+            text_copy(j->bank_status, sizeof j->bank_status, status);
         if (status && !strcmp(status, "settled") && json_is_integer(charge))
             j->charge_sumin = (j->charge_sumin < 0 ? 0 : j->charge_sumin) +
                               json_integer_value(charge);
@@ -316,7 +317,7 @@ static void eff_text(json_t *row)
     char buf[64];
     json_t *v;
     v = json_object_get(row, "cpu_efficiency_percent");
-    snprintf(buf, sizeof buf, "%s", "");
+    text_copy(buf, sizeof buf, "");
     if (json_is_number(v))
         snprintf(buf, sizeof buf, "%.1f%%", json_number_value(v));
     json_object_set_new(row, "cpu_eff_text", json_string(buf));
@@ -340,7 +341,7 @@ static void eff_text(json_t *row)
     if (json_is_integer(v) && money_format_sumin(json_integer_value(v), buf, sizeof buf) < 0)
         buf[0] = '\0';
     else if (!json_is_integer(v))
-        snprintf(buf, sizeof buf, "%s", json_string_value(json_object_get(row, "bank_status")));
+        text_copy(buf, sizeof buf, json_string_value(json_object_get(row, "bank_status")));
     json_object_set_new(row, "charge_text", json_string(buf));
 }
 

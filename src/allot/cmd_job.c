@@ -7,6 +7,7 @@
  * still parse the numbers from stdout.
  */
 #include "allot/cli.h"
+#include "libutil/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,7 +187,7 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
             goto out;
         }
     } else if (c) {
-        snprintf(cluster, sizeof(cluster), "%s", c);
+        text_copy(cluster, sizeof(cluster), c);
     } else if (args_check_used(&kvs, "job show", err) < 0 ||
                cli_default_cluster(cli, cluster, sizeof(cluster), err) < 0) {
         goto out;

@@ -10,6 +10,7 @@
 #include "allotd/auth.h"
 #include "allotd/json.h"
 #include "allotd/tick.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 struct list_arg {
@@ -201,7 +202,7 @@ int api_alloc_add(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "end: must be after start");
     memcpy(a->comment, comment, sizeof(comment));
     s->e.kind = LEDGER_CREDIT;
-    snprintf(s->e.actor, sizeof(s->e.actor), "%s", r->who.user);
+    text_copy(s->e.actor, sizeof(s->e.actor), r->who.user);
     s->e.time_s = (int64_t)time(NULL);
     snprintf(s->e.comment, sizeof(s->e.comment), "initial grant");
     return req_defer_write(r, run_add, s, finish_add);
@@ -343,7 +344,7 @@ int api_alloc_credit(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "%s: must be positive", s->amount_key);
     if (e->amount_sumin == 0)
         return allot_errorf(err, ALLOT_EINVAL, "%s: must not be zero", s->amount_key);
-    snprintf(e->actor, sizeof(e->actor), "%s", r->who.user);
+    text_copy(e->actor, sizeof(e->actor), r->who.user);
     e->time_s = (int64_t)time(NULL);
     return req_defer_write(r, run_credit, s, finish_credit);
 }

@@ -17,6 +17,7 @@
 #include "allotd/tick.h"
 #include "libcore/money.h"
 #include "libutil/log.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 int api_job_admit(struct req *r, struct allot_error *err)
@@ -75,9 +76,9 @@ int api_job_admit(struct req *r, struct allot_error *err)
         struct api_submit_job sj = {cluster, user, account, partition, qos, tres, time_limit_s, &c};
         struct api_submit_admit sa = {
             .alloc_id = a.id, .available_sumin = b.available_sumin, .held_sumin = b.held_sumin};
-        snprintf(sa.payer_account, sizeof(sa.payer_account), "%s", a.account);
+        text_copy(sa.payer_account, sizeof(sa.payer_account), a.account);
         if (lim == 2)
-            snprintf(sa.pending_reason, sizeof(sa.pending_reason), "%s", why);
+            text_copy(sa.pending_reason, sizeof(sa.pending_reason), why);
         return api_submit_admit_hold(r, token, &sj, &sa, err);
     }
     r->out = json_pack("{s:b, s:I, s:s, s:I, s:I, s:I, s:I}", "admitted", ok, "alloc_id",
@@ -196,7 +197,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
     memcpy(q->resource, s->c.resource, sizeof(q->resource));
     q->billing_micro = s->c.billing_micro;
     q->amount_sumin = s->c.cost_sumin;
-    snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
+    text_copy(q->actor, sizeof(q->actor), r->who.user);
     r->op.rerunnable = 1; /* run_hold rewrites its result; nothing outside the store */
     if (!s->submit_token) {
         s->job.hold = q;
@@ -341,7 +342,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
             bank_billing(&p, "alloc_tres", q->alloc_tres, &q->billing_micro, err) < 0)
             return -1;
     }
-    snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
+    text_copy(q->actor, sizeof(q->actor), r->who.user);
     q->now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
     s->job.settle = q;
@@ -371,7 +372,7 @@ int api_job_release(struct req *r, struct allot_error *err)
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
     s->q.run = (int32_t)run;
-    snprintf(s->q.actor, sizeof(s->q.actor), "%s", r->who.user);
+    text_copy(s->q.actor, sizeof(s->q.actor), r->who.user);
     s->q.now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
     return req_defer_write(r, run_settle, s, finish_settle);

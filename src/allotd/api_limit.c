@@ -17,6 +17,7 @@
 #include "libcore/limits.h"
 #include "libcore/numparse.h"
 #include "libcore/tres.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 #define LEVEL_PAIRS_MAX 64
@@ -194,7 +195,7 @@ int api_limit_set(struct req *r, struct allot_error *err)
                             strcmp(d->name, "LimitFactor") == 0 ? "limitfactor" : "usagefactor");
     /* Aliases (MaxWall, max_active_jobs, max_cores...) are stored under the Slurm name, so
      * one row holds each limit and a later set replaces an earlier one. */
-    snprintf(s->name, sizeof(s->name), "%s", d->name);
+    text_copy(s->name, sizeof(s->name), d->name);
     return req_defer_write(r, run_set, s, finish_set);
 }
 
@@ -212,8 +213,8 @@ static int on_limit_collect(const struct limit_value *l, void *arg)
     if (b->n >= LEVEL_PAIRS_MAX)
         return allot_errorf(c->err, ALLOT_EINTERNAL, "%s: more than %d limits", b->owner,
                             LEVEL_PAIRS_MAX);
-    snprintf(b->names[b->n], sizeof(b->names[0]), "%s", l->name);
-    snprintf(b->values[b->n], sizeof(b->values[0]), "%s", l->value);
+    text_copy(b->names[b->n], sizeof(b->names[0]), l->name);
+    text_copy(b->values[b->n], sizeof(b->values[0]), l->value);
     b->pairs[b->n] = (struct limit_pair){b->names[b->n], b->values[b->n]};
     b->n++;
     return 0;
@@ -228,7 +229,7 @@ static int add_level(store_t *st, struct limit_chain *chain, struct level_buf *b
         return allot_errorf(err, ALLOT_EINVAL, "account: tree deeper than %d levels",
                             LIMIT_CHAIN_MAX - 4);
     struct level_buf *b = &bufs[chain->n];
-    snprintf(b->owner, sizeof(b->owner), "%s", owner);
+    text_copy(b->owner, sizeof(b->owner), owner);
     b->n = 0;
     struct collect c = {b, err};
     int rc = store_limit_list(st, scope, owner, on_limit_collect, &c, err);
@@ -370,7 +371,7 @@ static int build_chain(store_t *st, const char *cluster, const char *user, const
 static json_t *row_json(const char *row)
 {
     char buf[1024];
-    snprintf(buf, sizeof(buf), "%s", row);
+    text_copy(buf, sizeof(buf), row);
     char *f[4] = {buf, "", "", ""};
     for (int i = 1; i < 4; i++) {
         char *tab = strchr(f[i - 1], '\t');

@@ -11,6 +11,7 @@
 #include "allotd/auth.h"
 #include "allotd/metrics.h"
 #include "allotd/writer.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 int api_healthz(struct req *r, struct allot_error *err)
@@ -68,7 +69,7 @@ int api_error_field(struct allot_error *err, const char *from, const char *to)
         err->msg[n] != ':')
         return -1;
     char rest[sizeof(err->msg)];
-    snprintf(rest, sizeof(rest), "%s", err->msg + n);
+    text_copy(rest, sizeof(rest), err->msg + n);
     return allot_errorf(err, ALLOT_EINVAL, "%s%s", to, rest);
 }
 

@@ -16,6 +16,7 @@
 #include "allotd/json.h"
 #include "allotd/tick.h"
 #include "libcore/carryover.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 static int parse_policy_id(const char *s, int64_t *id, struct allot_error *err)
@@ -301,7 +302,7 @@ int api_policy_evaluate(struct req *r, struct allot_error *err)
     r->scratch = o;
     if (parse_policy_id(r->param[0], &o->p.id, err) < 0 || body_now(r, &o->now_s, err) < 0)
         return -1;
-    snprintf(o->actor, sizeof o->actor, "%s", r->who.user);
+    text_copy(o->actor, sizeof o->actor, r->who.user);
     return req_defer_write(r, run_eval, o, finish_eval);
 }
 
@@ -336,12 +337,12 @@ static int run_force_reset(store_t *st, void *arg, struct allot_error *err)
                             "policy %lld has no current period yet (evaluate it first)",
                             (long long)p.id);
     struct command *c = &o->c;
-    snprintf(c->cluster, sizeof c->cluster, "%s", p.cluster);
+    text_copy(c->cluster, sizeof c->cluster, p.cluster);
     snprintf(c->kind, sizeof c->kind, "reset_raw_usage");
-    snprintf(c->target, sizeof c->target, "%s", p.account);
+    text_copy(c->target, sizeof c->target, p.account);
     snprintf(c->payload, sizeof c->payload, "RawUsage=0");
     c->policy_id = p.id;
-    snprintf(c->period, sizeof c->period, "%s", p.current_period);
+    text_copy(c->period, sizeof c->period, p.current_period);
     snprintf(c->idem_key, sizeof c->idem_key, "policy:%lld:%s:force-reset@%lld",
              (long long)p.id, p.current_period, (long long)o->now_s);
     return store_command_add(st, c, o->now_s, &replay, err);

@@ -26,6 +26,7 @@
 #include "libcore/fairshare.h"
 #include "libcore/priority.h"
 #include "libcore/usage.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 /* ---- collecting the store's rows ------------------------------------------------------ */
@@ -85,8 +86,8 @@ static int on_reset(const char *cluster, const char *account, const char *user, 
 {
     (void)cluster;
     struct reset *r = vec_push(arg);
-    snprintf(r->account, sizeof r->account, "%s", account);
-    snprintf(r->user, sizeof r->user, "%s", user);
+    text_copy(r->account, sizeof r->account, account);
+    text_copy(r->user, sizeof r->user, user);
     r->time_s = time_s;
     return 0;
 }
@@ -145,7 +146,7 @@ static int one_cluster(const char *name, void *arg)
     char *out = arg;
     if (out[0])
         return 2; /* more than one */
-    snprintf(out, ALLOT_NAME_MAX, "%s", name);
+    text_copy(out, ALLOT_NAME_MAX, name);
     return 0;
 }
 
@@ -158,7 +159,7 @@ static int pick_cluster(struct req *r, store_t *st, char *out, struct allot_erro
     if (c) {
         if (api_cluster_check(st, c, err) < 0)
             return -1;
-        snprintf(out, ALLOT_NAME_MAX, "%s", c);
+        text_copy(out, ALLOT_NAME_MAX, c);
         return 0;
     }
     out[0] = '\0';
@@ -253,7 +254,7 @@ static int share_build(struct req *r, store_t *st, const char *cluster, const ch
     s->decay.reset = reset_parse(r->conf->usage_reset);
     s->billing = !strcmp(r->conf->usage_source, "billing");
     if (cluster)
-        snprintf(s->cluster, sizeof s->cluster, "%s", cluster);
+        text_copy(s->cluster, sizeof s->cluster, cluster);
     else if (pick_cluster(r, st, s->cluster, err) < 0)
         return -1;
     int rc = -1;

@@ -21,6 +21,7 @@
 #include "allotd/api.h"
 #include "allotd/json.h"
 #include "libutil/log.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 /* The scratch of a step write, freed with the request (one block: the record text lives
@@ -72,7 +73,7 @@ static int on_owner(const struct job *j, void *arg)
 {
     struct owner *o = arg;
     o->known = 1;
-    snprintf(o->user, sizeof o->user, "%s", j->user);
+    text_copy(o->user, sizeof o->user, j->user);
     return 1; /* the newest run is enough */
 }
 
@@ -134,7 +135,7 @@ static int record_summary(json_t *rec, struct step_record *s, struct allot_error
                                                "integer");
     if (ms && !json_is_null(ms) && (!json_is_integer(ms) || json_integer_value(ms) < 0))
         return allot_errorf(err, ALLOT_EINVAL, "record.result.exec_time_ms: not a duration");
-    snprintf(s->status, sizeof s->status, "%s", json_string_value(st));
+    text_copy(s->status, sizeof s->status, json_string_value(st));
     s->return_code = json_integer_value(rc);
     s->exec_ms = json_is_integer(ms) ? json_integer_value(ms) : 0;
     /* The record must describe the step it is filed under. */
@@ -196,8 +197,8 @@ int api_step_add(struct req *r, struct allot_error *err)
                                 "job %s/%lld belongs to %s: %s may not record its steps",
                                 s->cluster, (long long)s->job_id, own.user, r->who.user);
     }
-    snprintf(s->user, sizeof s->user, "%s", own.known ? own.user : "");
-    snprintf(s->actor, sizeof s->actor, "%s", r->who.user);
+    text_copy(s->user, sizeof s->user, own.known ? own.user : "");
+    text_copy(s->actor, sizeof s->actor, r->who.user);
     s->created_s = (int64_t)time(NULL);
     if (canon_tree(rec) < 0)
         return allot_errorf(err, ALLOT_ENOMEM, "record: out of memory");

@@ -14,6 +14,7 @@
 #include "allotd/submit.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 struct submit_op {
@@ -73,14 +74,14 @@ int api_submit_admit_hold(struct req *r, int64_t token, const struct api_submit_
     r->scratch = s;
     s->a = *a;
     struct hold_req *q = &s->q;
-    snprintf(q->cluster, sizeof(q->cluster), "%s", j->cluster);
-    snprintf(q->user, sizeof(q->user), "%s", j->user);
-    snprintf(q->account, sizeof(q->account), "%s", j->account);
-    snprintf(q->partition, sizeof(q->partition), "%s", j->partition);
-    snprintf(q->qos, sizeof(q->qos), "%s", j->qos);
-    snprintf(q->req_tres, sizeof(q->req_tres), "%s", j->tres);
-    snprintf(q->resource, sizeof(q->resource), "%s", j->cost->resource);
-    snprintf(q->actor, sizeof(q->actor), "%s", r->who.user);
+    text_copy(q->cluster, sizeof(q->cluster), j->cluster);
+    text_copy(q->user, sizeof(q->user), j->user);
+    text_copy(q->account, sizeof(q->account), j->account);
+    text_copy(q->partition, sizeof(q->partition), j->partition);
+    text_copy(q->qos, sizeof(q->qos), j->qos);
+    text_copy(q->req_tres, sizeof(q->req_tres), j->tres);
+    text_copy(q->resource, sizeof(q->resource), j->cost->resource);
+    text_copy(q->actor, sizeof(q->actor), r->who.user);
     q->job_id = token;
     q->run = 0;
     q->now_s = (int64_t)time(NULL);

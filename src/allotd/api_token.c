@@ -13,6 +13,7 @@
 #include "allotd/json.h"
 #include "allotd/tokens.h"
 #include "libutil/log.h"
+#include "libutil/text.h"
 
 int api_token_add(struct req *r, struct allot_error *err)
 {
@@ -25,7 +26,7 @@ int api_token_add(struct req *r, struct allot_error *err)
                             TOKEN_TTL_MAX_S);
     int64_t now_s = (int64_t)time(NULL);
     struct token_grant g = {.role = (int)r->who.role, .expires_s = now_s + ttl_s};
-    snprintf(g.user, sizeof(g.user), "%s", r->who.user);
+    text_copy(g.user, sizeof(g.user), r->who.user);
     char hex[TOKEN_HEX_LEN + 1];
     if (tokens_add(r->d->tokens, &g, now_s, hex, err) < 0)
         return -1;

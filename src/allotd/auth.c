@@ -19,6 +19,7 @@
 
 #include "allotd/tokens.h"
 #include "libutil/log.h"
+#include "libutil/text.h"
 
 static pthread_key_t munge_key;
 
@@ -212,7 +213,7 @@ static int decode_none(struct req *r, struct allot_error *err)
         err->code = ALLOT_EAUTH;
         return -1;
     }
-    snprintf(r->who.real, sizeof(r->who.real), "%s", u);
+    text_copy(r->who.real, sizeof(r->who.real), u);
     r->who.uid = -1;
     return 0;
 }
@@ -237,8 +238,8 @@ static int decode_token(struct req *r, const char *authz, struct allot_error *er
     if (MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-As"))
         return allot_errorf(err, ALLOT_EPERM,
                             "X-Allot-As: not with a dashboard token (it is already a user's)");
-    snprintf(r->who.real, sizeof(r->who.real), "%s", g.user);
-    snprintf(r->who.user, sizeof(r->who.user), "%s", g.user);
+    text_copy(r->who.real, sizeof(r->who.real), g.user);
+    text_copy(r->who.user, sizeof(r->who.user), g.user);
     r->who.uid = -1;
     enum role now_role = auth_role(r->conf, g.user);
     r->who.role = (int)now_role < g.role ? now_role : (enum role)g.role;
@@ -256,7 +257,7 @@ int auth_request(struct req *r, struct allot_error *err)
     if (rc < 0)
         return -1;
     enum role real_role = auth_role(r->conf, r->who.real);
-    snprintf(r->who.user, sizeof(r->who.user), "%s", r->who.real);
+    text_copy(r->who.user, sizeof(r->who.user), r->who.real);
     r->who.role = real_role;
     const char *as = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-As");
     if (as && *as && strcmp(as, r->who.real) != 0) {
@@ -276,7 +277,7 @@ int auth_request(struct req *r, struct allot_error *err)
                                 "X-Allot-As: %s is an operator; only a superuser may act as "
                                 "one (%s is %s)",
                                 as, r->who.real, auth_role_name(real_role));
-        snprintf(r->who.user, sizeof(r->who.user), "%s", as);
+        text_copy(r->who.user, sizeof(r->who.user), as);
         r->who.role = as_role < real_role ? as_role : real_role;
     }
     return 0;

@@ -11,6 +11,7 @@
 #include "libcore/money.h"
 #include "libcore/numparse.h"
 #include "libcore/tres.h"
+#include "libutil/text.h"
 
 int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
               struct bank_cost *out, struct allot_error *err)
@@ -33,7 +34,7 @@ int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
     int64_t cost;
     if (money_hold_sumin(billing, j->time_limit_s, &cost, err) < 0)
         return allot_error_prefix(err, "time_limit_s");
-    snprintf(out->resource, sizeof(out->resource), "%s", p.resource);
+    text_copy(out->resource, sizeof(out->resource), p.resource);
     out->billing_micro = billing;
     out->cost_sumin = cost;
     return 0;
@@ -49,7 +50,7 @@ static int name_tres_field(struct allot_error *err, const char *field)
     if (!err || strncmp(err->msg, own, sizeof(own) - 1) != 0)
         return allot_error_prefix(err, "%s", field);
     char rest[sizeof(err->msg)];
-    snprintf(rest, sizeof(rest), "%s", err->msg + sizeof(own) - 1);
+    text_copy(rest, sizeof(rest), err->msg + sizeof(own) - 1);
     return allot_errorf(err, err->code, "%s:%s", field, rest);
 }
 

@@ -48,6 +48,7 @@
 #include "allotd/metrics.h"
 #include "allotd/routes.h"
 #include "libutil/log.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 struct http {
@@ -590,7 +591,7 @@ struct http *http_start(struct allotd *d, const struct allot_conf *c, struct all
         int fd = bind_unix(c->listen_socket, err);
         if (fd < 0)
             goto fail;
-        snprintf(h->unix_path, sizeof(h->unix_path), "%s", c->listen_socket);
+        text_copy(h->unix_path, sizeof(h->unix_path), c->listen_socket);
         h->unx = start_mhd(d, fd, threads);
         if (!h->unx) {
             close(fd);

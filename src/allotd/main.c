@@ -28,6 +28,7 @@
 #include "allotd/tick.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
+#include "libutil/text.h"
 
 /* Signal flags: set by the handler and nothing else (STYLE §2). */
 static volatile sig_atomic_t got_term, got_hup;
@@ -85,11 +86,11 @@ static void print_config_table(void)
         const struct conf_key_info *k = conf_key_at(i);
         char type[96];
         if (k->type == CONF_ENUM)
-            snprintf(type, sizeof(type), "%s", k->choices[0] == '|' ? "\"\"|local" : k->choices);
+            text_copy(type, sizeof(type), k->choices[0] == '|' ? "\"\"|local" : k->choices);
         else if (k->type == CONF_INT)
             snprintf(type, sizeof(type), "int %lld..%lld", (long long)k->min, (long long)k->max);
         else
-            snprintf(type, sizeof(type), "%s", conf_type_name(k->type));
+            text_copy(type, sizeof(type), conf_type_name(k->type));
         printf("| %s | %s | %s | %s | %s |\n", k->key, type, k->def[0] ? k->def : "(empty)",
                k->reloadable ? "yes" : "no", k->doc);
     }

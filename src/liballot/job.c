@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libutil/text.h"
+
 enum job_verb { VERB_ADMIT, VERB_HOLD, VERB_SETTLE, VERB_RELEASE };
 
 static const struct {
@@ -109,7 +111,7 @@ static void read_numbers(json_t *root, struct allot_job_result *res)
     if (!payer && job)
         payer = json_string_value(json_object_get(job, "payer_account"));
     if (payer)
-        snprintf(res->payer_account, sizeof(res->payer_account), "%s", payer);
+        text_copy(res->payer_account, sizeof(res->payer_account), payer);
     res->billing_micro = get_int(root, "billing_micro");
     if (!res->billing_micro)
         res->billing_micro = get_int(job, "billing_micro");
@@ -124,7 +126,7 @@ static void read_numbers(json_t *root, struct allot_job_result *res)
     res->charge_sumin = get_int(job, "charge_sumin");
     res->submit_token = get_int(root, "submit_token");
     if (msg)
-        snprintf(res->message, sizeof(res->message), "%s", msg);
+        text_copy(res->message, sizeof(res->message), msg);
 }
 
 static int job_verb(enum job_verb verb, allot_client_t *c, const struct allot_job_desc *j,
@@ -167,7 +169,7 @@ static int job_verb(enum job_verb verb, allot_client_t *c, const struct allot_jo
             res->ok = 0;
             res->refusal = rerr.code;
             if (!res->message[0])
-                snprintf(res->message, sizeof(res->message), "%s", rerr.msg);
+                text_copy(res->message, sizeof(res->message), rerr.msg);
             rc = 0;
             goto out;
         }

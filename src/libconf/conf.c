@@ -19,6 +19,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "libutil/text.h"
+
 #define CONF_LINE_MAX 4096
 #define CONF_FILE_MAX (1024 * 1024)
 
@@ -524,7 +526,7 @@ struct allot_conf *conf_parse_text(const char *text, const char *name, struct al
             goto fail;
         }
     }
-    snprintf(c->path, sizeof(c->path), "%s", name);
+    text_copy(c->path, sizeof(c->path), name);
 
     int seen_line[CONF_NROWS] = {0}; /* by the first row of a destination (aliases share) */
     const char *p = text;

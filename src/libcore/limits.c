@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "libcore/numparse.h"
+#include "libutil/text.h"
 
 #define A LIMIT_IN_ASSOC
 #define Q LIMIT_IN_QOS
@@ -620,7 +621,7 @@ static int report(struct checker *c, const char *limit, const char *tres, int64_
 {
     struct limit_violation x = {.limit = limit, .limit_value = lim, .requested = req,
                                 .src = *src, .deny = deny};
-    snprintf(x.tres, sizeof(x.tres), "%s", tres ? tres : "");
+    text_copy(x.tres, sizeof(x.tres), tres ? tres : "");
     if (deny) {
         *c->v = x;
         c->result = LIMIT_CHECK_DENY;

@@ -12,6 +12,7 @@
 #include "libstore/db.h"
 #include "libstore/db_sqlite_ckpt.h"
 #include "libstore/db_sqlite_wal.h"
+#include "libutil/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -217,7 +218,7 @@ static const char *vfs_name(void)
 static int sync_dir_of(const char *path, struct allot_error *err)
 {
     char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+    if (text_copy(buf, sizeof buf, path))
         return allot_errorf(err, ALLOT_EINVAL, "sqlite: path too long: %s", path);
     const char *dir = dirname(buf);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "libstore/store_int.h"
+#include "libutil/text.h"
 
 #define DUMP_FORMAT 1
 #define DUMP_LINE_MAX (1024 * 1024) /* longest accepted line (step records are <= 48 KiB) */
@@ -261,10 +262,8 @@ static int col_list(const struct dump_table *t, char *buf, size_t size)
 static int select_sql(const struct dump_table *t, char *sql, size_t size)
 {
     char cols[DUMP_SQL_MAX];
-    if (t->select) {
-        int n = snprintf(sql, size, "%s", t->select);
-        return n < 0 || (size_t)n >= size ? -1 : 0;
-    }
+    if (t->select)
+        return text_copy(sql, size, t->select) ? -1 : 0;
     if (col_list(t, cols, sizeof cols) < 0)
         return -1;
     int n = snprintf(sql, size, "SELECT %s FROM %s ORDER BY %s", cols, t->name, t->order_by);
@@ -623,7 +622,7 @@ static void on_problem(const char *problem, void *arg)
 {
     struct first_problem *p = arg;
     if (p->n++ == 0)
-        snprintf(p->text, sizeof p->text, "%s", problem);
+        text_copy(p->text, sizeof p->text, problem);
 }
 
 /* PostgreSQL identities continue after the imported ids (SQLite's rowid does by itself). */

@@ -22,6 +22,7 @@
 #include "libcore/money.h"
 #include "libcore/numparse.h"
 #include "libstore/store_int.h"
+#include "libutil/text.h"
 
 #define JOB_COLS STORE_JOB_COLS
 static const char SQL_JOB_GET[] =
@@ -548,10 +549,10 @@ static void job_entry(struct ledger_entry *e, enum ledger_kind kind, int64_t all
     e->alloc_id = alloc_id;
     e->kind = kind;
     e->amount_sumin = amount;
-    snprintf(e->actor, sizeof e->actor, "%s", actor);
+    text_copy(e->actor, sizeof e->actor, actor);
     e->time_s = now;
-    snprintf(e->comment, sizeof e->comment, "%s", comment);
-    snprintf(e->cluster, sizeof e->cluster, "%s", cluster);
+    text_copy(e->comment, sizeof e->comment, comment);
+    text_copy(e->cluster, sizeof e->cluster, cluster);
     e->job_id = job_id;
     e->run = run;
 }

@@ -28,6 +28,7 @@
 #include "libcore/carryover.h"
 #include "libcore/period.h"
 #include "libstore/store_int.h"
+#include "libutil/text.h"
 
 enum pstmt {
     P_ADD,
@@ -501,7 +502,7 @@ static int boundary_entry(store_t *st, const struct policy *p, enum ledger_kind 
         e.alloc_id = p->alloc_id;
         e.kind = kind;
         e.amount_sumin = amount < STORE_AMOUNT_MAX ? amount : STORE_AMOUNT_MAX;
-        snprintf(e.actor, sizeof e.actor, "%s", actor && actor[0] ? actor : "allotd");
+        text_copy(e.actor, sizeof e.actor, actor && actor[0] ? actor : "allotd");
         e.time_s = now_s;
         char n[16] = "";
         if (part > 1)
@@ -534,12 +535,12 @@ static int policy_command(store_t *st, const struct policy *p, const char *perio
 {
     struct command c;
     memset(&c, 0, sizeof c);
-    snprintf(c.cluster, sizeof c.cluster, "%s", p->cluster);
-    snprintf(c.kind, sizeof c.kind, "%s", kind);
-    snprintf(c.target, sizeof c.target, "%s", p->account);
-    snprintf(c.payload, sizeof c.payload, "%s", payload);
+    text_copy(c.cluster, sizeof c.cluster, p->cluster);
+    text_copy(c.kind, sizeof c.kind, kind);
+    text_copy(c.target, sizeof c.target, p->account);
+    text_copy(c.payload, sizeof c.payload, payload);
     c.policy_id = p->id;
-    snprintf(c.period, sizeof c.period, "%s", period);
+    text_copy(c.period, sizeof c.period, period);
     int w = snprintf(c.idem_key, sizeof c.idem_key, "policy:%lld:%s:%s", (long long)p->id, period,
                      key_tail);
     if (w < 0 || (size_t)w >= sizeof c.idem_key)
@@ -689,7 +690,7 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
     if (store_alloc_read(st, p.alloc_id, &al, NULL, err) < 0)
         return -1;
     if (now_s < al.start_s || now_s >= al.end_s) {
-        snprintf(r.old_period, sizeof r.old_period, "%s", p.current_period);
+        text_copy(r.old_period, sizeof r.old_period, p.current_period);
         if (now_s >= al.end_s && p.current_period[0] &&
             close_at_end(st, &p, actor, now_s, &r, err) < 0)
             return -1;
@@ -704,7 +705,7 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
     }
     if (period_format(&cur, r.new_period, sizeof r.new_period, err) < 0)
         return -1;
-    snprintf(r.old_period, sizeof r.old_period, "%s", p.current_period);
+    text_copy(r.old_period, sizeof r.old_period, p.current_period);
     if (strcmp(p.current_period, r.new_period) == 0) {
         if (out)
             *out = r;
@@ -995,7 +996,7 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
     if (store_balance_get(st, p.alloc_id, &b, err) < 0)
         return -1;
     e.policy_id = p.id;
-    snprintf(e.period, sizeof e.period, "%s", p.current_period);
+    text_copy(e.period, sizeof e.period, p.current_period);
     e.time_s = now_s;
     e.used_sumin = b.used_sumin - p.period_used_open_sumin;
     if (e.used_sumin < 0)
@@ -1290,7 +1291,7 @@ int store_command_result(store_t *st, int64_t id, enum command_state state, cons
     if (state != COMMAND_CONFIRMED && state != COMMAND_FAILED)
         return allot_errorf(err, ALLOT_EINVAL, "state: must be confirmed or failed");
     /* Long sacctmgr errors are cut to fit rather than refused: the text is evidence. */
-    snprintf(tmp, sizeof tmp, "%s", result ? result : "");
+    text_copy(tmp, sizeof tmp, result ? result : "");
     if (store_command_get(st, id, &c, err) < 0)
         return -1;
     /* A final result stays: the same state again is a replay (an agent that lost the
@@ -1362,7 +1363,7 @@ int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark 
     if (rc < 0)
         return -1;
     memset(out, 0, sizeof *out);
-    snprintf(out->cluster, sizeof out->cluster, "%s", cluster);
+    text_copy(out->cluster, sizeof out->cluster, cluster);
     if (rc == 1) {
         out->until_s = db_column_int64(s, 0);
         out->updated_s = db_column_int64(s, 1);
@@ -1391,7 +1392,7 @@ int store_reconcile_set(store_t *st, const char *cluster, int64_t until_s, int64
     if (!ex)
         return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist", cluster);
     /* A long list of unknown jobs is cut to fit rather than refused: it is a report. */
-    snprintf(tmp, sizeof tmp, "%s", report ? report : "");
+    text_copy(tmp, sizeof tmp, report ? report : "");
     db_stmt_t *s = pstmt(st, R_SET, SQL_R_SET, err);
     if (!s)
         return -1;

@@ -40,6 +40,7 @@
 #include <slurm/slurm_version.h>
 
 #include "allot/allot.h"
+#include "libutil/text.h"
 #include "plugins/common/plugin_conf.h"
 #include "plugins/common/submit_token.h"
 #include "plugins/job_submit/allot/submit_req.h"
@@ -103,7 +104,7 @@ static void load_partitions(void)
         if (!p->name || strlen(p->name) >= sizeof(f->name))
             continue;
         memset(f, 0, sizeof(*f));
-        snprintf(f->name, sizeof(f->name), "%s", p->name);
+        text_copy(f->name, sizeof(f->name), p->name);
         f->is_default = (p->flags & PART_FLAG_DEFAULT) != 0;
         f->info.default_time_min = p->default_time;
         f->info.max_time_min = p->max_time;
@@ -250,7 +251,7 @@ static int default_account_locked(uint32_t uid, const char *user, char *buf, siz
     struct user_fact *u = &js_users[js_users_next++ % USER_CACHE_MAX];
     u->uid = uid;
     u->fetched = now;
-    snprintf(u->account, sizeof(u->account), "%s", buf);
+    text_copy(u->account, sizeof(u->account), buf);
     return buf[0] ? 0 : 1;
 }
 
