@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # t2530-policy-faketime.t - the month boundary crossed by allotd's own clock (DESIGN §5):
-# allotd runs under libfaketime from 2030-07-31 23:59:55 UTC with PolicyTickInterval=1, so
+# allotd runs under libfaketime from 2030-07-31 23:59:35 UTC with PolicyTickInterval=1, so
 # its tick thread (not a test call) opens July, then crosses midnight into August; it is
 # killed -9 and restarted at 00:00:20 and again at 00:10 (both after the boundary, like a
 # redeploy or a crash).  Exactly one reset, one carryover, one expiry and one August credit
@@ -9,6 +9,9 @@
 # next midnight and settled after it: its hold expires with August (no SU appear on its
 # release) and its cost is September's use.  A settle that is the first to cross a boundary
 # (slow clock) logs the boundary with by=settle.
+# The faked clocks run at real speed from allotd's start, and what must happen before a
+# midnight (the policy, the hold) has 25 s for it: 5 s was too little with four tests at a
+# time on a slow host.
 test_description='month boundary by the daemon clock under faketime, restarts'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -34,8 +37,8 @@ current() { api GET /v1/policies/1 | json_get current_period; }
 in_july() { test "$(current)" = 2030-07; }
 in_august() { test "$(current)" = 2030-08; }
 
-test_expect_success 'allotd at 2030-07-31 23:59:55 (faked); monthly policy; its tick opens July' '
-	start "2030-07-31 23:59:55" &&
+test_expect_success 'allotd at 2030-07-31 23:59:35 (faked); monthly policy; its tick opens July' '
+	start "2030-07-31 23:59:35" &&
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"cluster\":\"c1\",\"start\":\"2030-01-01\",\"end\":\"2031-01-01\"}" >out &&
@@ -46,7 +49,7 @@ test_expect_success 'allotd at 2030-07-31 23:59:55 (faked); monthly policy; its 
 	python3 -c "import json; e=json.load(open(\"ev\"))[\"evaluations\"]; assert any(x[\"period\"]==\"2030-07\" for x in e), e"
 '
 test_expect_success 'the tick crosses midnight by itself' '
-	wait_for 20 in_august &&
+	wait_for 45 in_august &&
 	grep "msg=\"period boundary\"" "$ALLOTD_LOG"
 '
 test_expect_success 'killed -9 and restarted twice after the boundary: nothing repeats' '
@@ -69,11 +72,11 @@ in_october() { test "$(current)" = 2030-10; }
 avail() { api GET /v1/allocations/$(cat alloc) | json_get available_sumin; }
 
 test_expect_success 'a job running across midnight: its hold expires with August, its cost is September use' '
-	allotd_kill9 && start "2030-08-31 23:59:50" &&
+	allotd_kill9 && start "2030-08-31 23:59:35" &&
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p\",\"resource\":\"cpu\"}" &&
 	API_USER=slurm api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":1,\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"p\",\"time_limit_s\":30000,\"billing\":1}" >out &&
 	test "$(json_get held <out)" = true &&
-	wait_for 20 in_september &&
+	wait_for 45 in_september &&
 	api GET /v1/policies/1 >out &&
 	test "$(json_get periods.2.total_sumin <out)" = 1500 &&
 	test "$(json_get periods.1.expired_sumin <out)" = 1500 &&

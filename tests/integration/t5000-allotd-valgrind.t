@@ -30,6 +30,9 @@ cat >"$ALLOTD_BIN" <<EOF
 exec valgrind $VG_OPTS "--log-file=$VG_DIR/allotd.%p.log" "$REAL_ALLOTD" "\$@"
 EOF
 chmod +x "$ALLOTD_BIN"
+# Under valgrind allotd takes tens of times longer to answer its first /healthz and, with
+# the leak check, to exit: 20 s was too little with four tests at a time on a slow host.
+ALLOTD_WAIT=120
 
 # vg_clean LOG: no errors and no definite/indirect leaks in one valgrind log.
 vg_clean() {

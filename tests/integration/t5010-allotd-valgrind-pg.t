@@ -25,6 +25,9 @@ exec valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --erro
 	--num-callers=30 "--log-file=$VG_DIR/allotd.%p.log" "$ALLOT_BUILD_DIR/src/allotd/allotd" "\$@"
 WRAP
 chmod +x "$PGA_ALLOTD"
+# Under valgrind allotd takes tens of times longer to answer its first /healthz and, with
+# the leak check, to exit: 20 s was too little with four tests at a time on a slow host.
+ALLOTD_WAIT=120
 
 hold() { # JOB
 	pga A POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":$1,\"user\":\"u1\",\"account\":\"acct0\",\"partition\":\"batch\",\"time_limit_s\":60,\"tres\":\"cpu=2\"}" >out

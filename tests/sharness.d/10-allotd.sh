@@ -5,9 +5,11 @@
 #                  $ALLOTD_DIR/allot.db, or with ALLOT_TEST_BACKEND=pg the test's PostgreSQL,
 #                  free loopback port, Unix socket, log, pid file, SuperUsers=root, the private
 #                  munged of 03-munged.sh unless AuthType=none is among the lines), extra
-#                  lines appended; bounded wait (20 s) on /healthz.  Exports ALLOTD_PORT,
-#                  ALLOTD_URL, ALLOTD_SOCKET, ALLOTD_PID, ALLOTD_CONF, ALLOTD_LOG.
-# allotd_stop      SIGTERM and a bounded wait; allotd_kill9: SIGKILL, no cleanup.
+#                  lines appended; bounded wait ($ALLOTD_WAIT s) on /healthz.  Exports
+#                  ALLOTD_PORT, ALLOTD_URL, ALLOTD_SOCKET, ALLOTD_PID, ALLOTD_CONF, ALLOTD_LOG.
+# allotd_stop      SIGTERM and a bounded wait ($ALLOTD_WAIT s); allotd_kill9: SIGKILL, no
+#                  cleanup.  ALLOTD_WAIT (default 20): raised by tests whose allotd runs
+#                  under valgrind, tens of times slower to start and to exit.
 # allotd_dump_log  print the daemon log (call on failure).
 # api METHOD PATH [BODY]  call the API with curl over TCP; the body goes to stdout, the HTTP
 #                  status to $ALLOTD_DIR/status (read it with api_status); returns 0 for 2xx.
@@ -17,6 +19,7 @@
 #                  $API_CRED overrides the credential (forged/replayed tests).
 
 ALLOTD_BIN=${ALLOTD_BIN:-$ALLOT_BUILD_DIR/src/allotd/allotd}
+ALLOTD_WAIT=${ALLOTD_WAIT:-20}
 ALLOT_STORM=${ALLOT_STORM:-$ALLOT_BUILD_DIR/src/allotd/allot_storm}
 
 allotd_start() {
@@ -67,8 +70,8 @@ allotd_start() {
     ALLOTD_PID=$!
     export ALLOTD_DIR ALLOTD_PORT ALLOTD_URL ALLOTD_SOCKET ALLOTD_CONF ALLOTD_LOG ALLOTD_PID \
         ALLOTD_AUTH
-    if ! wait_for 20 allotd_healthy_; then
-        echo "allotd_start: allotd did not answer /healthz within 20 s" >&2
+    if ! wait_for "$ALLOTD_WAIT" allotd_healthy_; then
+        echo "allotd_start: allotd did not answer /healthz within $ALLOTD_WAIT s" >&2
         cat "$ALLOTD_DIR/stderr" >&2
         allotd_dump_log
         allotd_kill9
@@ -83,8 +86,8 @@ allotd_healthy_() {
 allotd_stop() {
     [ -n "$ALLOTD_PID" ] || return 0
     kill -TERM "$ALLOTD_PID" 2>/dev/null
-    if ! wait_for 20 sh -c "! kill -0 $ALLOTD_PID 2>/dev/null"; then
-        echo "allotd_stop: allotd $ALLOTD_PID ignored TERM for 20 s, killing it" >&2
+    if ! wait_for "$ALLOTD_WAIT" sh -c "! kill -0 $ALLOTD_PID 2>/dev/null"; then
+        echo "allotd_stop: allotd $ALLOTD_PID ignored TERM for $ALLOTD_WAIT s, killing it" >&2
         kill -9 "$ALLOTD_PID" 2>/dev/null
     fi
     wait "$ALLOTD_PID" 2>/dev/null

@@ -96,7 +96,8 @@ allot_storage_conf() {
 # loopback), group commit as configured.  Sets PGA_URL_<NAME>, PGA_PID_<NAME>.  Unlike
 # allotd_start (10-allotd.sh, one instance per test) it keeps no global state, so several run
 # at once.  pg_allotd_kill9 NAME / pg_allotd_stop NAME end one.  PGA_ALLOTD, when set, is
-# the program run instead of this build's allotd (t5010: a valgrind wrapper).
+# the program run instead of this build's allotd (t5010: a valgrind wrapper).  Start and
+# stop wait up to $ALLOTD_WAIT s, as allotd_start does.
 pg_allotd_start() {
     local name=$1; shift
     local dir=$PWD/$name port
@@ -121,7 +122,7 @@ pg_allotd_start() {
     echo "$pid" >"$dir/mypid"
     echo "http://127.0.0.1:$port" >"$dir/url"
     eval "PGA_URL_$name=http://127.0.0.1:$port PGA_PID_$name=$pid"
-    if ! wait_for 20 curl -sf --max-time 2 "http://127.0.0.1:$port/healthz"; then
+    if ! wait_for "$ALLOTD_WAIT" curl -sf --max-time 2 "http://127.0.0.1:$port/healthz"; then
         echo "pg_allotd_start: $name did not answer /healthz" >&2
         cat "$dir/stderr" >&2
         tail -n 30 "$dir/allotd.log" >&2
@@ -143,7 +144,7 @@ pg_allotd_stop() {
     [ -f "$dir/mypid" ] || return 0
     pid=$(cat "$dir/mypid")
     kill -TERM "$pid" 2>/dev/null
-    wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
+    wait_for "$ALLOTD_WAIT" sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     rm -f "$dir/mypid"
     return 0
