@@ -317,7 +317,7 @@ static void eff_text(json_t *row)
     char buf[64];
     json_t *v;
     v = json_object_get(row, "cpu_efficiency_percent");
-    text_copy(buf, sizeof buf, "");
+    buf[0] = '\0';
     if (json_is_number(v))
         snprintf(buf, sizeof buf, "%.1f%%", json_number_value(v));
     json_object_set_new(row, "cpu_eff_text", json_string(buf));
