@@ -55,8 +55,8 @@ static const char SQL_ALLOC_LIST[] =
     "WHERE ($1 = '' OR ac.name = $1) AND ($2 = '' OR al.resource = $2) "
     "AND (CAST($3 AS BIGINT) = 0 OR (al.start_s <= $3 AND $3 < al.end_s)) "
     "ORDER BY ac.name, al.resource, al.start_s, al.id";
-/* The payer walk (store_payer): the account's id and parent, then per account on the chain
- * its allocation (allocations_payer index) or else its parent.  Point lookups, not one
+/* The payer walk (store_payer): the account's own allocation by its name, else per ancestor
+ * on the chain its allocation (allocations_payer index), nearest first.  Point lookups, not one
  * recursive query: SQLite materialises a recursive CTE in ephemeral tables on every call,
  * which cost more than the rest of a hold; a walk is usually one or two short steps.
  * At most one allocation matches per account (no overlap, file comment); the ORDER BY only
@@ -64,13 +64,17 @@ static const char SQL_ALLOC_LIST[] =
  * (ORDER BY al.id made SQLite build a temporary B-tree, page memsets and all, per call). */
 static const char SQL_PAYER_START[] = "SELECT id, parent_id FROM accounts WHERE name = $1";
 static const char SQL_PAYER_PARENT[] = "SELECT parent_id FROM accounts WHERE id = $1";
-static const char SQL_PAYER[] =
-    "SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM allocations al"
-    " JOIN accounts ac ON ac.id = al.account_id"
-    " JOIN alloc_balance b ON b.alloc_id = al.id"
-    " WHERE al.account_id = $1 AND al.resource = $2 AND (al.cluster = $3 OR al.cluster = '')"
-    " AND al.start_s <= $4 AND $4 < al.end_s"
-    " ORDER BY al.start_s DESC LIMIT 1";
+#define PAYER_OF(account)                                                                          \
+    "SELECT " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS " FROM allocations al"                      \
+    " JOIN accounts ac ON ac.id = al.account_id"                                                   \
+    " JOIN alloc_balance b ON b.alloc_id = al.id"                                                  \
+    " WHERE " account " AND al.resource = $2 AND (al.cluster = $3 OR al.cluster = '')"             \
+    " AND al.start_s <= $4 AND $4 < al.end_s"                                                      \
+    " ORDER BY al.start_s DESC LIMIT 1"
+static const char SQL_PAYER[] = PAYER_OF("al.account_id = $1");
+/* The first step, when the account pays for itself (the usual case): found by its name in
+ * the one statement, where the walk's first step and query were two per hold. */
+static const char SQL_PAYER_NAMED[] = PAYER_OF("ac.name = $1");
 static const char SQL_BALANCE_GET[] =
     "SELECT granted_sumin, used_sumin, held_sumin FROM alloc_balance WHERE alloc_id = $1";
 /* $5 = 1: refuse (no row changed) when available would drop below 0. */
@@ -135,7 +139,6 @@ static const char SQL_LEDGER_LIST_SINCE[] =
     LEDGER_LIST(" AND l.time_s <= 9223372036854775807", "+l.id");
 static const char SQL_LEDGER_LIST[] = LEDGER_LIST("", "l.id");
 
-
 /* SQLite's allocation index pass (schema 0016): the tail's pairs sorted, so that each
  * allocation's leaf of ledger_alloc_index is written once per pass rather than once per
  * commit.  OR IGNORE: a pair already there (written by hand, say; store_check names it) is
@@ -146,7 +149,6 @@ static const char SQL_LEDGER_INDEX_PASS[] =
 static const char SQL_LEDGER_INDEX_MARK[] =
     "UPDATE ledger_alloc_mark SET upto = (SELECT MAX(id) FROM ledger) "
     "WHERE (SELECT MAX(id) FROM ledger) > upto";
-
 
 /* ---- readers ---- */
 
@@ -500,9 +502,9 @@ int store_alloc_remove(store_t *st, int64_t id, struct allot_error *err)
     if (store_ready_write(st, "alloc remove", err) < 0 ||
         store_alloc_read(st, id, &cur, NULL, err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_ALLOC_LEDGER_COUNT,
-                              st->sqlite ? SQL_ALLOC_LEDGER_COUNT_SQLITE : SQL_ALLOC_LEDGER_COUNT,
-                              err);
+    db_stmt_t *s =
+        store_stmt(st, STMT_ALLOC_LEDGER_COUNT,
+                   st->sqlite ? SQL_ALLOC_LEDGER_COUNT_SQLITE : SQL_ALLOC_LEDGER_COUNT, err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, id);
@@ -579,40 +581,59 @@ static int payer_step(store_t *st, const char *name, int64_t id, int64_t *self, 
     return rc;
 }
 
+/* The allocation of SQL_PAYER (by account id) or SQL_PAYER_NAMED (by name): 1 found (into
+ * *out, *bal when not NULL), 0 none, -1 error. */
+static int payer_query(store_t *st, const char *name, int64_t id, const char *resource,
+                       const char *cluster, int64_t at_s, struct allocation *out,
+                       struct balance *bal, struct allot_error *err)
+{
+    db_stmt_t *s = name ? store_stmt(st, STMT_PAYER_NAMED, SQL_PAYER_NAMED, err)
+                        : store_stmt(st, STMT_PAYER, SQL_PAYER, err);
+    if (!s)
+        return -1;
+    if (name)
+        db_bind_text(s, 1, name);
+    else
+        db_bind_int64(s, 1, id);
+    db_bind_text(s, 2, resource);
+    db_bind_text(s, 3, cluster);
+    db_bind_int64(s, 4, at_s);
+    int found = db_step(s, err);
+    if (found == 1) {
+        if (out)
+            store_read_alloc(s, 0, out);
+        if (bal)
+            store_read_balance(s, STORE_ALLOC_NCOLS, db_column_int64(s, 0), bal);
+    }
+    db_reset(s);
+    return found;
+}
+
+const char *store_payer_sql(int named)
+{
+    return named ? SQL_PAYER_NAMED : SQL_PAYER;
+}
+
 int store_payer(store_t *st, const char *account, const char *resource, const char *cluster,
                 int64_t at_s, struct allocation *out, struct balance *bal, struct allot_error *err)
 {
+    int found = payer_query(st, account, 0, resource, cluster, at_s, out, bal, err);
+    if (found != 0)
+        return found < 0 ? -1 : 0;
+    /* Not the account itself: its ancestors, nearest first. */
     int64_t id = 0, parent = 0;
     int rc = payer_step(st, account, 0, &id, &parent, err);
+    /* Depth bound as a guard against a cycle the account verbs should never let in. */
+    for (int depth = 0; rc == 1 && parent && depth < 1000; depth++) {
+        rc = payer_step(st, NULL, parent, &id, &parent, err);
+        if (rc != 1)
+            break;
+        found = payer_query(st, NULL, id, resource, cluster, at_s, out, bal, err);
+        if (found != 0)
+            return found < 0 ? -1 : 0;
+    }
     if (rc < 0)
         return -1;
-    /* Depth bound as a guard against a cycle the account verbs should never let in. */
-    for (int depth = 0; rc == 1 && depth <= 1000; depth++) {
-        db_stmt_t *s = store_stmt(st, STMT_PAYER, SQL_PAYER, err);
-        if (!s)
-            return -1;
-        db_bind_int64(s, 1, id);
-        db_bind_text(s, 2, resource);
-        db_bind_text(s, 3, cluster);
-        db_bind_int64(s, 4, at_s);
-        int found = db_step(s, err);
-        if (found < 0)
-            return -1;
-        if (found == 1) {
-            if (out)
-                store_read_alloc(s, 0, out);
-            if (bal)
-                store_read_balance(s, STORE_ALLOC_NCOLS, db_column_int64(s, 0), bal);
-            db_reset(s);
-            return 0;
-        }
-        db_reset(s);
-        if (!parent)
-            break;
-        rc = payer_step(st, NULL, parent, &id, &parent, err);
-        if (rc < 0)
-            return -1;
-    }
     char date[32];
     store_format_utc(at_s, date, sizeof date);
     allot_errorf(err, ALLOT_ENOENT,

@@ -53,7 +53,7 @@ struct store {
     size_t batch_cap;
     struct op_scratch *batch_ops; /* store_job_batch's per-op scratch, likewise */
     size_t batch_ops_cap;
-    uint64_t part_digest; /* SQLite partition watch: the table's digest at the last look */
+    uint64_t part_digest;     /* SQLite partition watch: the table's digest at the last look */
     int64_t ledger_unindexed; /* SQLite: entries appended since this store's last index pass */
 };
 
@@ -132,6 +132,7 @@ enum store_stmt_id {
     STMT_PAYER_START,
     STMT_PAYER_PARENT,
     STMT_PAYER,
+    STMT_PAYER_NAMED,
     STMT_BALANCE_GET,
     STMT_BALANCE_APPLY,
     STMT_LEDGER_INSERT,
@@ -148,6 +149,7 @@ enum store_stmt_id {
     STMT_LEDGER_LIST_SINCE,
     /* store_job.c */
     STMT_JOB_GET,
+    STMT_JOB_GET_PAYER,
     STMT_JOB_MAX_ID,
     STMT_JOB_INSERT,
     STMT_JOB_SETTLE,
@@ -221,10 +223,14 @@ void store_read_balance(db_stmt_t *s, int col, int64_t alloc_id, struct balance 
 
 /* Job rows and the job verbs' shared pieces (store_job.c), also used by the batched path
  * (store_job_batch.c).  store_read_job reads STORE_JOB_COLS from column `col`. */
-#define STORE_JOB_COLS                                                                             \
-    "cluster, job_id, run, user_name, account, partition_name, qos, submit_s, start_s, end_s, "    \
-    "req_tres, alloc_tres, billing_micro, time_limit_s, elapsed_s, slurm_state, status, "          \
-    "hold_sumin, charge_sumin, alloc_id, payer_account, settle_source, updated_s"
+#define STORE_JOB_COLS STORE_JOB_COLS_OF("")
+/* The same list with every column qualified by a table alias ("j."), for joins. */
+#define STORE_JOB_COLS_OF(t)                                                                       \
+    t "cluster, " t "job_id, " t "run, " t "user_name, " t "account, " t "partition_name, " t      \
+      "qos, " t "submit_s, " t "start_s, " t "end_s, " t "req_tres, " t "alloc_tres, " t           \
+      "billing_micro, " t "time_limit_s, " t "elapsed_s, " t "slurm_state, " t "status, " t        \
+      "hold_sumin, " t "charge_sumin, " t "alloc_id, " t "payer_account, " t "settle_source, " t   \
+      "updated_s"
 #define STORE_JOB_NCOLS 23
 void store_read_job(db_stmt_t *s, int col, struct job *j);
 int64_t store_now_or(int64_t t); /* t, or the current time when t <= 0 */
@@ -296,6 +302,11 @@ int store_ledger_list_sql(const char *backend, const struct ledger_filter *f, co
 int store_job_list_sql(const struct job_filter *f, const char **sql);
 /* The text of a STMT_JOB_COUNT_* statement (store_job_count.c), NULL for another id. */
 const char *store_job_count_sql(int id);
+/* The payer walk's allocation query (store_alloc.c): by the account's name (the first step)
+ * when named, else by an ancestor's id; for the plan test. */
+const char *store_payer_sql(int named);
+/* The settle's lookup of a run with its allocation (store_job.c); for the plan test. */
+const char *store_job_payer_sql(void);
 /* store_history_names_cluster's statement for h (for store_list_plan), NULL if none. */
 const char *store_history_sql(int h);
 int store_failure_list_sql(const struct failure_filter *f, const char **sql);

@@ -7,8 +7,9 @@
  * outcome and writes nothing.  That row is the idempotency record: hold/settle/release need
  * no idempotency key in the ledger.
  * Hot path: a hold is the job lookup, the payer query, one conditional balance UPDATE (the
- * atomic check-and-hold), the ledger INSERT, the job INSERT and a balance re-read: six
- * prepared statements, no heap allocation, no SQL text built at run time.
+ * atomic check-and-hold), the ledger INSERT and the job INSERT; a settle is the job lookup
+ * (with its allocation and balance), the balance UPDATE, two ledger INSERTs and the job
+ * UPDATE.  Prepared statements, no heap allocation, no SQL text built at run time.
  * These verbs are the one implementation of every case on both backends.  On PostgreSQL
  * allotd's writer first offers its holds and settles to store_job_batch (one statement for
  * a batch's common cases, store_job_batch.c) and runs here only what that left.
@@ -27,6 +28,19 @@
 #define JOB_COLS STORE_JOB_COLS
 static const char SQL_JOB_GET[] =
     "SELECT " JOB_COLS " FROM jobs WHERE cluster = $1 AND job_id = $2 AND run = $3";
+/* A settle's lookup: the run and, in the same statement, the allocation that holds its hold,
+ * that allocation's balance and whether a policy governs it, which the settle answers with.
+ * Read before the settle's own balance move rather than after it: within the write
+ * transaction nothing else moves that balance (one writer on SQLite, the bank's write lock
+ * on PostgreSQL), so the balance after is this one plus that move, and a second statement
+ * per settle is saved (bench/results/bank.md, session 19). */
+static const char SQL_JOB_GET_PAYER[] = "SELECT " STORE_JOB_COLS_OF(
+    "j.") ", " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS ", "
+          "EXISTS (SELECT 1 FROM policies p WHERE p.alloc_id = al.id) FROM jobs j "
+          "LEFT JOIN allocations al ON al.id = j.alloc_id "
+          "LEFT JOIN accounts ac ON ac.id = al.account_id "
+          "LEFT JOIN alloc_balance b ON b.alloc_id = al.id "
+          "WHERE j.cluster = $1 AND j.job_id = $2 AND j.run = $3";
 /* The highest Slurm job id of a cluster (submit tokens, >= 2^32, are not job ids). */
 static const char SQL_JOB_MAX_ID[] =
     "SELECT MAX(job_id) FROM jobs WHERE cluster = $1 AND job_id < 4294967296";
@@ -141,6 +155,40 @@ static int job_lookup(store_t *st, const char *cluster, int64_t job_id, int32_t 
         store_read_job(s, 0, j);
     db_reset(s);
     return rc;
+}
+
+/* job_lookup plus SQL_JOB_GET_PAYER's payer: *a and *b zeroed and *policy 0 when the run
+ * has no allocation (alloc_id 0, or a row that is gone: al.id reads 0). */
+static int job_lookup_payer(store_t *st, const char *cluster, int64_t job_id, int32_t run,
+                            struct job *j, struct allocation *a, struct balance *b, int *policy,
+                            struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_JOB_GET_PAYER, SQL_JOB_GET_PAYER, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, cluster);
+    db_bind_int64(s, 2, job_id);
+    db_bind_int64(s, 3, run);
+    int rc = db_step(s, err);
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    *policy = 0;
+    if (rc == 1) {
+        store_read_job(s, 0, j);
+        if (!db_column_is_null(s, STORE_JOB_NCOLS)) {
+            store_read_alloc(s, STORE_JOB_NCOLS, a);
+            store_read_balance(s, STORE_JOB_NCOLS + STORE_ALLOC_NCOLS, a->id, b);
+            *policy =
+                db_column_int64(s, STORE_JOB_NCOLS + STORE_ALLOC_NCOLS + STORE_BALANCE_NCOLS) != 0;
+        }
+    }
+    db_reset(s);
+    return rc;
+}
+
+const char *store_job_payer_sql(void)
+{
+    return SQL_JOB_GET_PAYER;
 }
 
 static int job_insert(store_t *st, const struct job *j, struct allot_error *err)
@@ -592,25 +640,34 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
                  struct allot_error *err)
 {
     struct job j;
+    struct allocation pa; /* the run's allocation and balance as found (job_lookup_payer) */
+    struct balance pb;
+    int policy = 0;
     if (store_ready_write(st, "settle", err) < 0 || store_settle_validate(req, err) < 0)
         return -1;
     memset(res, 0, sizeof *res);
     int64_t now = store_now_or(req->now_s);
     int64_t start = req->start_s;
     int64_t elapsed = store_settle_elapsed(req);
-    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
-    if (rc < 0)
+    int found =
+        job_lookup_payer(st, req->cluster, req->job_id, req->run, &j, &pa, &pb, &policy, err);
+    if (found < 0)
         return -1;
-    if (rc == 1 && same_job(st, &j, "settle", req->user, req->account, req->partition, 0, err) < 0)
+    if (found && same_job(st, &j, "settle", req->user, req->account, req->partition, 0, err) < 0)
         return -1;
-    if (rc == 1 && (j.status == JOB_SETTLED || j.status == JOB_RELEASED)) {
+    if (found && j.alloc_id != 0 && pa.id != j.alloc_id) /* as fill_payer would find it */
+        return allot_errorf(err, ALLOT_ENOENT, "allocation %lld does not exist",
+                            (long long)j.alloc_id);
+    if (found && (j.status == JOB_SETTLED || j.status == JOB_RELEASED)) {
         res->replay = 1;
         res->job = j;
-        return fill_payer(st, &j, &res->alloc, &res->bal, err);
+        res->alloc = pa;
+        res->bal = pb;
+        return 0;
     }
     int64_t charge;
 
-    if (rc == 1) {
+    if (found) {
         if (j.status != JOB_HELD && j.status != JOB_REFUSED)
             return allot_errorf(err, ALLOT_EINTERNAL, "job %lld run %d has an unknown status",
                                 (long long)j.job_id, (int)j.run);
@@ -636,6 +693,9 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
                       req->actor, req->slurm_state, now);
             if (store_ledger_apply_pair(st, &rel, charge > 0 ? &deb : NULL, err) < 0)
                 return -1;
+            pb.held_sumin -= j.hold_sumin; /* the pair's move, as SQL_BALANCE_APPLY made it */
+            pb.used_sumin += charge;
+            pb.available_sumin = pb.granted_sumin - pb.used_sumin - pb.held_sumin;
         }
         j.start_s = run_start;
         j.end_s = settle_end(req, run_start, elapsed, now);
@@ -663,8 +723,8 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
             return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must not be negative");
         if (settle_charge(req, req->billing_micro, elapsed, -1, &charge, err) < 0)
             return -1;
-        rc = store_payer(st, req->account, req->resource, req->cluster, start > 0 ? start : now,
-                         &payer, NULL, err);
+        int rc = store_payer(st, req->account, req->resource, req->cluster, start > 0 ? start : now,
+                             &payer, NULL, err);
         if (rc != 0)
             return -1; /* rc 1: err holds the ENOENT naming account, resource, cluster, date */
         if (charge > 0 && job_ledger(st, LEDGER_DEBIT, payer.id, charge, req->cluster, req->job_id,
@@ -699,9 +759,12 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         res->no_policy = 1;
         return 0;
     }
-    int policy = 1;
-    if (store_alloc_read_policy(st, j.alloc_id, &res->alloc, &res->bal, &policy, err) < 0)
+    if (found) { /* read with the run */
+        res->alloc = pa;
+        res->bal = pb;
+    } else if (store_alloc_read_policy(st, j.alloc_id, &res->alloc, &res->bal, &policy, err) < 0) {
         return -1;
+    }
     res->no_policy = !policy;
     return 0;
 }

@@ -803,6 +803,125 @@ static void test_nearest_ancestor_pays(void **state)
     fx_check_clean(f);
 }
 
+/* The payer walk past the account's own allocation: a resource only the grandparent has is
+ * paid two steps up, one only the parent has one step up, and the account's own comes
+ * first; one no account on the chain has is refused and names the resource. */
+static void test_payer_walk(void **state)
+{
+    struct fx *f = *state;
+    fx_add_account(f, "science", "root");
+    fx_add_account(f, "chem", "science");
+    fx_add_account(f, "organic", "chem");
+    int64_t sci_gpu = fx_add_alloc(f, "science", "gpu", "", T0, T0 + DAY, 1000);
+    int64_t chem_cpu = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
+    int64_t org_mem = fx_add_alloc(f, "organic", "mem", "", T0, T0 + DAY, 1000);
+    const struct {
+        const char *resource;
+        const int64_t *alloc;
+        const char *payer;
+    } v[] = {{"gpu", &sci_gpu, "science"}, {"cpu", &chem_cpu, "chem"},
+             {"mem", &org_mem, "organic"}, {"disk", NULL, ""}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        struct hold_req h = hold_req(80 + (int64_t)i, 0, 100);
+        snprintf(h.account, sizeof h.account, "organic");
+        snprintf(h.resource, sizeof h.resource, "%s", v[i].resource);
+        struct hold_result hr;
+        TX(f, store_hold(f->st, &h, &hr, &f->err));
+        assert_string_equal(hr.job.payer_account, v[i].payer);
+        if (!v[i].alloc) {
+            assert_true(hr.refused);
+            assert_int_equal(hr.alloc.id, 0);
+            assert_non_null(strstr(hr.failure.message, "'disk'"));
+            continue;
+        }
+        assert_false(hr.refused);
+        assert_int_equal(hr.alloc.id, *v[i].alloc);
+        assert_string_equal(hr.alloc.account, v[i].payer);
+        assert_int_equal(hr.bal.held_sumin, 100);
+        assert_int_equal(bal_of(f, *v[i].alloc).held_sumin, 100);
+    }
+    /* The same walk where the allocation is not active yet: refused. */
+    struct hold_req h = hold_req(90, 0, 100);
+    snprintf(h.account, sizeof h.account, "organic");
+    snprintf(h.resource, sizeof h.resource, "gpu");
+    h.start_s = h.now_s = T0 + 2 * DAY;
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    assert_true(hr.refused);
+    fx_check_clean(f);
+}
+
+/* A settle answers with its allocation and the balance after it (read with the run, before
+ * the settle's own move): the same as a read of the allocation afterwards, for a settle
+ * that debits less than its hold, one that costs nothing (NODE_FAIL), its replay, the
+ * settle of a run refused for want of funds (its allocation named, nothing moved) and a
+ * post-paid settle. */
+static void assert_answer_stored(struct fx *f, const struct settle_result *sr, int64_t alloc)
+{
+    struct allocation a;
+    struct balance b;
+    assert_int_equal(sr->job.alloc_id, alloc);
+    OK(f, store_alloc_get(f->st, alloc, &a, &b, &f->err));
+    assert_memory_equal(&sr->alloc, &a, sizeof a);
+    assert_int_equal(sr->bal.alloc_id, b.alloc_id);
+    assert_int_equal(sr->bal.granted_sumin, b.granted_sumin);
+    assert_int_equal(sr->bal.used_sumin, b.used_sumin);
+    assert_int_equal(sr->bal.held_sumin, b.held_sumin);
+    assert_int_equal(sr->bal.available_sumin, b.available_sumin);
+}
+
+static void test_settle_answer_is_stored(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 1000);
+    struct hold_result hr;
+    struct settle_result sr;
+    for (int64_t job = 1; job <= 3; job++) { /* three runs held, 60 each */
+        struct hold_req h = hold_req(job, 0, 60);
+        TX(f, store_hold(f->st, &h, &hr, &f->err));
+        assert_false(hr.refused);
+    }
+    struct settle_req s = settle_req(1, 0, 600, "COMPLETED"); /* 10 of the 60 */
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_false(sr.replay);
+    assert_int_equal(sr.job.charge_sumin, 10);
+    assert_int_equal(sr.bal.used_sumin, 10);
+    assert_int_equal(sr.bal.held_sumin, 120);
+    assert_int_equal(sr.bal.available_sumin, 1000 - 10 - 120);
+    assert_answer_stored(f, &sr, id);
+    s = settle_req(2, 0, 600, "NODE_FAIL");
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 0);
+    assert_int_equal(sr.bal.held_sumin, 60);
+    assert_answer_stored(f, &sr, id);
+    s = settle_req(1, 0, 600, "COMPLETED"); /* a replay, after another settle moved held */
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_true(sr.replay);
+    assert_answer_stored(f, &sr, id);
+
+    struct hold_req big = hold_req(4, 0, 5000); /* more than is available: refused */
+    TX(f, store_hold(f->st, &big, &hr, &f->err));
+    assert_true(hr.refused);
+    assert_int_equal(hr.job.alloc_id, id);
+    int rows = fx_ledger_rows(f);
+    s = settle_req(4, 0, 600, "COMPLETED");
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 0);
+    assert_int_equal(fx_ledger_rows(f), rows);
+    assert_answer_stored(f, &sr, id);
+
+    s = settle_req(5, 0, 120, "COMPLETED"); /* never held: post-paid, debited at start */
+    snprintf(s.user, sizeof s.user, "alice");
+    snprintf(s.account, sizeof s.account, "chem");
+    snprintf(s.resource, sizeof s.resource, "cpu");
+    s.billing_micro = 1000000;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 2);
+    assert_answer_stored(f, &sr, id);
+    assert_int_equal(sr.bal.used_sumin, 12);
+    fx_check_clean(f);
+}
+
 static int count_failures(const struct failure *fl, void *arg)
 {
     (void)fl;
@@ -1027,6 +1146,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_requeue_is_new_run, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_straddle, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_nearest_ancestor_pays, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_payer_walk, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_settle_answer_is_stored, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_refused_no_payer, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_post_paid_settle, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests, fx_setup, fx_teardown),

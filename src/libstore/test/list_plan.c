@@ -10,7 +10,8 @@
  * ledger in id order from the paging bound.  One job's runs by the primary key.  Failures
  * by account, user or time, and steps by job, user or cluster, through their indexes.  Counts of
  * held runs through the partial indexes on held jobs, reading their entries only (the
- * statement's program reads no column of a jobs row).
+ * statement's program reads no column of a jobs row).  The hot verbs' joined lookups (a
+ * hold's payer by account name, a settle's run with its allocation) by their keys.
  * SQLite only (plans are the backend's own): under the PostgreSQL run it reports a skip.
  */
 #include <sqlite3.h>
@@ -132,6 +133,37 @@ static void test_steps_by_their_indexes(void **state)
            "SCAN steps");
     sqlite3_close(db);
 }
+/* The hot verbs' lookups that join: the payer by the account's name reads the account by
+ * its unique name and its allocation through allocations_payer in start order (no sort),
+ * by an ancestor's id likewise; a settle reads its run by the primary key and its
+ * allocation, account and balance by their keys. */
+static void test_hot_lookups_by_keys(void **state)
+{
+    struct fx *f = *state;
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    expect_plan(db, store_payer_sql(1),
+                "SEARCH ac USING COVERING INDEX sqlite_autoindex_accounts_1 (name=?)",
+                "TEMP B-TREE");
+    expect_plan(db, store_payer_sql(1),
+                "SEARCH al USING INDEX allocations_payer (account_id=? AND resource=? AND "
+                "start_s<?)",
+                "SCAN");
+    expect_plan(db, store_payer_sql(0),
+                "SEARCH al USING INDEX allocations_payer (account_id=? AND resource=? AND "
+                "start_s<?)",
+                "TEMP B-TREE");
+    expect_plan(db, store_job_payer_sql(),
+                "SEARCH j USING INDEX sqlite_autoindex_jobs_1 (cluster=? AND job_id=? AND run=?)",
+                "SCAN");
+    expect_plan(db, store_job_payer_sql(),
+                "|SEARCH al USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN|SEARCH ac USING INTEGER "
+                "PRIMARY KEY (rowid=?) LEFT-JOIN|SEARCH b USING INDEX "
+                "sqlite_autoindex_alloc_balance_1 (alloc_id=?) LEFT-JOIN|CORRELATED SCALAR "
+                "SUBQUERY 1|SEARCH p USING COVERING INDEX sqlite_autoindex_policies_1 (alloc_id=?)|",
+                NULL);
+    sqlite3_close(db);
+}
 
 /* Whether the program of sql reads a column of a row of table (not of an index of it): a
  * Column opcode on a cursor opened on the table's root page.  EXPLAIN's rows are addr,
@@ -226,6 +258,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_filter_uses_its_index, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_runs_by_key, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_hot_lookups_by_keys, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failures_by_their_indexes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_steps_by_their_indexes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_held_counts_by_partial_indexes, fx_setup, fx_teardown),
