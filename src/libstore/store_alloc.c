@@ -557,6 +557,15 @@ int store_alloc_list(store_t *st, const struct alloc_filter *f, store_alloc_f cb
     return rc < 0 ? -1 : 0;
 }
 
+/* $1 of a walk's statement: the account by name when named, else by id. */
+static void bind_account(db_stmt_t *s, const char *name, int64_t id)
+{
+    if (name)
+        db_bind_text(s, 1, name);
+    else
+        db_bind_int64(s, 1, id);
+}
+
 /* One step of the walk: the id and parent of the first account (by name) or the parent of
  * an account (by id).  Returns 1 with self and parent set (parent 0: none), 0 when the row is
  * missing. */
@@ -567,10 +576,7 @@ static int payer_step(store_t *st, const char *name, int64_t id, int64_t *self, 
                         : store_stmt(st, STMT_PAYER_PARENT, SQL_PAYER_PARENT, err);
     if (!s)
         return -1;
-    if (name)
-        db_bind_text(s, 1, name);
-    else
-        db_bind_int64(s, 1, id);
+    bind_account(s, name, id);
     int rc = db_step(s, err);
     if (rc == 1) {
         int col = name ? 1 : 0;
@@ -591,10 +597,7 @@ static int payer_query(store_t *st, const char *name, int64_t id, const char *re
                         : store_stmt(st, STMT_PAYER, SQL_PAYER, err);
     if (!s)
         return -1;
-    if (name)
-        db_bind_text(s, 1, name);
-    else
-        db_bind_int64(s, 1, id);
+    bind_account(s, name, id);
     db_bind_text(s, 2, resource);
     db_bind_text(s, 3, cluster);
     db_bind_int64(s, 4, at_s);

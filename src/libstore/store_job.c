@@ -34,13 +34,14 @@ static const char SQL_JOB_GET[] =
  * transaction nothing else moves that balance (one writer on SQLite, the bank's write lock
  * on PostgreSQL), so the balance after is this one plus that move, and a second statement
  * per settle is saved (bench/results/bank.md, session 19). */
-static const char SQL_JOB_GET_PAYER[] = "SELECT " STORE_JOB_COLS_OF(
-    "j.") ", " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS ", "
-          "EXISTS (SELECT 1 FROM policies p WHERE p.alloc_id = al.id) FROM jobs j "
-          "LEFT JOIN allocations al ON al.id = j.alloc_id "
-          "LEFT JOIN accounts ac ON ac.id = al.account_id "
-          "LEFT JOIN alloc_balance b ON b.alloc_id = al.id "
-          "WHERE j.cluster = $1 AND j.job_id = $2 AND j.run = $3";
+#define JOB_COLS_J STORE_JOB_COLS_OF("j.")
+static const char SQL_JOB_GET_PAYER[] =
+    "SELECT " JOB_COLS_J ", " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS ", "
+    "EXISTS (SELECT 1 FROM policies p WHERE p.alloc_id = al.id) FROM jobs j "
+    "LEFT JOIN allocations al ON al.id = j.alloc_id "
+    "LEFT JOIN accounts ac ON ac.id = al.account_id "
+    "LEFT JOIN alloc_balance b ON b.alloc_id = al.id "
+    "WHERE j.cluster = $1 AND j.job_id = $2 AND j.run = $3";
 /* The highest Slurm job id of a cluster (submit tokens, >= 2^32, are not job ids). */
 static const char SQL_JOB_MAX_ID[] =
     "SELECT MAX(job_id) FROM jobs WHERE cluster = $1 AND job_id < 4294967296";
@@ -140,47 +141,34 @@ static void read_failure(db_stmt_t *s, struct failure *f)
     db_column_copy(s, 13, f->message, sizeof f->message);
 }
 
-/* 1 found (into *j), 0 none, -1 error. */
+/* The allocation a run's lookup may bring along (SQL_JOB_GET_PAYER). */
+struct run_payer {
+    struct allocation alloc; /* zeroed when the run has none (alloc_id 0, or a row gone) */
+    struct balance bal;
+    int policy; /* a policy governs alloc */
+};
+
+/* 1 found (into *j, and *p when not NULL), 0 none, -1 error. */
 static int job_lookup(store_t *st, const char *cluster, int64_t job_id, int32_t run, struct job *j,
-                      struct allot_error *err)
+                      struct run_payer *p, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_JOB_GET, SQL_JOB_GET, err);
+    db_stmt_t *s = p ? store_stmt(st, STMT_JOB_GET_PAYER, SQL_JOB_GET_PAYER, err)
+                     : store_stmt(st, STMT_JOB_GET, SQL_JOB_GET, err);
     if (!s)
         return -1;
     db_bind_text(s, 1, cluster);
     db_bind_int64(s, 2, job_id);
     db_bind_int64(s, 3, run);
     int rc = db_step(s, err);
+    if (p)
+        memset(p, 0, sizeof *p);
     if (rc == 1)
         store_read_job(s, 0, j);
-    db_reset(s);
-    return rc;
-}
-
-/* job_lookup plus SQL_JOB_GET_PAYER's payer: *a and *b zeroed and *policy 0 when the run
- * has no allocation (alloc_id 0, or a row that is gone: al.id reads 0). */
-static int job_lookup_payer(store_t *st, const char *cluster, int64_t job_id, int32_t run,
-                            struct job *j, struct allocation *a, struct balance *b, int *policy,
-                            struct allot_error *err)
-{
-    db_stmt_t *s = store_stmt(st, STMT_JOB_GET_PAYER, SQL_JOB_GET_PAYER, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    db_bind_int64(s, 2, job_id);
-    db_bind_int64(s, 3, run);
-    int rc = db_step(s, err);
-    memset(a, 0, sizeof *a);
-    memset(b, 0, sizeof *b);
-    *policy = 0;
-    if (rc == 1) {
-        store_read_job(s, 0, j);
-        if (!db_column_is_null(s, STORE_JOB_NCOLS)) {
-            store_read_alloc(s, STORE_JOB_NCOLS, a);
-            store_read_balance(s, STORE_JOB_NCOLS + STORE_ALLOC_NCOLS, a->id, b);
-            *policy =
-                db_column_int64(s, STORE_JOB_NCOLS + STORE_ALLOC_NCOLS + STORE_BALANCE_NCOLS) != 0;
-        }
+    if (rc == 1 && p && !db_column_is_null(s, STORE_JOB_NCOLS)) {
+        int col = STORE_JOB_NCOLS;
+        store_read_alloc(s, col, &p->alloc);
+        store_read_balance(s, col + STORE_ALLOC_NCOLS, p->alloc.id, &p->bal);
+        p->policy = db_column_int64(s, col + STORE_ALLOC_NCOLS + STORE_BALANCE_NCOLS) != 0;
     }
     db_reset(s);
     return rc;
@@ -407,7 +395,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         return -1;
     memset(res, 0, sizeof *res);
 
-    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, err);
+    int rc = job_lookup(st, req->cluster, req->job_id, req->run, &j, NULL, err);
     if (rc < 0)
         return -1;
     if (rc == 1) {
@@ -640,29 +628,26 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
                  struct allot_error *err)
 {
     struct job j;
-    struct allocation pa; /* the run's allocation and balance as found (job_lookup_payer) */
-    struct balance pb;
-    int policy = 0;
+    struct run_payer p; /* the run's allocation and balance as found */
     if (store_ready_write(st, "settle", err) < 0 || store_settle_validate(req, err) < 0)
         return -1;
     memset(res, 0, sizeof *res);
     int64_t now = store_now_or(req->now_s);
     int64_t start = req->start_s;
     int64_t elapsed = store_settle_elapsed(req);
-    int found =
-        job_lookup_payer(st, req->cluster, req->job_id, req->run, &j, &pa, &pb, &policy, err);
+    int found = job_lookup(st, req->cluster, req->job_id, req->run, &j, &p, err);
     if (found < 0)
         return -1;
     if (found && same_job(st, &j, "settle", req->user, req->account, req->partition, 0, err) < 0)
         return -1;
-    if (found && j.alloc_id != 0 && pa.id != j.alloc_id) /* as fill_payer would find it */
+    if (found && j.alloc_id != 0 && p.alloc.id != j.alloc_id) /* as fill_payer would find it */
         return allot_errorf(err, ALLOT_ENOENT, "allocation %lld does not exist",
                             (long long)j.alloc_id);
     if (found && (j.status == JOB_SETTLED || j.status == JOB_RELEASED)) {
         res->replay = 1;
         res->job = j;
-        res->alloc = pa;
-        res->bal = pb;
+        res->alloc = p.alloc;
+        res->bal = p.bal;
         return 0;
     }
     int64_t charge;
@@ -693,9 +678,9 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
                       req->actor, req->slurm_state, now);
             if (store_ledger_apply_pair(st, &rel, charge > 0 ? &deb : NULL, err) < 0)
                 return -1;
-            pb.held_sumin -= j.hold_sumin; /* the pair's move, as SQL_BALANCE_APPLY made it */
-            pb.used_sumin += charge;
-            pb.available_sumin = pb.granted_sumin - pb.used_sumin - pb.held_sumin;
+            p.bal.held_sumin -= j.hold_sumin; /* the pair's move, as SQL_BALANCE_APPLY made it */
+            p.bal.used_sumin += charge;
+            p.bal.available_sumin = p.bal.granted_sumin - p.bal.used_sumin - p.bal.held_sumin;
         }
         j.start_s = run_start;
         j.end_s = settle_end(req, run_start, elapsed, now);
@@ -760,12 +745,13 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         return 0;
     }
     if (found) { /* read with the run */
-        res->alloc = pa;
-        res->bal = pb;
-    } else if (store_alloc_read_policy(st, j.alloc_id, &res->alloc, &res->bal, &policy, err) < 0) {
+        res->alloc = p.alloc;
+        res->bal = p.bal;
+    } else if (store_alloc_read_policy(st, j.alloc_id, &res->alloc, &res->bal, &p.policy, err) <
+               0) {
         return -1;
     }
-    res->no_policy = !policy;
+    res->no_policy = !p.policy;
     return 0;
 }
 
@@ -780,7 +766,7 @@ int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
         model_copy_text(text, sizeof text, "comment", comment ? comment : "", err) < 0)
         return -1;
     memset(res, 0, sizeof *res);
-    int rc = job_lookup(st, cluster, job_id, run, &j, err);
+    int rc = job_lookup(st, cluster, job_id, run, &j, NULL, err);
     if (rc < 0)
         return -1;
     if (rc == 0)
@@ -820,7 +806,7 @@ int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
 {
     if (store_ready(st, "job get", err) < 0 || check_job_key(cluster, job_id, run, err) < 0)
         return -1;
-    int rc = job_lookup(st, cluster, job_id, run, out, err);
+    int rc = job_lookup(st, cluster, job_id, run, out, NULL, err);
     if (rc < 0)
         return -1;
     if (rc == 0)

@@ -783,12 +783,18 @@ static void test_straddle(void **state)
     fx_check_clean(f);
 }
 
-static void test_nearest_ancestor_pays(void **state)
+/* organic under chem under science. */
+static void add_three_levels(struct fx *f)
 {
-    struct fx *f = *state;
     fx_add_account(f, "science", "root");
     fx_add_account(f, "chem", "science");
     fx_add_account(f, "organic", "chem");
+}
+
+static void test_nearest_ancestor_pays(void **state)
+{
+    struct fx *f = *state;
+    add_three_levels(f);
     int64_t sci = fx_add_alloc(f, "science", "cpu", "", T0, T0 + DAY, 1000);
     int64_t chem = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
     struct hold_req h = hold_req(60, 0, 100);
@@ -809,9 +815,7 @@ static void test_nearest_ancestor_pays(void **state)
 static void test_payer_walk(void **state)
 {
     struct fx *f = *state;
-    fx_add_account(f, "science", "root");
-    fx_add_account(f, "chem", "science");
-    fx_add_account(f, "organic", "chem");
+    add_three_levels(f);
     int64_t sci_gpu = fx_add_alloc(f, "science", "gpu", "", T0, T0 + DAY, 1000);
     int64_t chem_cpu = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + DAY, 1000);
     int64_t org_mem = fx_add_alloc(f, "organic", "mem", "", T0, T0 + DAY, 1000);
