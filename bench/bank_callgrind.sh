@@ -28,6 +28,9 @@ LogFile=$tmp/allotd.log
 Threads=$CLIENTS
 LogLevel=warn
 CONF
+# SQLite's allocator as in production (db_sqlite_mem.c stands aside under valgrind unless
+# told; ALLOT_SQLITE_MEM=malloc measures SQLite on glibc's malloc).
+ALLOT_SQLITE_MEM=${ALLOT_SQLITE_MEM:-lists} \
 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
     "$ALLOT_BUILD_DIR/src/allotd/allotd" --config allot.conf --foreground >stderr 2>&1 &
 pid=$!

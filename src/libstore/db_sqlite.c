@@ -11,6 +11,7 @@
  */
 #include "libstore/db.h"
 #include "libstore/db_sqlite_ckpt.h"
+#include "libstore/db_sqlite_mem.h"
 #include "libstore/db_sqlite_wal.h"
 #include "libutil/text.h"
 
@@ -306,6 +307,7 @@ static pthread_once_t configure_once = PTHREAD_ONCE_INIT;
 
 static void configure(void)
 {
+    (void)db_sqlite_mem_install(); /* SQLite's allocator: free lists per thread */
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
