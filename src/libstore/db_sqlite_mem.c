@@ -170,7 +170,7 @@ void *db_sqlite_mem_realloc(void *p, int n)
         return NULL;
     }
     size_t old = hdr_of(p)->cap;
-    if ((size_t)n <= old && round_cap((size_t)n) == old)
+    if (round_cap((size_t)n) == old) /* the block it has is the one it would get */
         return p;
     void *q = db_sqlite_mem_malloc(n);
     if (!q)
@@ -215,7 +215,7 @@ static int mem_init(void *arg)
 static void mem_shutdown(void *arg)
 {
     (void)arg;
-    flush(&cache);
+    db_sqlite_mem_flush();
 }
 
 static void install(void)

@@ -502,9 +502,9 @@ int store_alloc_remove(store_t *st, int64_t id, struct allot_error *err)
     if (store_ready_write(st, "alloc remove", err) < 0 ||
         store_alloc_read(st, id, &cur, NULL, err) < 0)
         return -1;
-    db_stmt_t *s =
-        store_stmt(st, STMT_ALLOC_LEDGER_COUNT,
-                   st->sqlite ? SQL_ALLOC_LEDGER_COUNT_SQLITE : SQL_ALLOC_LEDGER_COUNT, err);
+    db_stmt_t *s = store_stmt(st, STMT_ALLOC_LEDGER_COUNT,
+                              st->sqlite ? SQL_ALLOC_LEDGER_COUNT_SQLITE : SQL_ALLOC_LEDGER_COUNT,
+                              err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, id);
