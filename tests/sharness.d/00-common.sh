@@ -10,6 +10,13 @@
 : "${ALLOT_TEST_BACKEND:=sqlite}"
 export ALLOT_SRC_DIR ALLOT_BUILD_DIR ALLOT_TEST_BACKEND
 
+# The suite runs Debian's programs (.ci/deps.sh installs them), so the system directories
+# come first: a version manager's shim ahead of them on a developer's or CI machine's PATH
+# (pyenv's python3 is a shell script that forks a dozen times) cost ~0.6 s per call where
+# /usr/bin/python3 takes 0.02 s, and the tests call python3 about a thousand times.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+export PATH
+
 # find_free_port: print a TCP port on 127.0.0.1 that no socket uses.  Ports are drawn below
 # the kernel's ephemeral range (ip_local_port_range starts at 32768 here), because a port in
 # that range can be taken at any moment by an outgoing connection (a load generator's, a
