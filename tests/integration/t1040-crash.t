@@ -82,7 +82,7 @@ for point in writer.before_commit writer.after_commit writer.after_sync; do
 			--job-base $((RANDOM * 100 + 100000)) --billing 1 --time-limit 600 \
 			--elapsed 33 --ack-log ack >storm.out &&
 		cat storm.out &&
-		wait_for 10 sh -c "! kill -0 $ALLOTD_PID 2>/dev/null" &&
+		wait_for 10 pid_gone "$ALLOTD_PID" &&
 		wait $ALLOTD_PID; test $? = 99 &&
 		ALLOTD_PID= &&
 		allotd_start $CONF &&

@@ -207,7 +207,7 @@ for point in writer.before_commit writer.after_commit writer.after_sync; do
 			{ python3 client.py "$ALLOTD_URL" ack 0 >client.out; echo $? >client.rc; } &&
 			cat client.out &&
 			test "$(cat client.rc)" = 2 &&
-			wait_for 10 sh -c "! kill -0 $ALLOTD_PID 2>/dev/null" &&
+			wait_for 10 pid_gone "$ALLOTD_PID" &&
 			{ wait $ALLOTD_PID; echo $? >exit.rc; } &&
 			ALLOTD_PID= &&
 			test "$(cat exit.rc)" = 99 &&

@@ -98,7 +98,7 @@ test_expect_success 'allotd under strace: one client, holds and settles one at a
 		return 1
 	done &&
 	kill -TERM "$(cat "$ALLOTD_DIR/allotd.pid")" &&
-	wait_for 30 sh -c "! kill -0 $ALLOTD_PID 2>/dev/null" &&
+	wait_for 30 pid_gone "$ALLOTD_PID" &&
 	wait $ALLOTD_PID &&
 	ALLOTD_PID=
 '

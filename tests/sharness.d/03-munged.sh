@@ -28,5 +28,5 @@ munged_stop() {
     local pid
     pid=$(cat "$MUNGE_DIR/munged.pid")
     kill "$pid" 2>/dev/null
-    wait_for 10 sh -c "! kill -0 $pid 2>/dev/null"
+    wait_for 10 pid_gone "$pid"
 }

@@ -66,7 +66,7 @@ mariadb_stop() {
     [ -n "$MARIADB_PID" ] || return 0
     local pid=$MARIADB_PID
     kill "$pid" 2>/dev/null
-    if ! wait_for 30 sh -c "! kill -0 $pid 2>/dev/null"; then
+    if ! wait_for 30 pid_gone "$pid"; then
         echo "mariadb_stop: server $pid ignored TERM for 30 s, killing it" >&2
         kill -9 "$pid" 2>/dev/null
     fi

@@ -86,7 +86,7 @@ allotd_healthy_() {
 allotd_stop() {
     [ -n "$ALLOTD_PID" ] || return 0
     kill -TERM "$ALLOTD_PID" 2>/dev/null
-    if ! wait_for "$ALLOTD_WAIT" sh -c "! kill -0 $ALLOTD_PID 2>/dev/null"; then
+    if ! wait_for "$ALLOTD_WAIT" pid_gone "$ALLOTD_PID"; then
         echo "allotd_stop: allotd $ALLOTD_PID ignored TERM for $ALLOTD_WAIT s, killing it" >&2
         kill -9 "$ALLOTD_PID" 2>/dev/null
     fi

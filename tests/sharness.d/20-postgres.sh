@@ -144,7 +144,7 @@ pg_allotd_stop() {
     [ -f "$dir/mypid" ] || return 0
     pid=$(cat "$dir/mypid")
     kill -TERM "$pid" 2>/dev/null
-    wait_for "$ALLOTD_WAIT" sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
+    wait_for "$ALLOTD_WAIT" pid_gone "$pid" || kill -9 "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     rm -f "$dir/mypid"
     return 0

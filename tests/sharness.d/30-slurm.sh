@@ -360,7 +360,7 @@ slurm_kill_() {
     [ -f "$pidf" ] || return 0
     pid=$(cat "$pidf")
     if kill "$pid" 2>/dev/null; then
-        wait_for 15 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
+        wait_for 15 pid_gone "$pid" || kill -9 "$pid" 2>/dev/null
     fi
     wait "$pid" 2>/dev/null
     rm -f "$pidf"
