@@ -138,9 +138,13 @@ test_expect_success 'a job requeued while it runs: run 0 settles REQUEUED, run 1
 	job=$(sbatch --parsable --requeue -A chem -p bank -c 1 --mem=1024 --time=10 --wrap "$(slurm_gated "$PWD/go_rq")") &&
 	slurm_wait_job $job RUNNING 60 &&
 	wait_for 20 ledger_has $job hold &&
-	scontrol requeue $job &&
+	scontrol requeue $job && requeued_at=$(date +%s) &&
 	slurm_wait_job $job PENDING 60 &&
-	# Slurm delays a requeued job (begin time +121 s); start it now.
+	# Slurm delays a requeued job (begin time +121 s); start it now, but in a later second
+	# than the requeue: slurmd revoked the credential of run 0 with the requeue time in whole
+	# seconds, and a launch credential made in that same second is refused as revoked
+	# ("Killing non-startable batch JobId=N: Job credential revoked": run 1 then FAILED).
+	wait_for 5 sh -c "[ \$(date +%s) -gt $requeued_at ]" &&
 	scontrol update jobid=$job starttime=now &&
 	slurm_wait_job $job RUNNING 60 && touch go_rq &&
 	slurm_wait_job $job COMPLETED 120 &&
@@ -174,7 +178,9 @@ test_expect_success 'settles pending across a slurmctld restart are all delivere
 	restart_ctld &&
 	ctld_log | grep "prep/allot: re-queued 2 pending settle" &&
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=500 PrEpMinThreads=1 PrEpMaxThreads=4 &&
-	wait_for 30 ledger_has $j1 debit && wait_for 30 ledger_has $j2 debit &&
+	# Delivered: each run settled (a debit only if Slurm counted a whole second of run).
+	wait_for 30 runs_are $j1 "0:settled:COMPLETED" &&
+	wait_for 30 runs_are $j2 "0:settled:COMPLETED" &&
 	wait_for 10 sh -c "! ls \"$SPOOL\"/settle.* 2>/dev/null"
 '
 
