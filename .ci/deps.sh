@@ -14,8 +14,9 @@ apt-get update -q >/dev/null
 
 # Build toolchain and the test runners (cmocka unit tests, sharness integration scripts).
 apt_install build-essential cmake pkg-config libcmocka-dev sharness perl curl procps iproute2
-# The integration tests' helpers (JSON checks, HTTP clients, load scripts) are Python 3.
-apt_install python3
+# The integration tests' helpers (JSON checks, HTTP clients, load scripts) are Python 3;
+# t0100 and t1015 read doc/openapi.yaml with PyYAML.
+apt_install python3 python3-yaml
 # Storage: SQLite (embedded default) and PostgreSQL (client library and a server for tests).
 apt_install libsqlite3-dev sqlite3 libpq-dev postgresql
 # allotd: HTTP server, JSON, MUNGE authentication; liballot: HTTP client.
