@@ -61,13 +61,14 @@ find_free_port() {
 # wait_for SECONDS CMD...: run CMD until it succeeds; fail after SECONDS.  The pause between
 # tries starts at 10 ms and doubles up to 100 ms: most waits (a daemon's first answer, its
 # exit after a signal) end within milliseconds, and a flat 100 ms cost every test that
-# starts and stops daemons a tenth of a second per wait.  Time is bash's clock (no fork).
+# starts and stops daemons a tenth of a second per wait.  Time is bash's clock (no fork),
+# its digits only: the decimal mark is the locale's (pg_run.sh runs without LC_ALL=C).
 wait_for() {
     local limit=$1; shift
-    local now=${EPOCHREALTIME/./} pause=10
+    local now=${EPOCHREALTIME//[!0-9]/} pause=10
     local end=$(( now + limit * 1000000 ))
     while ! "$@" >/dev/null 2>&1; do
-        now=${EPOCHREALTIME/./}
+        now=${EPOCHREALTIME//[!0-9]/}
         if [ "$now" -ge "$end" ]; then
             echo "wait_for: timed out after ${limit}s: $*" >&2
             return 1
