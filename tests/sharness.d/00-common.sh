@@ -78,6 +78,26 @@ wait_for() {
     done
 }
 
+# make_once DIR MARKER MAKER ARGS...: print DIR, first making it when DIR/MARKER is missing.
+# MAKER ARGS... TMP must make TMP/data; it runs in a private directory TMP beside DIR and its
+# result is renamed to DIR, so a test beside us never sees half of one.  When two make it at
+# once, the second rename fails and its copy is dropped.  For per-machine templates that
+# servers copy instead of running their slow initialisation each time.
+make_once() {
+    local t=$1 marker=$2 tmp
+    shift 2
+    if [ ! -e "$t/$marker" ]; then
+        tmp=$(mktemp -d "$t.XXXXXX") || return 1
+        if ! "$@" "$tmp"; then
+            rm -rf "$tmp"
+            return 1
+        fi
+        mv -T "$tmp/data" "$t" 2>/dev/null
+        rm -rf "$tmp"
+    fi
+    [ -e "$t/$marker" ] && echo "$t"
+}
+
 # pid_gone PID: true when no process PID exists (for wait_for; no shell forked per try).
 pid_gone() {
     ! kill -0 "$1" 2>/dev/null

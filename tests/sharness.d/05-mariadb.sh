@@ -22,28 +22,23 @@ mariadb_common_opts_() {
 
 # mariadb_template_: print a data directory that mariadb-install-db made for this server
 # version, once per machine.  Each server copies it (cp -a) instead of running the install
-# (over a second of CPU per Slurm test).  Made in a private directory and renamed into
-# place, as 20-postgres.sh's pg_template_.  ALLOT_MARIADB_TEMPLATE_DIR moves it.
+# (over a second of CPU per Slurm test).  make_once makes it safely beside other tests.
+# ALLOT_MARIADB_TEMPLATE_DIR moves it.
 mariadb_template_() {
-    local base=${ALLOT_MARIADB_TEMPLATE_DIR:-/tmp/allot-mariadb-template} tmp version
+    local base=${ALLOT_MARIADB_TEMPLATE_DIR:-/tmp/allot-mariadb-template} version
     version=$("$MARIADB_SERVER" --version 2>/dev/null | awk '{print $3}')
     [ -n "$version" ] || { echo "mariadb_start: cannot run $MARIADB_SERVER" >&2; return 1; }
-    local t=$base/$version
-    if [ ! -d "$t/mysql" ]; then
-        mkdir -p "$base" || return 1
-        tmp=$(mktemp -d "$t.XXXXXX") || return 1
-        # shellcheck disable=SC2046 # word splitting of the option list is intended
-        if ! mariadb-install-db $(mariadb_common_opts_) --datadir="$tmp/data" --skip-test-db \
-            --auth-root-authentication-method=socket >"$tmp/install.log" 2>&1; then
-            echo "mariadb_start: mariadb-install-db failed:" >&2
-            cat "$tmp/install.log" >&2
-            rm -rf "$tmp"
-            return 1
-        fi
-        mv -T "$tmp/data" "$t" 2>/dev/null
-        rm -rf "$tmp"
-    fi
-    [ -d "$t/mysql" ] && echo "$t"
+    mkdir -p "$base" && make_once "$base/$version" mysql mariadb_install_
+}
+
+# mariadb_install_ TMP: a fresh MariaDB data directory in TMP/data (for make_once).
+mariadb_install_() {
+    # shellcheck disable=SC2046 # word splitting of the option list is intended
+    mariadb-install-db $(mariadb_common_opts_) --datadir="$1/data" --skip-test-db \
+        --auth-root-authentication-method=socket >"$1/install.log" 2>&1 && return 0
+    echo "mariadb_start: mariadb-install-db failed:" >&2
+    cat "$1/install.log" >&2
+    return 1
 }
 
 mariadb_start() {

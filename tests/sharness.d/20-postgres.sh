@@ -35,26 +35,21 @@ pg_open_path() {
 
 # pg_template_: print a data directory that initdb made for this PG_BINDIR, once per machine.
 # Each server copies it (cp -a: a tenth of a second) instead of running initdb (about two
-# seconds of CPU; the suite starts some eighty servers).  It is made in a private directory
-# and renamed into place, so a test beside us never copies half of one; when two make it at
-# once, the second rename fails and its copy is dropped.  ALLOT_PG_TEMPLATE_DIR moves it.
+# seconds of CPU; the suite starts some eighty servers).  make_once makes it safely beside
+# other tests.  ALLOT_PG_TEMPLATE_DIR moves it.
 pg_template_() {
-    local base=${ALLOT_PG_TEMPLATE_DIR:-/tmp/allot-pg-template} tmp
-    local t=$base/$(basename "$(dirname "$PG_BINDIR")")
-    if [ ! -f "$t/PG_VERSION" ]; then
-        mkdir -p "$base" && pg_open_path "$base" || return 1
-        tmp=$(mktemp -d "$t.XXXXXX") || return 1
-        [ "$(id -u)" -eq 0 ] && chown postgres: "$tmp"
-        if ! pg_as "$PG_BINDIR/initdb" -D "$tmp/data" -U postgres -A trust -E UTF8 \
-            --no-locale >"$tmp/initdb.log" 2>&1; then
-            cat "$tmp/initdb.log" >&2
-            rm -rf "$tmp"
-            return 1
-        fi
-        mv -T "$tmp/data" "$t" 2>/dev/null
-        rm -rf "$tmp"
-    fi
-    [ -f "$t/PG_VERSION" ] && echo "$t"
+    local base=${ALLOT_PG_TEMPLATE_DIR:-/tmp/allot-pg-template}
+    mkdir -p "$base" && pg_open_path "$base" &&
+        make_once "$base/$(basename "$(dirname "$PG_BINDIR")")" PG_VERSION pg_initdb_
+}
+
+# pg_initdb_ TMP: a fresh PostgreSQL cluster in TMP/data, owned by postgres (for make_once).
+pg_initdb_() {
+    [ "$(id -u)" -ne 0 ] || chown postgres: "$1" || return 1
+    pg_as "$PG_BINDIR/initdb" -D "$1/data" -U postgres -A trust -E UTF8 --no-locale \
+        >"$1/initdb.log" 2>&1 && return 0
+    cat "$1/initdb.log" >&2
+    return 1
 }
 
 pg_start() {
