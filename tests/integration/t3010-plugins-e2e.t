@@ -34,6 +34,18 @@ balance() {
 import json,sys
 print(json.load(sys.stdin)["items"][0][sys.argv[1]])' "$2"
 }
+# ctld_requeued N: the running slurmctld re-queued N spooled settles when prep/allot started.
+ctld_requeued() {
+	ctld_log | sed -n "/slurmctld version/h; /prep\/allot: re-queued/H; \${x;p}" |
+		grep -q "prep/allot: re-queued $1 pending settle"
+}
+# spool_explain: the spool and prep/allot's account of it, into the TAP stream (what ctest
+# shows of a failure), then false: for a check of settles that failed.
+spool_explain() {
+	{ echo "spool:"; ls -l "$SPOOL"; ctld_log | grep -E "prep/allot|slurmctld version" | tail -n 40
+	  tail -n 20 "$ALLOTD_LOG"; } 2>&1 | sed "s/^/# /" >&5
+	return 1
+}
 restart_ctld() {
 	slurm_kill_ slurmctld &&
 	slurm_daemon_ slurmctld "$SLURM_SBIN/slurmctld" -D &&
@@ -174,14 +186,15 @@ test_expect_success 'settles pending across a slurmctld restart are all delivere
 	allotd_stop &&
 	touch go_j12 &&
 	slurm_wait_job $j1 COMPLETED 60 && slurm_wait_job $j2 COMPLETED 60 &&
-	wait_for 10 test -f "$SPOOL/settle.$j1.0" && test -f "$SPOOL/settle.$j2.0" &&
+	{ wait_for 10 test -f "$SPOOL/settle.$j1.0" && wait_for 10 test -f "$SPOOL/settle.$j2.0" ||
+	  spool_explain; } &&
 	restart_ctld &&
-	ctld_log | grep "prep/allot: re-queued 2 pending settle" &&
+	{ ctld_requeued 2 || spool_explain; } &&
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=500 PrEpMinThreads=1 PrEpMaxThreads=4 &&
 	# Delivered: each run settled (a debit only if Slurm counted a whole second of run).
-	wait_for 30 runs_are $j1 "0:settled:COMPLETED" &&
-	wait_for 30 runs_are $j2 "0:settled:COMPLETED" &&
-	wait_for 10 sh -c "! ls \"$SPOOL\"/settle.* 2>/dev/null"
+	{ wait_for 30 runs_are $j1 "0:settled:COMPLETED" &&
+	  wait_for 30 runs_are $j2 "0:settled:COMPLETED" &&
+	  wait_for 10 sh -c "! ls \"$SPOOL\"/settle.* 2>/dev/null" || spool_explain; }
 '
 
 test_expect_success 'FailMode=open: admitted and started without allotd, reconciled by its settle' '
