@@ -71,8 +71,7 @@ slurm_daemon_alive_() {
 slurm_fail_() {
     echo "slurm_start: $*" >&2
     if { true >&5; } 2>/dev/null; then echo "# slurm_start: $*" >&5; fi
-    slurm_dump_logs
-    slurm_stop
+    SLURM_DUMP_LOGS=yes slurm_stop
     return 1
 }
 
@@ -369,6 +368,11 @@ slurm_kill_() {
 slurm_stop() {
     local pids
     [ -n "$SLURM_DIR" ] || return 0
+    # The logs of a cluster that saw a failed test go into the output before they go: a
+    # test's last step is usually this stop, and its EXIT hook then finds no cluster.
+    if [ -n "${SLURM_DUMP_LOGS:-}" ] || [ "${test_failure:-0}" != 0 ]; then
+        slurm_dump_logs
+    fi
     slurm_watchdog_stop_
     if slurm_daemon_alive_ slurmctld; then
         # Jobs first, so slurmd can still end their steps cleanly.
@@ -414,10 +418,7 @@ slurm_install_exit_hook_() {
 slurm_exit_hook_() {
     local rc=$?
     if [ -n "$SLURM_DIR" ]; then
-        if [ "$rc" != 0 ] || [ "${test_failure:-0}" != 0 ]; then
-            slurm_dump_logs
-        fi
-        slurm_stop
+        if [ "$rc" != 0 ]; then SLURM_DUMP_LOGS=yes slurm_stop; else slurm_stop; fi
     fi
     if [ -n "$SLURM_PREV_EXIT_TRAP" ]; then
         (exit "$rc")
