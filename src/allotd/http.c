@@ -5,8 +5,12 @@
  * create the struct req), then with body chunks (copied, up to REQ_BODY_MAX; beyond that
  * the rest is discarded and the reply is 413), then with no data again: the stages run.
  * A Content-Length over REQ_BODY_MAX is answered 413 at the first call, before any of the
- * body is read: libmicrohttpd (0.9.75) then reads none of it and closes the connection
- * after the reply.  Only a chunked body is read (and dropped) up to where it goes over.
+ * body is read, when the client waits to be asked for it (Expect: 100-continue) or the
+ * body is over REQ_DISCARD_MAX: libmicrohttpd (0.9.75) then reads none of it and closes
+ * the connection after the reply.  A client already sending its body (curl sends up to
+ * 1 MiB without asking) must have it read: closing a socket with unread data in it resets
+ * the connection, and the reset can reach the client before it has read the 413.  So
+ * such a body, like a chunked one, is read and dropped, and the 413 comes after it.
  * A write handler defers its op: the connection is suspended, the op queued; the writer's
  * completion resumes it and MHD calls on_request once more, which builds the reply.
  * Every reply, success or error, leaves through send_reply().
@@ -379,14 +383,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->conf = allotd_conf_get(d);
         *con_cls = r;
         /* MHD has checked Content-Length is digits.  A reply queued now, before the body,
-         * makes MHD skip the body and close the connection after the reply: the client need
-         * not send (nor allotd read) what would only be dropped. */
+         * makes MHD skip the body and close the connection after the reply: a client that
+         * waits for "100 Continue" need not send (nor allotd read) what would be dropped.
+         * Any other body up to REQ_DISCARD_MAX is on its way: read it first (above). */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoull(cl, NULL, 10) > REQ_BODY_MAX) {
-            struct allot_error err = {0};
+        unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
+        if (len > REQ_BODY_MAX) {
+            const char *expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Expect");
             r->too_big = 1;
             r->close_conn = 1;
-            return send_reply(r, too_big(&err), &err);
+            if ((expect && strcasecmp(expect, "100-continue") == 0) || len > REQ_DISCARD_MAX) {
+                struct allot_error err = {0};
+                return send_reply(r, too_big(&err), &err);
+            }
         }
         return MHD_YES;
     }
