@@ -385,7 +385,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* MHD has checked Content-Length is digits.  A reply queued now, before the body,
          * makes MHD skip the body and close the connection after the reply: a client that
          * waits for "100 Continue" need not send (nor allotd read) what would be dropped.
-         * Any other body up to REQ_DISCARD_MAX is on its way: read it first (above). */
+         * Any other body up to REQ_DISCARD_MAX is on its way: it is read and dropped (below),
+         * then answered. */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
         if (len > REQ_BODY_MAX) {
