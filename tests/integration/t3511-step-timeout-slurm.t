@@ -1,0 +1,46 @@
+#!/bin/bash
+# t3511-step-timeout-slurm.t - allot-step's timeout verdict in a real Slurm 22.05 allocation
+# (tests/sharness.d/30-slurm.sh).  A step over its one-minute --time-limit must be reported
+# as timeout with return code 152, Slurm's own accounting agreeing (TIMEOUT).  Takes 60-95 s:
+# Slurm's step limits are whole minutes, and slurmctld ends a step over its limit only at its
+# periodic time-limit check (about every 30 s).  Apart from t3510, which runs alone.
+test_description='allot-step: a step over its time limit in a real Slurm allocation'
+. /usr/share/sharness/sharness.sh
+for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
+STEP="$ALLOT_BUILD_DIR/src/step/allot-step"
+PROG="$ALLOT_BUILD_DIR/src/step/allot-step-testprog"
+
+test_expect_success 'cluster with accounting comes up' '
+	slurm_start
+'
+
+test_expect_success 'a batch job runs a monitored step over its time limit' '
+	cat >job.sh <<-EOF &&
+	#!/bin/bash
+	opts="--interval-ms 1000 --sacct-tries 15 --sacct-delay-ms 1000 --helper-timeout-ms 20000"
+	"$STEP" run \$opts --name tmo --time-limit 1 --output "$PWD/tmo.json" \
+		-- "$PROG" --sleep 600
+	echo "tmo=\$?"
+	EOF
+	chmod +x job.sh &&
+	job=$(sbatch --parsable -t 10 --mem=1000M -o "$PWD/job.out" job.sh) &&
+	slurm_wait_job "$job" "COMPLETED|FAILED" 300 &&
+	cat job.out
+'
+
+test_expect_success 'step over its time is reported as timeout with exit 152' '
+	jq . tmo.json &&
+	test "$(jq -r .result.status tmo.json)" = timeout &&
+	test "$(jq -r .result.return_code tmo.json)" = 152 &&
+	test "$(jq -r .result.timeout tmo.json)" = true &&
+	test "$(jq -r .result.oom tmo.json)" = false &&
+	test "$(jq -r .time_limit_minutes tmo.json)" = 1 &&
+	jq -e ".slurm_stats.state == \"TIMEOUT\"" tmo.json &&
+	grep -x "tmo=152" job.out
+'
+
+test_expect_success 'cluster stops' '
+	slurm_stop
+'
+
+test_done
