@@ -45,4 +45,7 @@ struct allot_conf *allotd_conf_get(struct allotd *d);
  * Threads: HTTP workers and other non-writer threads. */
 store_t *allotd_reader(struct allotd *d, struct allot_error *err);
 
+/* Once, single-threaded, before any thread calls allotd_reader().  -1 when it cannot. */
+int allotd_readers_init(void);
+
 #endif

@@ -41,33 +41,6 @@ static void on_signal(int sig)
         got_term = 1;
 }
 
-static pthread_key_t reader_key;
-
-static void reader_free(void *p)
-{
-    store_close(p);
-}
-
-store_t *allotd_reader(struct allotd *d, struct allot_error *err)
-{
-    store_t *st = pthread_getspecific(reader_key);
-    if (st)
-        return st;
-    st = store_open(&d->store_cfg, err);
-    if (!st)
-        return NULL;
-    pthread_setspecific(reader_key, st);
-    return st;
-}
-
-struct allot_conf *allotd_conf_get(struct allotd *d)
-{
-    pthread_mutex_lock(&d->conf_lock);
-    struct allot_conf *c = conf_ref(d->conf);
-    pthread_mutex_unlock(&d->conf_lock);
-    return c;
-}
-
 static void usage(FILE *f)
 {
     fputs("usage: allotd --config FILE [--foreground] [--check-config]\n"
@@ -297,7 +270,7 @@ int main(int argc, char **argv)
                  "themselves with X-Allot-User\"");
     if (crash_init(d.test_local) < 0)
         goto out_log;
-    if (setup_signals(&sigs) < 0 || pthread_key_create(&reader_key, reader_free) != 0 ||
+    if (setup_signals(&sigs) < 0 || allotd_readers_init() < 0 ||
         auth_init(&err) < 0) {
         fprintf(stderr, "allotd: cannot set up signals or thread keys\n");
         goto out_log;
