@@ -11,6 +11,7 @@ test_description='allot-step in a real Slurm allocation'
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 STEP="$ALLOT_BUILD_DIR/src/step/allot-step"
 PROG="$ALLOT_BUILD_DIR/src/step/allot-step-testprog"
+STEP_OPTS="--interval-ms 1000 --sacct-tries 15 --sacct-delay-ms 1000 --helper-timeout-ms 20000"
 
 cat >extra.conf <<'EOF2'
 JobAcctGatherParams=OverMemoryKill
@@ -24,18 +25,14 @@ test_expect_success 'cluster with accounting and OverMemoryKill comes up' '
 test_expect_success 'a batch job runs two monitored steps' '
 	cat >job.sh <<-EOF &&
 	#!/bin/bash
-	opts="--interval-ms 1000 --sacct-tries 15 --sacct-delay-ms 1000 --helper-timeout-ms 20000"
-	"$STEP" run \$opts --name busy --mem 400M --output "$PWD/busy.json" \
+	"$STEP" run $STEP_OPTS --name busy --mem 400M --output "$PWD/busy.json" \
 		-- "$PROG" --mem 200 --busy 20 --sleep 1
 	echo "busy=\$?"
-	"$STEP" run \$opts --name oom --mem 100M --output "$PWD/oom.json" \
+	"$STEP" run $STEP_OPTS --name oom --mem 100M --output "$PWD/oom.json" \
 		-- "$PROG" --mem 400 --sleep 20
 	echo "oom=\$?"
 	EOF
-	chmod +x job.sh &&
-	job=$(sbatch --parsable -t 10 --mem=1000M -o "$PWD/job.out" job.sh) &&
-	slurm_wait_job "$job" "COMPLETED|FAILED" 300 &&
-	cat job.out
+	slurm_batch job.sh "$PWD/job.out" -t 10 --mem=1000M
 '
 
 # The busy step spins for 20 s: its peak CPU % must read what it got, which Slurm's TotalCPU

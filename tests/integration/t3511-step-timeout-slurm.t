@@ -9,6 +9,7 @@ test_description='allot-step: a step over its time limit in a real Slurm allocat
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 STEP="$ALLOT_BUILD_DIR/src/step/allot-step"
 PROG="$ALLOT_BUILD_DIR/src/step/allot-step-testprog"
+STEP_OPTS="--interval-ms 1000 --sacct-tries 15 --sacct-delay-ms 1000 --helper-timeout-ms 20000"
 
 test_expect_success 'cluster with accounting comes up' '
 	slurm_start
@@ -17,15 +18,11 @@ test_expect_success 'cluster with accounting comes up' '
 test_expect_success 'a batch job runs a monitored step over its time limit' '
 	cat >job.sh <<-EOF &&
 	#!/bin/bash
-	opts="--interval-ms 1000 --sacct-tries 15 --sacct-delay-ms 1000 --helper-timeout-ms 20000"
-	"$STEP" run \$opts --name tmo --time-limit 1 --output "$PWD/tmo.json" \
+	"$STEP" run $STEP_OPTS --name tmo --time-limit 1 --output "$PWD/tmo.json" \
 		-- "$PROG" --sleep 600
 	echo "tmo=\$?"
 	EOF
-	chmod +x job.sh &&
-	job=$(sbatch --parsable -t 10 --mem=1000M -o "$PWD/job.out" job.sh) &&
-	slurm_wait_job "$job" "COMPLETED|FAILED" 300 &&
-	cat job.out
+	slurm_batch job.sh "$PWD/job.out" -t 10 --mem=1000M
 '
 
 test_expect_success 'step over its time is reported as timeout with exit 152' '

@@ -20,6 +20,9 @@
 #   slurm_allot_plugins_or_skip  $plugins = the build's plugin dir, or skip the script.
 #   slurm_wait_job JOBID STATE_REGEX [SECONDS]  wait until squeue/sacct shows the job in a
 #                    matching state (sacct when the job has left squeue).
+#   slurm_batch SCRIPT OUT [SBATCH OPTION...]  submit SCRIPT (made executable) with its
+#                    output in OUT, wait (5 min at most) until it COMPLETED or FAILED, and
+#                    print OUT.
 #   slurm_gated FILE  a --wrap script that runs until FILE exists (at most 2 minutes, then
 #                    exit 1): a job the test ends when its checks are done (touch FILE),
 #                    where a fixed sleep would race them on a slow machine.
@@ -318,6 +321,15 @@ slurm_gated() {
 slurm_wait_job() {
     local job=$1 re=$2 limit=${3:-60}
     wait_for "$limit" slurm_job_state_matches_ "$job" "$re"
+}
+
+slurm_batch() {
+    local script=$1 out=$2 job
+    shift 2
+    chmod +x "$script" &&
+        job=$(sbatch --parsable -o "$out" "$@" "$script") &&
+        slurm_wait_job "$job" "COMPLETED|FAILED" 300 &&
+        cat "$out"
 }
 
 slurm_job_state_matches_() {
