@@ -79,6 +79,8 @@ test_expect_success 'an affordable job runs; hold and debit in the ledger, charg
 	wait_for 20 ledger_has $job debit &&
 	ledger_has $job hold &&
 	test "$(ledger_sum $job hold)" -eq -20 -o "$(ledger_sum $job hold)" -eq 20 &&
+	# slurmdbd may record the job end after allotd had its settle.
+	wait_for 30 sh -c "sacct -n -X -P -j $job -o State | grep -qx COMPLETED" &&
 	el=$(sacct -n -X -P -j $job -o ElapsedRaw) &&
 	bill=$(sacct -n -X -P -j $job -o AllocTRES | tr , "\n" | sed -n "s/^billing=//p") &&
 	echo "slurm billing=$bill elapsed=$el" &&
@@ -189,7 +191,7 @@ test_expect_success 'settles pending across a slurmctld restart are all delivere
 	{ wait_for 10 test -f "$SPOOL/settle.$j1.0" && wait_for 10 test -f "$SPOOL/settle.$j2.0" ||
 	  spool_explain; } &&
 	restart_ctld &&
-	{ ctld_requeued 2 || spool_explain; } &&
+	{ wait_for 10 ctld_requeued 2 || spool_explain; } &&
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=500 PrEpMinThreads=1 PrEpMaxThreads=4 &&
 	# Delivered: each run settled (a debit only if Slurm counted a whole second of run).
 	{ wait_for 30 runs_are $j1 "0:settled:COMPLETED" &&

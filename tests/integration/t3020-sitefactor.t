@@ -86,11 +86,12 @@ test_expect_success 'pending jobs get allot'"'"'s factor from the agent, shown b
 		--reconcile-every 0 --sitefactor-every 1 >agent.out 2>agent.log </dev/null & } &&
 	echo $! >agent.pid &&
 	want=$(sf chem) && echo "allot chem=$want" &&
+	# One scontrol update per job: the second job may get its factor after the first.
 	wait_for 30 site_is $pc $want &&
+	wait_for 30 site_is $pp "$(sf phys)" &&
 	sprio -l -j $pc,$pp | tee sprio.out &&
 	head -1 sprio.out | awk "{exit \$5 != \"SITE\"}" &&
 	test "$(awk -v j=$pc "\$1 == j {print \$5}" sprio.out)" = "$want" &&
-	test "$(site $pp)" = "$(sf phys)" &&
 	scontrol show job $pc | grep -q "JobState=PENDING"
 '
 
