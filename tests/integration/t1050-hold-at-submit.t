@@ -79,7 +79,8 @@ test_expect_success 'a token never bound is released by allotd after SubmitHoldT
 	for i in $(seq 1 120); do test "$(bal held_sumin)" = 0 && break; sleep 0.5; done &&
 	test "$(bal held_sumin)" = 0 && test "$(bal available_sumin)" = 23 &&
 	test "$(status_of $T3)" = released &&
-	grep -q "unbound submit holds released" "$ALLOTD_LOG"
+	# The sweep logs after its commit, which the balance above may see first.
+	wait_for 10 grep -q "unbound submit holds released" "$ALLOTD_LOG"
 '
 test_expect_success 'a job bound after the sweep is checked like any hold' '
 	API_USER=slurm api POST /v1/jobs/hold "{$(job),\"job_id\":8,\"submit_token\":$T3}" >out &&
