@@ -7,9 +7,6 @@
 test_description='allot-step: a step over its time limit in a real Slurm allocation'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-STEP="$ALLOT_BUILD_DIR/src/step/allot-step"
-PROG="$ALLOT_BUILD_DIR/src/step/allot-step-testprog"
-STEP_OPTS="--interval-ms 1000 --sacct-tries 15 --sacct-delay-ms 1000 --helper-timeout-ms 20000"
 
 test_expect_success 'cluster with accounting comes up' '
 	slurm_start
@@ -26,14 +23,9 @@ test_expect_success 'a batch job runs a monitored step over its time limit' '
 '
 
 test_expect_success 'step over its time is reported as timeout with exit 152' '
-	jq . tmo.json &&
-	test "$(jq -r .result.status tmo.json)" = timeout &&
-	test "$(jq -r .result.return_code tmo.json)" = 152 &&
-	test "$(jq -r .result.timeout tmo.json)" = true &&
-	test "$(jq -r .result.oom tmo.json)" = false &&
-	test "$(jq -r .time_limit_minutes tmo.json)" = 1 &&
-	jq -e ".slurm_stats.state == \"TIMEOUT\"" tmo.json &&
-	grep -x "tmo=152" job.out
+	step_verdict tmo timeout 152 &&
+	jq -e ".result.timeout == true and .result.oom == false and .time_limit_minutes == 1 and
+	       .slurm_stats.state == \"TIMEOUT\"" tmo.json
 '
 
 test_expect_success 'cluster stops' '

@@ -11,7 +11,6 @@
 test_description='allot job efficiency from sacct, beside the bank charge'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-PROG="$ALLOT_BUILD_DIR/src/step/allot-step-testprog"
 ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$PROG" || { skip_all="allot-step-testprog not built"; test_done; }
