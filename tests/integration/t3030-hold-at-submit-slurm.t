@@ -51,7 +51,7 @@ test_expect_success 'cluster with both plugins, allotd HoldMode=submit, chem wit
 	chmod 0755 "$MUNGE_DIR" && # $U submits too: it must reach munged'"'"'s socket
 	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
 	sacctmgr -i add user root,$U account=chem cluster=$SLURM_CLUSTER >/dev/null &&
-	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=500 HoldMode=submit &&
+	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=5000 HoldMode=submit &&
 	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
 	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
