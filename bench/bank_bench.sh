@@ -10,6 +10,8 @@
 # For A/B rounds: FIRST_ONLY=1 stops after the first phase (Unix socket, over ACCOUNTS
 # allocations); SETUP_SQL='...' runs that SQL on the bank file after setup (a what-if such
 # as 'DROP INDEX jobs_held_account', measured, never shipped).
+# IDLE=N: every phase also holds N connections open and quiet (bank_loadgen --idle), as
+# a site's clients that keep a connection between requests.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
@@ -69,7 +71,7 @@ run_loadgen() {
     tasks >"$tmp/tasks.a"
     wb=$(writer_phases)
     before=$(cpu_ticks)
-    { time "$ALLOT_BUILD_DIR/bench/bank_loadgen" "$@" >"$tmp/lg.out"; } 2>"$tmp/lg.time"
+    { time "$ALLOT_BUILD_DIR/bench/bank_loadgen" ${IDLE:+--idle "$IDLE"} "$@" >"$tmp/lg.out"; } 2>"$tmp/lg.time"
     after=$(cpu_ticks)
     cat "$tmp/lg.out" "$tmp/lg.time"
     reqs=$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' "$tmp/lg.out")

@@ -16,6 +16,8 @@
  *
  * --floor sends two GET /v1/whoami per pair instead: no storage at all, so it measures what
  * the HTTP path and this load generator allow on the machine (a ceiling for the bank).
+ * --idle N opens N more connections first and sends nothing on them: what a server pays
+ * per wake-up for connections that are open but quiet (poll() looks at every one).
  *
  * Job ids come from one sequence shared by all clients, as slurmctld numbers jobs
  * (FirstJobId, then +1 per job), so every job-keyed index grows at one end as it does on a
@@ -58,6 +60,7 @@ struct opts {
     const char *partition;
     const char *user;
     long job_base;      /* first job id */
+    int idle;           /* connections opened first and left idle for the whole run */
 };
 
 enum step { STEP_ADMIT, STEP_HOLD, STEP_SETTLE, STEP_FLOOR1, STEP_FLOOR2 };
@@ -346,11 +349,12 @@ static void usage(void)
     fprintf(stderr,
             "usage: bank_loadgen (--tcp HOST:PORT | --unix PATH) [--clients N] [--pairs N]\n"
             "                    [--accounts K] [--admit] [--cluster C] [--partition P]\n"
-            "                    [--user U] [--job-base N] [--floor]\n"
+            "                    [--user U] [--job-base N] [--floor] [--idle N]\n"
             "  Each client is one keep-alive connection with one request in flight; one\n"
             "  thread drives them all (epoll).  Job ids: --job-base, --job-base + 1, ...\n"
             "  --floor: two GET /v1/whoami per pair instead of hold+settle (the HTTP path\n"
-            "           alone, no storage: what the machine allows before the bank's work)\n");
+            "           alone, no storage: what the machine allows before the bank's work)\n"
+            "  --idle N: N more connections, opened first and left quiet until the end\n");
     exit(2);
 }
 
@@ -362,7 +366,8 @@ int main(int argc, char **argv)
         {"tcp", 1, 0, 't'},      {"unix", 1, 0, 'u'},     {"clients", 1, 0, 'c'},
         {"pairs", 1, 0, 'n'},    {"accounts", 1, 0, 'a'}, {"admit", 0, 0, 'A'},
         {"cluster", 1, 0, 'C'},  {"partition", 1, 0, 'p'}, {"user", 1, 0, 'U'},
-        {"job-base", 1, 0, 'j'}, {"floor", 0, 0, 'F'},     {0, 0, 0, 0}};
+        {"job-base", 1, 0, 'j'}, {"floor", 0, 0, 'F'},     {"idle", 1, 0, 'I'},
+        {0, 0, 0, 0}};
     static char host[256];
     int ch;
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -386,11 +391,12 @@ int main(int argc, char **argv)
         case 'U': o.user = optarg; break;
         case 'j': o.job_base = atol(optarg); break;
         case 'F': o.floor = 1; break;
+        case 'I': o.idle = atoi(optarg); break;
         default: usage();
         }
     }
     if ((!o.host && !o.sock) || o.clients < 1 || o.clients > 4096 || o.pairs < 1 ||
-        o.accounts < 1)
+        o.accounts < 1 || o.idle < 0 || o.idle > 4000)
         usage();
 
     int per_pair = o.admit ? 3 : 2;
@@ -400,6 +406,15 @@ int main(int argc, char **argv)
     if (r.ep < 0) {
         perror("bank_loadgen: epoll_create1");
         return 1;
+    }
+    int *idle = xcalloc((size_t)o.idle + 1, sizeof(int));
+    for (int i = 0; i < o.idle; i++) {
+        idle[i] = connect_target(&o);
+        if (idle[i] < 0) {
+            fprintf(stderr, "bank_loadgen: cannot open idle connection %d: %s\n", i + 1,
+                    strerror(errno));
+            return 1;
+        }
     }
     struct client *cl = xcalloc((size_t)o.clients, sizeof(*cl));
     for (int i = 0; i < o.clients; i++) {
@@ -443,6 +458,9 @@ int main(int argc, char **argv)
         if (cl[i].fd >= 0)
             close(cl[i].fd);
     close(r.ep);
+    for (int i = 0; i < o.idle; i++)
+        close(idle[i]);
+    free(idle);
 
     if (r.replays)
         fprintf(stderr, "bank_loadgen: WARNING: %ld answers were replays (job ids used before): "
