@@ -12,11 +12,12 @@
 # per plugin request, as before that key existed); default: the key's default (yes).
 # Also prints slurmctld's own time per submit RPC (its log's usec=), which excludes sbatch's
 # process start, so the plugins' share of it is visible apart from sbatch's noise.
-# Jobs are submitted held (sbatch -H); after the timed loop the plugins' jobs are released
-# (their holds and settles give the settle latency) and the others cancelled.  Before
-# session 23 jobs started during the loop, and their prologs, epilogs and settles shared
-# the two cores with the submissions being timed (the no-plugin RPC median moved 365-823
-# us between runs).  Released jobs run about one a second on the test node.
+# Jobs are submitted held (sbatch -H), so no prolog, epilog or settle of a job that started
+# early shares the cores with the submissions being timed; after the loop the plugins' jobs
+# are released (their settles give the latency) and the others cancelled.  Released jobs
+# run about one a second on the test node.  slurmctld's own submit time still drifts from
+# run to run (312-1,117 us without plugins in session 23), and the phase run second is
+# usually the slower: compare runs of both orders (bench/results/slurm.md).
 test_description='allot Slurm plugin benchmark'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
