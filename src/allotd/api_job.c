@@ -15,6 +15,7 @@
 #include "allotd/partcache.h"
 #include "allotd/submit.h"
 #include "allotd/tick.h"
+#include "libcore/denial.h"
 #include "libcore/money.h"
 #include "libutil/log.h"
 #include "libutil/text.h"
@@ -65,8 +66,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
     struct allocation a = {0};
     struct balance b = {0};
     struct allot_error ferr;
-    int have =
-        store_find_payer(st, account, c.resource, cluster, (int64_t)time(NULL), &a, &b, &ferr) == 0;
+    int64_t now = (int64_t)time(NULL);
+    int have = store_find_payer(st, account, c.resource, cluster, now, &a, &b, &ferr) == 0;
     if (!have && ferr.code != ALLOT_ENOENT) {
         *err = ferr;
         return -1;
@@ -90,7 +91,18 @@ int api_job_admit(struct req *r, struct allot_error *err)
         json_object_set_new(r->out, "pending_reason", json_string(why));
     if (!ok) {
         char msg[ALLOT_MSG_MAX];
-        bank_denial(msg, sizeof(msg), &j, &c, have ? &a : NULL, &b);
+        struct denial d = {.account = account,
+                           .resource = c.resource,
+                           .cluster = cluster,
+                           .at_s = now,
+                           .cost_sumin = c.cost_sumin,
+                           .billing_micro = c.billing_micro,
+                           .time_limit_s = time_limit_s,
+                           .alloc_id = have ? a.id : 0,
+                           .payer_account = a.account,
+                           .available_sumin = b.available_sumin,
+                           .held_sumin = b.held_sumin};
+        denial_format(msg, sizeof(msg), &d);
         json_object_set_new(r->out, "message", json_string(msg));
         json_object_set_new(r->out, "error",
                             json_pack("{s:s, s:s}", "code", "EFUNDS", "message", msg));

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* bank.c - cost and denial text (bank.h).  All arithmetic is libcore's (integer SU-minutes,
+/* bank.c - a job's resource, billing and maximum cost (bank.h).  All arithmetic is libcore's (integer SU-minutes,
  * micro-unit billing); this file only wires the partition to it. */
 #include "allotd/bank.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "allotd/partcache.h"
 #include "libcore/billing.h"
 #include "libcore/money.h"
-#include "libcore/numparse.h"
 #include "libcore/tres.h"
 #include "libutil/text.h"
 
@@ -66,32 +64,3 @@ int bank_billing(const struct partition *p, const char *field, const char *tres,
     return 0;
 }
 
-void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct bank_cost *c,
-                 const struct allocation *alloc, const struct balance *bal)
-{
-    char cost[MONEY_FORMAT_MAX], avail[MONEY_FORMAT_MAX], held[MONEY_FORMAT_MAX];
-    money_format_sumin(c->cost_sumin, cost, sizeof(cost));
-    if (!alloc || alloc->id == 0) {
-        snprintf(buf, size,
-                 "account %s has no active %s allocation on cluster %s (nor has any parent "
-                 "account); this job would cost up to %s SU. Ask your PI or the allocation "
-                 "committee for an allocation, or submit with another account (-A).",
-                 j->account, c->resource, j->cluster, cost);
-        return;
-    }
-    char billing[48];
-    if (numparse_format_fixed(c->billing_micro, 6, billing, sizeof(billing)) < 0)
-        snprintf(billing, sizeof(billing), "?");
-    money_format_sumin(bal->available_sumin, avail, sizeof(avail));
-    money_format_sumin(bal->held_sumin, held, sizeof(held));
-    char limit[48];
-    if (money_format_limit(j->time_limit_s, limit, sizeof(limit)) < 0)
-        snprintf(limit, sizeof(limit), "?");
-    snprintf(buf, size,
-             "account %s, allocation %lld (%s of account %s): available %s SU, but this job "
-             "may cost up to %s SU (billing %s x time limit %s); running jobs "
-             "hold %s SU. Lower the time limit (--time) or the resources, wait for running "
-             "jobs to finish, or use another account.",
-             j->account, (long long)alloc->id, alloc->resource, alloc->account, avail, cost,
-             billing, limit, held);
-}

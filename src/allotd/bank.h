@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bank.h - the money decisions of the job verbs (DESIGN §3): which partition resource,
- * what billing, what maximum cost, and the denial text a user can act on.  The atomic
+ * what billing, what maximum cost.  The denial text is libcore's (denial.h); the atomic
  * check-and-hold itself is store_hold() run by the writer.
  * Threads: reentrant; the store passed is the caller's read connection. */
 #ifndef ALLOTD_BANK_H
@@ -36,11 +36,6 @@ int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
  * EINVAL naming the field ("tres" or the partition's billing_weights). */
 int bank_billing(const struct partition *p, const char *field, const char *tres,
                  int64_t *billing_micro, struct allot_error *err);
-
-/* The denial text of DESIGN §3: account, allocation, available SU, the job's maximum cost
- * and its parts, what running jobs hold, what to change.  alloc may be NULL (no payer). */
-void bank_denial(char *buf, size_t size, const struct bank_job *j, const struct bank_cost *c,
-                 const struct allocation *alloc, const struct balance *bal);
 
 /* Submit-time limits of DESIGN §4 for an admission (api_limit.c): 0 = within limits,
  * 1 = denied at submission (Slurm's rule, e.g. DenyOnLimit) with the reason in msg,

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "libcore/denial.h"
 #include "libcore/money.h"
-#include "libcore/numparse.h"
 #include "libstore/store_int.h"
 #include "libutil/text.h"
 
@@ -426,9 +426,9 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     }
 
     int64_t now = store_now_or(req->now_s);
-    struct allot_error nopayer = {0};
-    rc = store_payer(st, req->account, req->resource, req->cluster, store_hold_at(req, now), &payer,
-                     &bal, &nopayer);
+    int64_t at = store_hold_at(req, now);
+    struct allot_error nopayer = {0}; /* "no payer" is an outcome (a refusal), not an error */
+    rc = store_payer(st, req->account, req->resource, req->cluster, at, &payer, &bal, &nopayer);
     if (rc < 0) {
         if (err)
             *err = nopayer;
@@ -482,29 +482,24 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     f->time_s = now;
     f->needed_sumin = req->amount_sumin;
     if (have_payer) {
-        char need[MONEY_FORMAT_MAX], avail[MONEY_FORMAT_MAX], held[MONEY_FORMAT_MAX];
         f->alloc_id = payer.id;
         f->available_sumin = res->bal.available_sumin;
         f->held_sumin = res->bal.held_sumin;
-        store_format_su(req->amount_sumin, need, sizeof need);
-        store_format_su(res->bal.available_sumin, avail, sizeof avail);
-        store_format_su(res->bal.held_sumin, held, sizeof held);
-        char billing[48], limit[48];
-        if (numparse_format_fixed(req->billing_micro, 6, billing, sizeof billing) < 0)
-            snprintf(billing, sizeof billing, "?");
-        if (money_format_limit(req->time_limit_s, limit, sizeof limit) < 0)
-            snprintf(limit, sizeof limit, "?");
-        snprintf(f->message, sizeof f->message,
-                 "job %lld run %d of account '%s' needs %s SU (billing %s x time limit %s) "
-                 "but allocation %lld (account '%s', %s) has %s available; running jobs hold "
-                 "%s. Lower the time limit or the resources, wait for running jobs to end, or "
-                 "ask for more credit.",
-                 (long long)req->job_id, (int)req->run, req->account, need, billing, limit,
-                 (long long)payer.id, payer.account, payer.resource, avail, held);
-    } else {
-        snprintf(f->message, sizeof f->message, "job %lld run %d: %s", (long long)req->job_id,
-                 (int)req->run, nopayer.msg);
     }
+    struct denial d = {.job_id = req->job_id,
+                       .run = req->run,
+                       .account = req->account,
+                       .resource = req->resource,
+                       .cluster = req->cluster,
+                       .at_s = at,
+                       .cost_sumin = req->amount_sumin,
+                       .billing_micro = req->billing_micro,
+                       .time_limit_s = req->time_limit_s,
+                       .alloc_id = have_payer ? payer.id : 0,
+                       .payer_account = payer.account,
+                       .available_sumin = res->bal.available_sumin,
+                       .held_sumin = res->bal.held_sumin};
+    denial_format(f->message, sizeof f->message, &d);
     res->refused = 1;
     return failure_insert(st, f, err);
 }

@@ -64,6 +64,14 @@ test_expect_success 'admit: too expensive job is denied with an explaining messa
 	json_get message <out >msg &&
 	grep "time limit 6000 min 30 s" msg
 '
+test_expect_success 'admit: a job no account up the tree can pay for is denied naming what is missing' '
+	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"gpux\",\"resource\":\"gpu\",\"billing_weights\":\"CPU=1.0\"}" &&
+	API_USER=slurm test_expect_code 1 api POST /v1/jobs/admit "{\"cluster\":\"c1\",\"user\":\"alice\",\"account\":\"chem\",\"partition\":\"gpux\",\"time_limit_s\":3600,\"tres\":\"cpu=2\"}" >out &&
+	test "$(api_status)" = 402 &&
+	test "$(json_get alloc_id <out)" = 0 &&
+	json_get message <out >msg &&
+	grep "^account chem has no gpu allocation on cluster c1 active at 20[0-9-]*T[0-9:]*Z, nor has any parent account; this job may cost up to 2h SU (billing 2 x time limit 60 min)\. Ask your PI" msg
+'
 test_expect_success 'a user may not call job verbs' '
 	API_USER=alice test_expect_code 1 api POST /v1/jobs/hold "{}" &&
 	test "$(api_status)" = 403

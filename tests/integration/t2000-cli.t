@@ -221,7 +221,7 @@ test_expect_success 'a refused hold shows its cost, available and held from the 
 		partition=standard timelimit=2-00:00:00 tres=cpu=4 start=2026-03-02T00:00:00Z \
 		>h4 2>err &&
 	test "$(cut -d"|" -f1,5,8,9 h4)" = "refused|192h|106h30m|0h" &&
-	grep "^allot: error: .*needs 192h" err
+	grep "^allot: error: job 1003 run 0: account chem, allocation [0-9]* (cpu of account chem): available 106h30m SU, but this job may cost up to 192h SU" err
 '
 test_expect_success 'balance user=U lists only accounts U is associated with' '
 	allot account add phys &&

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* denial.c - the refusal text of a job that its allocation cannot pay for (denial.h). */
+#include "libcore/denial.h"
+
+#include <stdio.h>
+
+#include "libcore/civil.h"
+#include "libcore/money.h"
+#include "libcore/numparse.h"
+
+void denial_format(char *buf, size_t size, const struct denial *d)
+{
+    if (size == 0)
+        return;
+    char job[64] = "";
+    if (d->job_id > 0)
+        snprintf(job, sizeof job, "job %lld run %d: ", (long long)d->job_id, d->run);
+    /* The buffers hold any int64 (MONEY_FORMAT_MAX, 6 decimals, minutes), so the "?" are
+     * for a caller's impossible value, never a truncation. */
+    char cost[MONEY_FORMAT_MAX], billing[48], limit[48];
+    if (money_format_sumin(d->cost_sumin, cost, sizeof cost) < 0)
+        snprintf(cost, sizeof cost, "?");
+    if (numparse_format_fixed(d->billing_micro, 6, billing, sizeof billing) < 0)
+        snprintf(billing, sizeof billing, "?");
+    if (money_format_limit(d->time_limit_s, limit, sizeof limit) < 0)
+        snprintf(limit, sizeof limit, "?");
+
+    if (d->alloc_id <= 0) {
+        char at[CIVIL_UTC_LEN + 1];
+        if (civil_format_utc(d->at_s, at) == 0)
+            snprintf(at, sizeof at, "?");
+        snprintf(buf, size,
+                 "%saccount %s has no %s allocation on cluster %s active at %s, nor has any "
+                 "parent account; this job may cost up to %s SU (billing %s x time limit %s). "
+                 "Ask your PI or the allocation committee for an allocation, or use another "
+                 "account (-A).",
+                 job, d->account, d->resource, d->cluster, at, cost, billing, limit);
+        return;
+    }
+    char avail[MONEY_FORMAT_MAX], held[MONEY_FORMAT_MAX];
+    if (money_format_sumin(d->available_sumin, avail, sizeof avail) < 0)
+        snprintf(avail, sizeof avail, "?");
+    if (money_format_sumin(d->held_sumin, held, sizeof held) < 0)
+        snprintf(held, sizeof held, "?");
+    snprintf(buf, size,
+             "%saccount %s, allocation %lld (%s of account %s): available %s SU, but this job "
+             "may cost up to %s SU (billing %s x time limit %s); running jobs hold %s SU. "
+             "Lower the time limit (--time) or the resources, wait for running jobs to "
+             "finish, ask your PI for more credit, or use another account (-A).",
+             job, d->account, (long long)d->alloc_id, d->resource, d->payer_account, avail, cost,
+             billing, limit, held);
+}

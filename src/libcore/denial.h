@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* denial.h - the text a user reads when a job is refused for lack of credit (DESIGN §3,
+ * issue 2 item 7): the account, the allocation that would pay, what is available, the
+ * job's maximum cost and its parts (billing x time limit), what running jobs hold, and
+ * what to change.
+ *
+ * Design: one formatter for both places a refusal is decided, admission (job_submit,
+ * `allot job admit`) and the atomic hold at start (PrEp, recorded as a failure), so the
+ * user reads the same sentence whichever refused the job.
+ * Thread rule: pure function, reentrant.
+ */
+#ifndef ALLOT_CORE_DENIAL_H
+#define ALLOT_CORE_DENIAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct denial {
+    int64_t job_id; /* > 0 at the hold (the text starts "job J run R: "); 0 at admission */
+    int run;
+    const char *account;  /* the job's account */
+    const char *resource; /* its partition's resource type */
+    const char *cluster;
+    int64_t at_s; /* when the payer was looked for (the hold's start, or now) */
+    int64_t cost_sumin;
+    int64_t billing_micro;
+    int64_t time_limit_s;
+    /* The payer found: alloc_id 0 means none, for the account or any ancestor. */
+    int64_t alloc_id;
+    const char *payer_account;
+    int64_t available_sumin, held_sumin;
+};
+
+/* Write d's text into buf (size bytes, truncated if it must be; always terminated when
+ * size > 0). */
+void denial_format(char *buf, size_t size, const struct denial *d);
+
+#endif
