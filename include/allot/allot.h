@@ -172,7 +172,7 @@ int allot_job_settle(allot_client_t *c, const struct allot_job_desc *job,
 int allot_job_release(allot_client_t *c, const struct allot_job_desc *job,
                       struct allot_job_result *res, struct allot_error *err);
 
-/* Static version string of liballot ("0.1.0"). */
+/* Static version string of liballot, the project's version ("0.1.0"). */
 const char *allot_version(void);
 
 #ifdef __cplusplus

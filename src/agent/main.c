@@ -257,6 +257,7 @@ int main(int argc, char **argv)
         {"reconcile-from", required_argument, NULL, 'F'},
         {"sitefactor-every", required_argument, NULL, 'S'},
         {"journal", required_argument, NULL, 'J'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -274,6 +275,7 @@ int main(int argc, char **argv)
         case 'F': rec.from_s = arg_s(optarg); break;
         case 'S': sf_every_s = arg_s(optarg); break;
         case 'J': journal_path = optarg; break;
+        case 'V': printf("allot-agent %s\n", ALLOT_VERSION); return 0;
         default:
             fprintf(stderr,
                     "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
@@ -282,7 +284,7 @@ int main(int argc, char **argv)
                     "[--reconcile-window S]\n"
                     "                   [--reconcile-lookback S] [--reconcile-from EPOCH] "
                     "[--sitefactor-every S]\n"
-                    "                   [--journal FILE]   (doc/agent.md)\n");
+                    "                   [--journal FILE] | --version   (doc/agent.md)\n");
             return 2;
         }
     }

@@ -44,6 +44,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fputs("usage: allotd --config FILE [--foreground] [--check-config]\n"
+          "       allotd --version | --help | --config-table\n"
           "  --config FILE    allot.conf to read (required)\n"
           "  --foreground     stay attached to the terminal (log to stderr without LogFile)\n"
           "  --check-config   parse the configuration, report, exit 0 if valid\n"
@@ -82,12 +83,16 @@ static int parse_cmdline(int argc, char **argv, struct options *o)
                                              {"check-config", no_argument, NULL, 'C'},
                                              {"help", no_argument, NULL, 'h'},
                                              {"config-table", no_argument, NULL, 'T'},
+                                             {"version", no_argument, NULL, 'V'},
                                              {NULL, 0, NULL, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "c:FCh", longopts, NULL)) != -1) {
         switch (ch) {
         case 'T':
             print_config_table();
+            exit(0);
+        case 'V':
+            printf("allotd %s\n", ALLOT_VERSION);
             exit(0);
         case 'c':
             o->config = optarg;

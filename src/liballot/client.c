@@ -476,5 +476,5 @@ out:
 
 const char *allot_version(void)
 {
-    return "0.1.0";
+    return ALLOT_VERSION;
 }
