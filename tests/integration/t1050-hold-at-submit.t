@@ -4,7 +4,8 @@
 # admit with a submit_token holds the job's credit while it is pending; the hold with the
 # same token moves that credit to the real job id without needing new credit; a provisional
 # hold released by hand (job cancelled while pending) frees its credit; one never bound is
-# released by allotd after SubmitHoldTTL; tokens outside [2^32, 2^62] are refused.
+# released by allotd after SubmitHoldTTL; tokens outside [2^32, 2^62] are refused; admits
+# racing for the last credit hold once, and those the hold refuses read as admission denials.
 test_description='hold at submit: provisional hold, bind, cancel, TTL sweep'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -91,6 +92,55 @@ test_expect_success 'tokens out of range, and a token as a job id, are refused' 
 	test "$(api_status)" = 400 &&
 	API_USER=slurm test_expect_code 1 api POST /v1/jobs/hold "{$(job),\"job_id\":$T2,\"submit_token\":$T1}" &&
 	test "$(api_status)" = 400
+'
+# 32 admits with tokens BASE+1..BASE+32 for account $1 at once (threads released together):
+# one line each, "STATUS held|refused MESSAGE".
+race_admits() {
+	python3 - "$ALLOTD_PORT" "$1" "$2" <<-\PY
+	import http.client, json, sys, threading
+	port, account, base = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+	go = threading.Barrier(32)
+	out = [None] * 32
+	def admit(i):
+	    body = json.dumps({"cluster": "c1", "user": "alice", "account": account,
+	                       "partition": "p", "time_limit_s": 600, "billing": 1,
+	                       "submit_token": (1 << 32) + base + i})
+	    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+	    c.connect()
+	    go.wait()
+	    c.request("POST", "/v1/jobs/admit", body,
+	              {"Content-Type": "application/json", "X-Allot-User": "slurm"})
+	    r = c.getresponse()
+	    a = json.loads(r.read())
+	    out[i] = "%d %s %s" % (r.status, "held" if a.get("held") else "refused", a.get("message", ""))
+	ts = [threading.Thread(target=admit, args=(i,)) for i in range(32)]
+	for t in ts: t.start()
+	for t in ts: t.join()
+	print("\n".join(out))
+	PY
+}
+hold_stage_failures() { api GET "/v1/failures?account=$1" |
+	python3 -c 'import json,sys; print(sum(f["stage"] == "hold" for f in json.load(sys.stdin)["items"]))'; }
+# The read-only check of an admit runs beside the others; the hold is then the writer's
+# atomic check, so most of 32 racing admits are refused there, after their read said yes.
+# Those refusals must read as admission denials (the sbatch user sees them), not as the
+# failure record's "job <token> run 0: ...".  Rounds until one refusal came from the hold.
+test_expect_success 'admits racing for the last credit: one holds, every refusal reads as an admission denial' '
+	raced=0 &&
+	for round in 1 2 3 4 5; do
+		acct=race$round &&
+		api POST /v1/accounts "{\"name\":\"$acct\"}" >/dev/null &&
+		api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"$acct\",\"user\":\"alice\"}" >/dev/null &&
+		api POST /v1/allocations "{\"account\":\"$acct\",\"cluster\":\"c1\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":10}" >/dev/null &&
+		race_admits $acct $((round * 100)) >race.$round &&
+		test "$(grep -c "^200 held " race.$round)" = 1 &&
+		test "$(grep -c "^402 refused account $acct, allocation [0-9]* (cpu of account $acct): available 0h SU, but this job may cost up to 10m SU (billing 1 x time limit 10 min); running jobs hold 10m SU\. " race.$round)" = 31 &&
+		test "$(api GET "/v1/balances?account=$acct" | json_get items.0.held_sumin)" = 10 &&
+		n=$(hold_stage_failures $acct) &&
+		echo "round $round: $n of 31 refused by the hold" &&
+		if test "$n" -gt 0; then raced=1; break; fi
+	done &&
+	test $raced = 1
 '
 test_expect_success 'stop' '
 	allotd_stop
