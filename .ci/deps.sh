@@ -15,8 +15,9 @@ apt-get update -q >/dev/null
 # Build toolchain and the test runners (cmocka unit tests, sharness integration scripts).
 apt_install build-essential cmake pkg-config libcmocka-dev sharness perl curl procps iproute2
 # The integration tests' helpers (JSON checks, HTTP clients, load scripts) are Python 3;
-# t0100 and t1015 read doc/openapi.yaml with PyYAML.
-apt_install python3 python3-yaml
+# t0100 and t1015 read doc/openapi.yaml with PyYAML; t1000 reads /metrics with the
+# Prometheus client library's text-format parser (tests/lib/prom_check.py).
+apt_install python3 python3-yaml python3-prometheus-client
 # Storage: SQLite (embedded default) and PostgreSQL (client library and a server for tests).
 apt_install libsqlite3-dev sqlite3 libpq-dev postgresql
 # allotd: HTTP server, JSON, MUNGE authentication; liballot: HTTP client.

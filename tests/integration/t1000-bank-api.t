@@ -145,6 +145,17 @@ test_expect_success 'store check passes; metrics count requests and commits' '
 	grep "^allot_writer_seconds_total{phase=\"commit\"} [0-9]" out &&
 	grep "allot_allocation_available_sumin{id=\"$(cat alloc_id)\"" out
 '
+test_expect_success '/metrics is Prometheus text format, as its own client library parses it' '
+	curl -s -D headers -o out "$ALLOTD_URL/metrics" &&
+	grep -i "^Content-Type: text/plain; version=0.0.4" headers &&
+	python3 "$ALLOT_SRC_DIR/tests/lib/prom_check.py" <out >fams &&
+	cat fams &&
+	grep "^allot_requests counter " fams &&
+	grep "^allot_job_latency_seconds histogram " fams &&
+	grep "^allot_commit_batch_ops histogram " fams &&
+	grep "^allot_writer_seconds counter 4$" fams &&
+	grep "^allot_allocation_available_sumin gauge " fams
+'
 test_expect_success 'QOS add and PATCH (factors as decimal strings)' '
 	api POST /v1/qos "{\"name\":\"normal\",\"priority\":10,\"usage_factor\":\"1.5\"}" >out &&
 	test "$(json_get usage_factor <out)" = 1.5 &&
