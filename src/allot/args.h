@@ -54,7 +54,8 @@ int args_amount(const char *key, const char *s, int signed_ok, int64_t *sumin,
 int args_time(const char *key, const char *s, int64_t *epoch_s, struct allot_error *err);
 
 /* A time limit in Slurm's syntax, as seconds: "MM", "MM:SS", "HH:MM:SS", "D-HH",
- * "D-HH:MM", "D-HH:MM:SS"; or "<N>s" for plain seconds.  Must be > 0, at most 365 days. */
+ * "D-HH:MM", "D-HH:MM:SS"; or "<N>s" for plain seconds.  Must be > 0, at most 366 days
+ * (D up to 365: a year, leap years too). */
 int args_duration(const char *key, const char *s, int64_t *seconds, struct allot_error *err);
 
 /* The same syntax for an elapsed time: 0 ("0", "00:00:00", "0s") is allowed. */

@@ -49,7 +49,7 @@ static void values(const char *v)
     out = SENTINEL;
     rc = args_duration("k", v, &out, &err);
     check_fail(rc, out, &err);
-    if (rc == 0 && (out <= 0 || out > 365 * 86400))
+    if (rc == 0 && (out <= 0 || out > 366 * 86400))
         abort();
     out = SENTINEL;
     rc = args_uint("k", v, &out, &err);
