@@ -120,3 +120,12 @@ int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct all
     memcpy(buf, tmp, (size_t)n + 1);
     return n;
 }
+
+bool st_jobid_is_job(const struct st_jobid *id, const struct st_job_ref *ref)
+{
+    if (id->has_het || id->array_spec.n > 0)
+        return false;
+    if (!id->has_array_task)
+        return id->job == ref->job;
+    return ref->is_array_task && id->job == ref->array_job && id->array_task == ref->array_task;
+}

@@ -45,4 +45,19 @@ int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobi
 /* Write id as Slurm prints it.  Returns the length or -1 with ALLOT_ETOOBIG (buf untouched). */
 int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct allot_error *err);
 
+/* A job as a program running in it knows it: SLURM_JOB_ID, and for an array task also
+ * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID.  squeue --steps and sacct print an array
+ * task's rows as "<array job>_<task>[.<step>]" (sstat as "<job>.<step>"), so telling
+ * whether a printed id is this job's takes both. */
+struct st_job_ref {
+    uint32_t job;
+    bool is_array_task;
+    uint32_t array_job, array_task;
+};
+
+/* Whether id, as squeue or sacct prints it, is ref's job or one of its steps:
+ * "<job>[.<step>]", or for an array task also "<array job>_<task>[.<step>]".  A het
+ * component ("+N") or a pending array ("_[...]") never is. */
+bool st_jobid_is_job(const struct st_jobid *id, const struct st_job_ref *ref);
+
 #endif

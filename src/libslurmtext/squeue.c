@@ -2,10 +2,10 @@
 /* squeue.c - squeue --steps line parser and step lookup (see squeue.h). */
 #include "libslurmtext/squeue.h"
 
+#include <stdbool.h>
 #include <string.h>
 
-int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out,
-                         struct allot_error *err)
+int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out, struct allot_error *err)
 {
     const char *bar = memchr(line.p, '|', line.n);
     if (!bar)
@@ -19,7 +19,16 @@ int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out,
     return 0;
 }
 
-int st_squeue_find_step(const char *buf, size_t len, uint32_t job, const char *name,
+/* "<id>.TDB|..." or "<id>.TBD|...": a step not yet given its number. */
+static bool pending_step(struct st_span line)
+{
+    const char *bar = memchr(line.p, '|', line.n);
+    size_t n = bar ? (size_t)(bar - line.p) : line.n;
+    return n >= 4 &&
+           (memcmp(line.p + n - 4, ".TDB", 4) == 0 || memcmp(line.p + n - 4, ".TBD", 4) == 0);
+}
+
+int st_squeue_find_step(const char *buf, size_t len, const struct st_job_ref *job, const char *name,
                         uint32_t *step, struct allot_error *err)
 {
     size_t pos = 0, lineno = 0;
@@ -28,7 +37,7 @@ int st_squeue_find_step(const char *buf, size_t len, uint32_t job, const char *n
     uint32_t best = 0;
     while (st_next_line(buf, len, &pos, &line)) {
         lineno++;
-        if (line.n == 0)
+        if (line.n == 0 || pending_step(line))
             continue;
         struct st_squeue_step s;
         if (st_squeue_step_parse(line, &s, err) < 0) {
@@ -36,7 +45,8 @@ int st_squeue_find_step(const char *buf, size_t len, uint32_t job, const char *n
                 err->code = ALLOT_EPROTO;
             return allot_error_prefix(err, "squeue line %zu", lineno);
         }
-        if (s.id.job != job || s.id.step_kind != ST_STEP_NUMBERED || !st_eq(s.name, name))
+        if (!st_jobid_is_job(&s.id, job) || s.id.step_kind != ST_STEP_NUMBERED ||
+            !st_eq(s.name, name))
             continue;
         if (!found || s.id.step > best)
             best = s.id.step;

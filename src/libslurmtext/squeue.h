@@ -27,10 +27,13 @@ int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out,
                          struct allot_error *err);
 
 /* Scan buf[0..len) (squeue --steps output) for the numbered step of job `job` named `name`
- * and set *step.  When several match (a name reused), the highest step id wins: the newest
- * step.  Returns 1 found, 0 not found, -1 with ALLOT_EPROTO naming the line for a line that
- * does not parse (*step untouched unless 1). */
-int st_squeue_find_step(const char *buf, size_t len, uint32_t job, const char *name,
-                        uint32_t *step, struct allot_error *err);
+ * and set *step.  An array task's steps are printed "<array job>_<task>.<step>"
+ * (st_jobid_is_job).  A step still pending is printed with "TDB" (22.05's spelling) or
+ * "TBD" for its number and is passed over: it is not numbered yet.  When several match (a
+ * name reused), the highest step id wins: the newest step.  Returns 1 found, 0 not found,
+ * -1 with ALLOT_EPROTO naming the line for a line that does not parse (*step untouched
+ * unless 1). */
+int st_squeue_find_step(const char *buf, size_t len, const struct st_job_ref *job,
+                        const char *name, uint32_t *step, struct allot_error *err);
 
 #endif

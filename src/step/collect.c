@@ -11,7 +11,7 @@
 #include "libutil/log.h"
 #include "step/proc.h"
 
-int collect_fold(const char *text, size_t len, const char *name, uint32_t job,
+int collect_fold(const char *text, size_t len, const char *name, const struct st_job_ref *job,
                  long long known_step, struct step_acct *acct)
 {
     struct st_acct_format fmt;
@@ -31,9 +31,12 @@ int collect_fold(const char *text, size_t len, const char *name, uint32_t job,
             log_debug("sacct: %s", err.msg);
             continue;
         }
-        if (row.id.job == job && row.id.step_kind == ST_STEP_NONE && !row.id.has_het)
+        /* An array task's rows are "<array job>_<task>[.<step>]" (st_jobid_is_job). */
+        if (!st_jobid_is_job(&row.id, job))
+            continue;
+        if (row.id.step_kind == ST_STEP_NONE)
             acct->alloc_state = row.state;
-        if (row.id.job != job || row.id.step_kind != ST_STEP_NUMBERED || !st_eq(row.name, name))
+        if (row.id.step_kind != ST_STEP_NUMBERED || !st_eq(row.name, name))
             continue;
         /* Prefer the step squeue named; else the newest step with this name. */
         bool better;
@@ -75,7 +78,7 @@ int collect_fold(const char *text, size_t len, const char *name, uint32_t job,
     a.has_total_cpu = best.total_cpu.kind == ST_DUR_VALUE;
     a.total_cpu_ms = best.total_cpu.ms;
     snprintf(a.node_list, sizeof(a.node_list), "%.*s", (int)best.nodelist.n, best.nodelist.p);
-    snprintf(a.step_id, sizeof(a.step_id), "%u.%u", best.id.job, best.id.step);
+    snprintf(a.step_id, sizeof(a.step_id), "%u.%u", job->job, best.id.step);
     a.state = best.state;
     a.has_exit = best.exit_code.has;
     a.exit_status = best.exit_code.status;
@@ -84,14 +87,14 @@ int collect_fold(const char *text, size_t len, const char *name, uint32_t job,
     return 1;
 }
 
-void collect_sacct(const struct step_config *c, uint32_t job, long long known_step,
-                   struct step_acct *acct)
+void collect_sacct(const struct step_config *c, const struct st_job_ref *job,
+                   long long known_step, struct step_acct *acct)
 {
     static struct st_argv a;
     static char out[1 << 20];
     struct allot_error err = {0};
     st_argv_init(&a);
-    if (st_argv_sacct(&a, c->sacct, job, COLLECT_SACCT_FORMAT, false, &err) < 0) {
+    if (st_argv_sacct(&a, c->sacct, job->job, COLLECT_SACCT_FORMAT, false, &err) < 0) {
         log_warn("sacct: %s", err.msg);
         return;
     }

@@ -259,6 +259,40 @@ static const char *env_or(const char *name, const char *dflt)
     return v && v[0] ? v : dflt;
 }
 
+/* A job id from the environment variable name (set and non-empty): 0, or -1 logged. */
+static int env_id(const char *name, uint64_t *out)
+{
+    const char *v = getenv(name);
+    if (st_uint(v, strlen(v), UINT32_MAX, out) < 0) {
+        log_error("%s: invalid id '%.32s'", name, v);
+        return -1;
+    }
+    return 0;
+}
+
+/* The job as squeue and sacct print it: in an array task (SLURM_ARRAY_JOB_ID set) its rows
+ * are "<array job>_<task>", not SLURM_JOB_ID.  0, or -1 logged for a malformed id. */
+static int job_ref_from_env(uint32_t job, struct st_job_ref *ref)
+{
+    uint64_t array_job, array_task;
+    memset(ref, 0, sizeof(*ref));
+    ref->job = job;
+    const char *aj = getenv("SLURM_ARRAY_JOB_ID");
+    if (!aj || !aj[0])
+        return 0;
+    if (!getenv("SLURM_ARRAY_TASK_ID")) {
+        log_error("SLURM_ARRAY_JOB_ID is set but SLURM_ARRAY_TASK_ID is not");
+        return -1;
+    }
+    if (env_id("SLURM_ARRAY_JOB_ID", &array_job) < 0 ||
+        env_id("SLURM_ARRAY_TASK_ID", &array_task) < 0)
+        return -1;
+    ref->is_array_task = true;
+    ref->array_job = (uint32_t)array_job;
+    ref->array_task = (uint32_t)array_task;
+    return 0;
+}
+
 static int shell_status(int wstatus)
 {
     if (WIFEXITED(wstatus))
@@ -306,7 +340,7 @@ static void slurm_tick(struct waiter *w, long long now)
 {
     struct step_live *l = &w->r->live;
     if (!l->step_found && l->stepid_attempts < w->c->stepid_tries && now >= w->next_discover) {
-        monitor_discover(w->c, w->r->job_id, l);
+        monitor_discover(w->c, &w->r->job, l);
         w->next_discover = proc_now_ms() + w->c->stepid_delay_ms;
         if (l->step_found)
             w->next_sample = proc_now_ms(); /* baseline sample right away */
@@ -315,7 +349,7 @@ static void slurm_tick(struct waiter *w, long long now)
                      w->c->name, l->stepid_attempts);
     }
     if (l->step_found && now >= w->next_sample) {
-        monitor_sample(w->c, w->r->job_id, l);
+        monitor_sample(w->c, w->r->job.job, l);
         w->next_sample = proc_now_ms() + w->c->interval_ms;
     }
 }
@@ -377,12 +411,14 @@ static pid_t spawn(char **argv, const struct step_config *c, bool limit)
     return pid;
 }
 
-static int run_slurm(const struct step_config *c, uint32_t job, struct step_result *r)
+static int run_slurm(const struct step_config *c, const struct st_job_ref *ref,
+                     struct step_result *r)
 {
     static struct st_argv a;
     struct allot_error err = {0};
+    uint32_t job = ref->job;
     r->slurm = true;
-    r->job_id = job;
+    r->job = *ref;
     r->time_limit_min = step_time_min(c, job);
     /* An explicit cap only lowers the limit: the step must still end before its allocation. */
     if (c->time_cap_min > 0 && (r->time_limit_min == 0 || c->time_cap_min < r->time_limit_min))
@@ -418,7 +454,7 @@ static int run_slurm(const struct step_config *c, uint32_t job, struct step_resu
         r->peak_cpu_percent = l->peak_cpu_pct;
         r->avg_cpu_percent = l->cpu_pct_sum / l->cpu_samples;
     }
-    collect_sacct(c, job, l->step_found ? (long long)l->step_id : -1, &r->acct);
+    collect_sacct(c, ref, l->step_found ? (long long)l->step_id : -1, &r->acct);
     step_backfill(r);
     step_classify(r, c->mem_mb << 20);
     return 0;
@@ -463,7 +499,7 @@ static void post_record(const struct step_config *c, const struct record_opts *o
     const char *cluster = o->cluster ? o->cluster : env_or("ALLOT_CLUSTER", NULL);
     if (!cluster)
         cluster = env_or("SLURM_CLUSTER_NAME", NULL);
-    struct step_post p = {.url = o->url, .cluster = cluster, .job_id = r->job_id,
+    struct step_post p = {.url = o->url, .cluster = cluster, .job_id = r->job.job,
                           .step_name = c->name, .attempt = o->attempt,
                           .timeout_ms = o->timeout_ms};
     step_post_record(&p, rec);
@@ -513,10 +549,9 @@ int main(int argc, char **argv)
     const char *jobenv = getenv("SLURM_JOB_ID");
     uint64_t job = 0;
     bool slurm = !c.direct && jobenv && jobenv[0];
-    if (slurm && st_uint(jobenv, strlen(jobenv), UINT32_MAX, &job) < 0) {
-        log_error("SLURM_JOB_ID: invalid job id '%.32s'", jobenv);
+    struct st_job_ref ref = {0};
+    if (slurm && (env_id("SLURM_JOB_ID", &job) < 0 || job_ref_from_env((uint32_t)job, &ref) < 0))
         return 2;
-    }
     char *name = NULL;
     if (!c.name) {
         name = xasprintf("allot_%llu_%ld", (unsigned long long)job, (long)getpid());
@@ -533,7 +568,7 @@ int main(int argc, char **argv)
 
     struct step_result r;
     memset(&r, 0, sizeof(r));
-    int rc = slurm ? run_slurm(&c, (uint32_t)job, &r) : run_direct(&c, &r);
+    int rc = slurm ? run_slurm(&c, &ref, &r) : run_direct(&c, &r);
     if (rc < 0) {
         free(name);
         return 125;

@@ -12,7 +12,8 @@
 
 #define SSTAT_FORMAT "JobID,AveCPU,MaxRSS,AveRSS"
 
-int monitor_discover(const struct step_config *c, uint32_t job, struct step_live *live)
+int monitor_discover(const struct step_config *c, const struct st_job_ref *job,
+                     struct step_live *live)
 {
     static struct st_argv a;
     struct allot_error err = {0};
@@ -20,7 +21,7 @@ int monitor_discover(const struct step_config *c, uint32_t job, struct step_live
     struct proc_out po = {.out = out, .cap = sizeof(out)};
     live->stepid_attempts++;
     st_argv_init(&a);
-    if (st_argv_squeue_steps(&a, c->squeue, job, &err) < 0) {
+    if (st_argv_squeue_steps(&a, c->squeue, job->job, &err) < 0) {
         log_debug("squeue argv: %s", err.msg);
         return 0;
     }
@@ -36,7 +37,7 @@ int monitor_discover(const struct step_config *c, uint32_t job, struct step_live
         return 0;
     live->step_found = true;
     live->step_id = step;
-    log_debug("step %s is %u.%u", c->name, job, step);
+    log_debug("step %s is %u.%u", c->name, job->job, step);
     return 1;
 }
 

@@ -58,7 +58,7 @@ json_t *step_record_json(const struct step_config *c, const struct step_result *
                              l->samples, "sacct_attempts", a->attempts);
     return json_pack("{s:s, s:s, s:o, s:o, s:I, s:o, s:o, s:o}", "step_name", c->name, "mode",
                      r->slurm ? "slurm" : "direct", "slurm_job_id",
-                     r->slurm ? json_integer(r->job_id) : json_null(), "command",
+                     r->slurm ? json_integer(r->job.job) : json_null(), "command",
                      cmd ? cmd : json_null(), "time_limit_minutes", (json_int_t)r->time_limit_min,
                      "result", result ? result : json_null(), "slurm_stats",
                      stats ? stats : json_null(), "monitor", live ? live : json_null());

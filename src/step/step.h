@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "libslurmtext/jobid.h"
 #include "libslurmtext/state.h"
 
 #define STEP_EXIT_OOM 137     /* Torc: killed for memory (128 + SIGKILL) */
@@ -74,7 +75,7 @@ struct step_acct {
 
 struct step_result {
     bool slurm;              /* ran as a Slurm step (else directly) */
-    uint32_t job_id;
+    struct st_job_ref job;   /* SLURM_JOB_ID, and the array task's ids (libslurmtext/jobid.h) */
     int return_code;         /* shell convention; 137 OOM, 152 timeout */
     bool oom, timeout;
     long long exec_ms;

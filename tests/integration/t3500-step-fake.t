@@ -22,7 +22,9 @@ while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do shift; done
 exec "$@"
 EOS
 # fake squeue: "%L" gives the time left; --steps lists step 3 of job 42 under the srun's name
-# unless FAKE_SQUEUE=none (never listed) or fail (exit 1).
+# unless FAKE_SQUEUE=none (never listed) or fail (exit 1).  FAKE_ARRAY=1: job 42 is task 3
+# of array 40, printed "40_3.<step>" as squeue prints an array task's steps, after a step
+# of that name still pending ("40_3.TDB").
 cat >"$FAKE/squeue" <<'EOS'
 #!/bin/bash
 case " $* " in *" %L "*) echo "${FAKE_TIMELEFT:-10:00}"; exit 0;; esac
@@ -31,7 +33,9 @@ case "${FAKE_SQUEUE:-ok}" in
 none) exit 0;; fail) echo "squeue: error: boom" >&2; exit 1;; esac
 name=$(sed -n 's/^--job-name=//p' "$FAKE_DIR/srun.args" 2>/dev/null)
 [ -n "$name" ] || exit 0
-echo "42.batch|batch"; echo "42.3|$name"
+id=42
+if [ "${FAKE_ARRAY:-0}" = 1 ]; then id=40_3; echo "$id.TDB|$name"; fi
+echo "$id.batch|batch"; echo "$id.3|$name"
 EOS
 # fake sstat: AveCPU grows 1 s per call, MaxRSS 2048K; FAKE_SSTAT=fail exits 1.
 cat >"$FAKE/sstat" <<'EOS'
@@ -42,7 +46,9 @@ n=$(wc -l <"$FAKE_DIR/sstat.calls")
 printf '42.3|00:00:%02d|2048K|2048K\n' "$n"
 EOS
 # fake sacct: empty for the first FAKE_SACCT_EMPTY calls (slurmdbd lag), then the rows;
-# FAKE_STATE, FAKE_RSS, FAKE_AVECPU, FAKE_EXIT shape the step row; FAKE_SACCT_HANG=1 hangs.
+# FAKE_STATE, FAKE_RSS, FAKE_AVECPU, FAKE_EXIT shape the step row; FAKE_SACCT_HANG=1 hangs;
+# FAKE_ARRAY=1 prints the ids as "40_3[.<step>]" (sacct's array notation); FAKE_ALLOC_STATE
+# is the allocation row's state.
 cat >"$FAKE/sacct" <<'EOS'
 #!/bin/bash
 echo x >>"$FAKE_DIR/sacct.calls"
@@ -50,10 +56,12 @@ echo x >>"$FAKE_DIR/sacct.calls"
 n=$(wc -l <"$FAKE_DIR/sacct.calls")
 [ "$n" -le "${FAKE_SACCT_EMPTY:-0}" ] && exit 0
 name=$(sed -n 's/^--job-name=//p' "$FAKE_DIR/srun.args")
-echo "42|job|RUNNING|0:0|00:01:00|||||00:00:00|00:00.100|node1"
-echo "42.batch|batch|RUNNING|0:0|00:01:00|1000K|||||00:00.050|node1"
-echo "42.2|$name|COMPLETED|0:0|00:00:10|999999K|||||00:00.050|node1"
-echo "42.3|$name|${FAKE_STATE:-COMPLETED}|${FAKE_EXIT:-0:0}|00:00:02|${FAKE_RSS-4096K}|8192K|1.50M|0.50M|${FAKE_AVECPU-00:00:01}|00:01.500|node1"
+id=42
+[ "${FAKE_ARRAY:-0}" = 1 ] && id=40_3
+echo "$id|job|${FAKE_ALLOC_STATE:-RUNNING}|0:0|00:01:00|||||00:00:00|00:00.100|node1"
+echo "$id.batch|batch|RUNNING|0:0|00:01:00|1000K|||||00:00.050|node1"
+echo "$id.2|$name|COMPLETED|0:0|00:00:10|999999K|||||00:00.050|node1"
+echo "$id.3|$name|${FAKE_STATE:-COMPLETED}|${FAKE_EXIT:-0:0}|00:00:02|${FAKE_RSS-4096K}|8192K|1.50M|0.50M|${FAKE_AVECPU-00:00:01}|00:01.500|node1"
 EOS
 # gate FILE N: the step's command for checks that count calls: it runs until FILE has N
 # lines (each fake call appends one), at most 60 s; a fixed sleep ends the step before the
@@ -100,6 +108,38 @@ test_expect_success 'inside an allocation: the exact srun argv (Torc wrapping)' 
 	test "$(j .slurm_stats.max_rss_bytes)" = $((4096 * 1024)) &&
 	test "$(j .slurm_stats.max_disk_read_bytes)" = $((1536 * 1024)) &&
 	test "$(j .result.return_code)" = 0
+'
+
+# squeue and sacct print an array task's rows under the array's id ("40_3.3"), sstat
+# under the task's own ("42.3"): allot-step reads SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID.
+test_expect_success 'in an array task: its step found, sampled and read from sacct; a pending step passed over' '
+	reset_fake &&
+	SLURM_JOB_ID=42 SLURM_ARRAY_JOB_ID=40 SLURM_ARRAY_TASK_ID=3 FAKE_ARRAY=1 "$STEP" run $FAST \
+		--name arr --output out.json -- "$PROG" --sleep 1 &&
+	test "$(j .slurm_job_id)" = 42 &&
+	test "$(j .monitor.step_id_found)" = true &&
+	test "$(j .monitor.step_id)" = 3 &&
+	test "$(j .monitor.samples)" -ge 1 &&
+	test "$(j .slurm_stats.slurm_step_id)" = 42.3 &&
+	test "$(j .slurm_stats.max_rss_bytes)" = $((4096 * 1024)) &&
+	test "$(j .result.return_code)" = 0
+'
+test_expect_success 'in an array task: the allocation row read for the verdict is the task'"'"'s' '
+	reset_fake &&
+	SLURM_JOB_ID=42 SLURM_ARRAY_JOB_ID=40 SLURM_ARRAY_TASK_ID=3 FAKE_ARRAY=1 \
+		FAKE_STATE="CANCELLED by 0" FAKE_ALLOC_STATE=TIMEOUT test_expect_code 152 \
+		"$STEP" run $FAST --name arrtmo --output out.json -- true &&
+	test "$(j .result.status)" = timeout
+'
+test_expect_success 'SLURM_ARRAY_JOB_ID without a valid SLURM_ARRAY_TASK_ID is a usage error' '
+	reset_fake &&
+	SLURM_JOB_ID=42 SLURM_ARRAY_JOB_ID=40 test_expect_code 2 "$STEP" run $FAST --name x \
+		--output out.json -- true 2>err &&
+	grep "SLURM_ARRAY_TASK_ID is not" err &&
+	SLURM_JOB_ID=42 SLURM_ARRAY_JOB_ID=40 SLURM_ARRAY_TASK_ID=3x test_expect_code 2 "$STEP" run \
+		$FAST --name x --output out.json -- true 2>err &&
+	grep "SLURM_ARRAY_TASK_ID: invalid id" err &&
+	test ! -e "$FAKE/srun.args"
 '
 
 test_expect_success '--cpu-bind keeps binding; UNLIMITED time left passes no --time' '
