@@ -69,10 +69,17 @@ int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobi
         } else if (st_eq(step, "interactive")) {
             id.step_kind = ST_STEP_INTERACTIVE;
         } else {
-            if (st_uint(step.p, step.n, UINT32_MAX, &v) < 0)
+            d = digits(step.p, step.n);
+            if (st_uint(step.p, d, UINT32_MAX, &v) < 0)
                 goto bad;
             id.step_kind = ST_STEP_NUMBERED;
             id.step = (uint32_t)v;
+            if (d < step.n) { /* "+C": a het step's component */
+                if (step.p[d] != '+' || st_uint(step.p + d + 1, step.n - d - 1, UINT32_MAX, &v) < 0)
+                    goto bad;
+                id.has_step_het = true;
+                id.step_het_comp = (uint32_t)v;
+            }
         }
     }
     *out = id;
@@ -101,6 +108,8 @@ int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct all
         break;
     case ST_STEP_NUMBERED:
         n += snprintf(tmp + n, cap - (size_t)n, ".%u", id->step);
+        if (id->has_step_het)
+            n += snprintf(tmp + n, cap - (size_t)n, "+%u", id->step_het_comp);
         break;
     case ST_STEP_BATCH:
         n += snprintf(tmp + n, cap - (size_t)n, ".batch");

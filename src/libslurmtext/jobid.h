@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* jobid.h - Slurm job and step ids as sacct, sstat and squeue print them:
  * "3", "3.batch", "3.extern", "3.interactive", "3.0", "3+0" (het component), "3+0.1",
- * "3_7" (array task), "3_[1-5%2]" (pending array, spec kept as text), "3_7.batch".
+ * "3_7" (array task), "3_[1-5%2]" (pending array, spec kept as text), "3_7.batch",
+ * "3.2+0" (component 0 of a het step, as squeue and sstat print one).
  *
  * Design: parsed into plain integers plus an enum for the step kind, with no allocation; the
  * array spec of a pending array is a span into the caller's text.  Formatting gives back
@@ -35,6 +36,8 @@ struct st_jobid {
     struct st_span array_spec; /* "_[...]" text inside the brackets; n = 0 if none */
     enum st_step_kind step_kind;
     uint32_t step;          /* for ST_STEP_NUMBERED */
+    bool has_step_het;      /* ".N+C": component C of het step N */
+    uint32_t step_het_comp;
 };
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field ("JobID") and text; out untouched.

@@ -45,8 +45,9 @@ int st_squeue_find_step(const char *buf, size_t len, const struct st_job_ref *jo
                 err->code = ALLOT_EPROTO;
             return allot_error_prefix(err, "squeue line %zu", lineno);
         }
+        /* A het step ("J.S+C") is never allot-step's: its srun has one component. */
         if (!st_jobid_is_job(&s.id, job) || s.id.step_kind != ST_STEP_NUMBERED ||
-            !st_eq(s.name, name))
+            s.id.has_step_het || !st_eq(s.name, name))
             continue;
         if (!found || s.id.step > best)
             best = s.id.step;

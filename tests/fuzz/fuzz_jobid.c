@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct st_jobid again;
     if (st_jobid_parse(buf, (size_t)n, "F", &again, NULL) < 0 || again.job != id.job ||
         again.step_kind != id.step_kind || again.step != id.step ||
-        again.het_offset != id.het_offset || again.array_task != id.array_task)
+        again.het_offset != id.het_offset || again.array_task != id.array_task ||
+        again.has_step_het != id.has_step_het || again.step_het_comp != id.step_het_comp)
         abort();
     return 0;
 }

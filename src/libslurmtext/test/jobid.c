@@ -13,9 +13,11 @@
 
 static const char *const good[] = {"1", "1.batch", "1.extern", "3.interactive", "12.0",
                                    "7+0", "9+1", "7+1.batch", "7+0.2", "4294967295",
-                                   "3_7", "3_7.batch", "3_[1-5%2]", "3_[1,4-6]", "12.4294967294"};
+                                   "3_7", "3_7.batch", "3_[1-5%2]", "3_[1,4-6]", "12.4294967294",
+                                   "15.3+0", "15.3+1", "3_7.2+0"};
 static const char *const bad[] = {"", "x", "1.", "1.foo", "+1", "1+", "1_", "1_[]", "1_[a]",
-                                  "4294967296", "1.-1", "1 .0", "1+2_3", "1.0.0", "1_[1-2"};
+                                  "4294967296", "1.-1", "1 .0", "1+2_3", "1.0.0", "1_[1-2",
+                                  "15.3+", "15.3+x", "15.batch+0", "15.3-0", "15.+0"};
 
 static void test_good(void **state)
 {
@@ -38,6 +40,13 @@ static void test_good(void **state)
     assert_int_equal(id.step_kind, ST_STEP_NUMBERED);
     assert_int_equal(id.step, 3);
     assert_false(id.has_het);
+    assert_false(id.has_step_het);
+    assert_int_equal(st_jobid_parse("15.3+1", 6, "JobID", &id, NULL), 0);
+    assert_int_equal(id.job, 15);
+    assert_int_equal(id.step_kind, ST_STEP_NUMBERED);
+    assert_int_equal(id.step, 3);
+    assert_true(id.has_step_het);
+    assert_int_equal(id.step_het_comp, 1);
 }
 
 static void test_bad(void **state)

@@ -52,12 +52,12 @@ static void test_cases(void **state)
  * (src/squeue/print.c, _print_step_id), and a step still waiting as "<id>.TDB". */
 static void test_array_task_and_pending(void **state)
 {
-    const char *out = "40_3.TDB|a\n40_3.0|a\n40_2.1|a\n40_3.2|b\n41.5|a\n";
+    const char *out = "40_3.TDB|a\n40_3.0|a\n40_2.1|a\n40_3.2|b\n41.5|a\n40_3.7+0|a\n";
     const struct st_job_ref task3 = {.job = 43, .is_array_task = true, .array_job = 40,
                                      .array_task = 3};
     uint32_t step = 99;
     assert_int_equal(st_squeue_find_step(out, strlen(out), &task3, "a", &step, NULL), 1);
-    assert_int_equal(step, 0); /* not task 2's step 1, nor job 41's step 5 */
+    assert_int_equal(step, 0); /* not task 2's step 1, job 41's step 5 or het step 7 */
     /* Read as job 43 with no array ids, the task's lines are not its own. */
     const struct st_job_ref j43 = {.job = 43};
     assert_int_equal(st_squeue_find_step(out, strlen(out), &j43, "a", &step, NULL), 0);
