@@ -13,7 +13,6 @@
 #include "allotd/json.h"
 #include "allotd/submit.h"
 #include "allotd/writer.h"
-#include "libcore/denial.h"
 #include "libutil/log.h"
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
@@ -51,20 +50,8 @@ static int finish_submit(struct req *r, struct allot_error *err)
         /* Credit went to another hold between the read and the write: a denial after all.
          * The user reads it at sbatch, so it is the admission's text, not the failure's
          * (which names the token as "job T run 0", meaningless to them). */
-        const struct failure *f = &h->failure;
-        struct denial d = {.account = s->q.account,
-                           .resource = s->q.resource,
-                           .cluster = s->q.cluster,
-                           .at_s = f->time_s,
-                           .cost_sumin = s->q.amount_sumin,
-                           .billing_micro = s->q.billing_micro,
-                           .time_limit_s = s->q.time_limit_s,
-                           .alloc_id = f->alloc_id,
-                           .payer_account = h->alloc.account,
-                           .available_sumin = f->available_sumin,
-                           .held_sumin = f->held_sumin};
         char msg[ALLOT_MSG_MAX];
-        denial_format(msg, sizeof msg, &d);
+        store_hold_denial(&s->q, h, 0, msg, sizeof msg);
         r->status = 402;
         json_object_set_new(out, "admitted", json_false());
         json_object_set_new(out, "message", json_string(msg));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* bank.c - a job's resource, billing and maximum cost (bank.h).  All arithmetic is libcore's (integer SU-minutes,
- * micro-unit billing); this file only wires the partition to it. */
+/* bank.c - a job's resource, billing and maximum cost (bank.h).  All arithmetic is
+ * libcore's (integer SU-minutes, micro-unit billing); this file only wires the partition
+ * to it. */
 #include "allotd/bank.h"
 
 #include <string.h>

@@ -249,6 +249,12 @@ struct hold_result {
 int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
                struct allot_error *err);
 
+/* The refusal text (libcore/denial.h) of the refused hold req -> res: the failure's message
+ * (with_job 1: "job J run R: " in front), or the admission's wording for an admit whose
+ * provisional hold was refused (with_job 0, HoldMode=submit). */
+void store_hold_denial(const struct hold_req *req, const struct hold_result *res, int with_job,
+                       char *buf, size_t size);
+
 struct settle_req {
     char cluster[ALLOT_NAME_MAX];
     int64_t job_id;

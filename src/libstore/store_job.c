@@ -486,22 +486,29 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         f->available_sumin = res->bal.available_sumin;
         f->held_sumin = res->bal.held_sumin;
     }
-    struct denial d = {.job_id = req->job_id,
+    store_hold_denial(req, res, 1, f->message, sizeof f->message);
+    res->refused = 1;
+    return failure_insert(st, f, err);
+}
+
+void store_hold_denial(const struct hold_req *req, const struct hold_result *res, int with_job,
+                       char *buf, size_t size)
+{
+    const struct failure *f = &res->failure;
+    struct denial d = {.job_id = with_job ? req->job_id : 0,
                        .run = req->run,
                        .account = req->account,
                        .resource = req->resource,
                        .cluster = req->cluster,
-                       .at_s = at,
+                       .at_s = store_hold_at(req, f->time_s),
                        .cost_sumin = req->amount_sumin,
                        .billing_micro = req->billing_micro,
                        .time_limit_s = req->time_limit_s,
-                       .alloc_id = have_payer ? payer.id : 0,
-                       .payer_account = payer.account,
-                       .available_sumin = res->bal.available_sumin,
-                       .held_sumin = res->bal.held_sumin};
-    denial_format(f->message, sizeof f->message, &d);
-    res->refused = 1;
-    return failure_insert(st, f, err);
+                       .alloc_id = f->alloc_id,
+                       .payer_account = res->alloc.account,
+                       .available_sumin = f->available_sumin,
+                       .held_sumin = f->held_sumin};
+    denial_format(buf, size, &d);
 }
 
 /* ---- settle and release ---- */
