@@ -13,7 +13,10 @@
 #ifndef ALLOT_PLUGINS_SLURM_API_H
 #define ALLOT_PLUGINS_SLURM_API_H
 
+#include <stdbool.h>
+
 #include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
 
 /* Log at Slurm's info / error / debug level into slurmctld's log. */
 extern void slurm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -28,5 +31,15 @@ extern void slurm_xfree(void **item);
 
 /* slurmctld's configuration (ClusterName); read-only for plugins. */
 extern slurm_conf_t slurm_conf;
+
+/* slurmctld's association manager (src/common/assoc_mgr.h): fill USER (uid set) from the
+ * users Slurm knows; SLURM_ERROR when there is no such user.  USER's strings point into
+ * the manager's own records: copy them at once.  LOCKED false: it takes its own lock.
+ * With slurmctld's accounting connection and enforcement flags (src/slurmctld/slurmctld.h),
+ * as Slurm's job_submit/lua calls it. */
+extern int assoc_mgr_fill_in_user(void *db_conn, slurmdb_user_rec_t *user, int enforce,
+                                  slurmdb_user_rec_t **user_pptr, bool locked);
+extern void *acct_db_conn;
+extern uint16_t accounting_enforce;
 
 #endif

@@ -11,11 +11,15 @@
  * miss; then FailMode decides when allotd did not answer (closed, the default: refuse
  * with a message saying so; open: admit and log, the hold at start reconciles).
  * The submit rules (default account, one partition, time limit, time_min, memory) are
- * submit_req.c's.  Partition facts (default partition, DefaultTime, MaxTime, DefMemPerCPU)
- * come from slurmctld itself through the public API (slurm_load_partitions), fetched by a
- * thread of this plugin every PART_REFRESH_S: job_submit itself must not call slurmctld
- * while slurmctld holds its locks for us.  Default accounts come from allotd (the user's
- * default_account, cached for USER_CACHE_S).
+ * submit_req.c's.  Partition facts (default partition, DefaultTime, MaxTime, DefMemPerCPU,
+ * TRESBillingWeights) come from slurmctld itself through the public API
+ * (slurm_load_partitions), asked by a thread of this plugin every PART_REFRESH_S whether
+ * they changed since its last copy (an unchanged answer is a few bytes): job_submit itself
+ * must not call slurmctld while slurmctld holds its locks for us.  The admission is priced
+ * with those weights (slurm_price.h), not allotd's copy of the partition.  Default accounts
+ * come from allotd (the user's default_account, cached for USER_CACHE_S); a user allotd
+ * does not know is looked up in slurmctld's association manager, so the refusal says what
+ * Slurm knows and the command that fixes it (no_account_message).
  * HoldMode=submit (allot.conf, read by the plugin like allotd reads it): each admit carries
  * a new submit token and, when admitted, takes the job's hold at once; the token goes into
  * the job's AdminComment as "allot_token=T" for prep/allot to bind at start.  Slurm 22.05
@@ -42,6 +46,7 @@
 #include "allot/allot.h"
 #include "libutil/text.h"
 #include "plugins/common/plugin_conf.h"
+#include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
 #include "plugins/job_submit/allot/submit_req.h"
 #include "plugins/plugin_export.h"
@@ -52,7 +57,8 @@ ALLOT_PLUGIN_EXPORT const char plugin_type[] = "job_submit/allot";
 ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define PART_MAX 64         /* partitions remembered */
-#define PART_REFRESH_S 30   /* partition facts refresh; 1 s until the first success */
+#define PART_REFRESH_S 2    /* partition facts: asked for changes this often */
+#define WEIGHTS_MAX 512     /* a partition's TRESBillingWeights text, with the NUL */
 #define USER_CACHE_MAX 256  /* users' default accounts remembered */
 #define USER_CACHE_S 60
 #define CONF_RETRY_S 1 /* a missing allot.conf is looked for again after this */
@@ -62,11 +68,14 @@ struct part_fact {
     char name[SUBMIT_NAME_MAX];
     int is_default;
     submit_partition_info_t info;
+    char weights[WEIGHTS_MAX]; /* TRESBillingWeights; "" = none */
+    int weights_ok;            /* 0: longer than WEIGHTS_MAX (allotd's copy prices it) */
 };
 
 struct user_fact {
     uint32_t uid;
     time_t fetched;
+    int known; /* allotd knows the user */
     char account[SUBMIT_NAME_MAX];
 };
 
@@ -75,6 +84,8 @@ static pthread_mutex_t js_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t js_cv = PTHREAD_COND_INITIALIZER;
 static struct part_fact js_parts[PART_MAX];
 static int js_nparts = -1; /* -1: not loaded yet */
+static int js_max_tres;    /* PriorityFlags=MAX_TRES at the last load */
+static time_t js_parts_update; /* slurmctld's last_update of the copy we hold */
 static struct user_fact js_users[USER_CACHE_MAX];
 static unsigned js_users_next;
 static plugin_conf_t js_conf;
@@ -90,12 +101,16 @@ static int64_t js_last_token; /* last submit token made (submit_token.h) */
 static void load_partitions(void)
 {
     partition_info_msg_t *msg = NULL;
-    struct part_fact parts[PART_MAX];
+    static struct part_fact parts[PART_MAX]; /* only this thread loads */
     int n = 0;
 
-    if (slurm_load_partitions((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-        slurm_debug("job_submit/allot: partitions not loaded yet: %s",
-                    slurm_strerror(errno));
+    pthread_mutex_lock(&js_mu);
+    time_t since = js_nparts < 0 ? (time_t)0 : js_parts_update;
+    pthread_mutex_unlock(&js_mu);
+    if (slurm_load_partitions(since, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+        if (errno != SLURM_NO_CHANGE_IN_DATA)
+            slurm_debug("job_submit/allot: partitions not loaded yet: %s",
+                        slurm_strerror(errno));
         return;
     }
     for (uint32_t i = 0; i < msg->record_count && n < PART_MAX; i++) {
@@ -111,14 +126,22 @@ static void load_partitions(void)
         /* A per-node default is not a per-CPU one: only MEM_PER_CPU values count. */
         if (p->def_mem_per_cpu != NO_VAL64 && (p->def_mem_per_cpu & MEM_PER_CPU))
             f->info.def_mem_per_cpu_mb = p->def_mem_per_cpu & ~MEM_PER_CPU;
+        f->weights_ok = text_copy(f->weights, sizeof(f->weights),
+                                  p->billing_weights_str ? p->billing_weights_str : "") == 0;
+        if (!f->weights_ok)
+            slurm_error("job_submit/allot: partition %s: TRESBillingWeights longer than %d "
+                        "characters; its jobs are priced with allotd's copy",
+                        f->name, WEIGHTS_MAX - 1);
         n++;
     }
+    time_t update = msg->last_update;
     slurm_free_partition_info_msg(msg);
     pthread_mutex_lock(&js_mu);
     memcpy(js_parts, parts, sizeof(parts[0]) * (size_t)n);
-    if (js_nparts < 0)
-        slurm_info("job_submit/allot: %d partition(s) loaded", n);
+    slurm_info("job_submit/allot: %d partition(s) loaded", n);
     js_nparts = n;
+    js_parts_update = update;
+    js_max_tres = (slurm_conf.priority_flags & PRIORITY_FLAGS_MAX_TRES) != 0;
     pthread_mutex_unlock(&js_mu);
 }
 
@@ -165,15 +188,40 @@ static int env_default_partition(char *buf, size_t size, void *arg)
     return -1;
 }
 
+static const struct part_fact *part_find_locked(const char *name)
+{
+    for (int i = 0; i < js_nparts; i++)
+        if (!strcmp(js_parts[i].name, name))
+            return &js_parts[i];
+    return NULL;
+}
+
 static int env_partition_info(const char *name, submit_partition_info_t *out, void *arg)
 {
     (void)arg;
-    for (int i = 0; i < js_nparts; i++)
-        if (!strcmp(js_parts[i].name, name)) {
-            *out = js_parts[i].info;
-            return 0;
-        }
-    return -1;
+    const struct part_fact *f = part_find_locked(name);
+    if (!f)
+        return -1;
+    *out = f->info;
+    return 0;
+}
+
+/* The job's billing under slurmctld's weights for PARTITION, in micro-units; 0 (allotd
+ * prices with its copy) when they cannot be used, which is logged.  Caller holds js_mu. */
+static int64_t slurm_billing_locked(const char *partition, const char *tres)
+{
+    const struct part_fact *f = part_find_locked(partition);
+    struct allot_error err;
+    int64_t b = 0;
+
+    if (!f || !f->weights_ok)
+        return 0;
+    if (slurm_price_billing(f->weights, js_max_tres, tres, &b, &err) < 0) {
+        slurm_error("job_submit/allot: partition %s: priced with allotd's copy: %s", partition,
+                    err.msg);
+        return 0;
+    }
+    return b;
 }
 
 /* ---- allotd ------------------------------------------------------------------------ */
@@ -208,8 +256,9 @@ static int ready_locked(void)
 }
 
 /*
- * The user's default account from allotd (cached).  0 with BUF set; 1 when allotd says
- * there is none; -1 with ERR when allotd did not answer.  Caller holds js_mu.
+ * The user's default account from allotd (cached).  0 with BUF set; 1 when allotd knows the
+ * user but it has none; 2 when allotd does not know the user; -1 with ERR when allotd did
+ * not answer.  Caller holds js_mu.
  */
 static int default_account_locked(uint32_t uid, const char *user, char *buf, size_t size,
                                   struct allot_error *err)
@@ -222,9 +271,10 @@ static int default_account_locked(uint32_t uid, const char *user, char *buf, siz
         struct user_fact *u = &js_users[i];
         if (u->fetched && u->uid == uid && now - u->fetched < USER_CACHE_S) {
             snprintf(buf, size, "%s", u->account);
-            return u->account[0] ? 0 : 1;
+            return u->account[0] ? 0 : u->known ? 1 : 2;
         }
     }
+    int known = 1;
     enc = allot_urlencode(user, err);
     if (!enc)
         return -1;
@@ -235,6 +285,7 @@ static int default_account_locked(uint32_t uid, const char *user, char *buf, siz
         if (err->code != ALLOT_ENOENT)
             return -1;
         buf[0] = '\0';
+        known = 0;
     } else {
         /* The one field we need; a JSON parser for it would be more code than this. */
         const char *k = strstr(reply, "\"default_account\"");
@@ -251,8 +302,59 @@ static int default_account_locked(uint32_t uid, const char *user, char *buf, siz
     struct user_fact *u = &js_users[js_users_next++ % USER_CACHE_MAX];
     u->uid = uid;
     u->fetched = now;
+    u->known = known;
     text_copy(u->account, sizeof(u->account), buf);
-    return buf[0] ? 0 : 1;
+    return buf[0] ? 0 : known ? 1 : 2;
+}
+
+/* UID's DefaultAccount in slurmctld's association manager into BUF ("" when Slurm has no
+ * such user or no default).  The manager takes its own read lock (job_submit holds none of
+ * its locks), as Slurm's job_submit/lua does; the name is copied before anything can
+ * change it. */
+static void slurm_default_account(uint32_t uid, char *buf, size_t size)
+{
+    slurmdb_user_rec_t rec;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.uid = uid;
+    buf[0] = '\0';
+    if (assoc_mgr_fill_in_user(acct_db_conn, &rec, accounting_enforce, NULL, false) !=
+            SLURM_ERROR &&
+        rec.default_acct)
+        text_copy(buf, size, rec.default_acct);
+}
+
+/*
+ * The refusal for a job of USER (UID) that allot cannot place under an account: KNOWN is
+ * default_account_locked's answer (1: allot knows the user, without a default account;
+ * 2: allot does not know the user).  Says what Slurm and allot each know, and the command
+ * that fixes it.  Writes MSG; returns 1 when Slurm knows the user (allot's copy lags),
+ * else 0.
+ */
+static int no_account_message(uint32_t uid, const char *user, int known, char *msg, size_t size)
+{
+    char sacct[SUBMIT_NAME_MAX];
+
+    slurm_default_account(uid, sacct, sizeof(sacct));
+    if (sacct[0] && known == 2)
+        snprintf(msg, size,
+                 "user %s (uid %u) is known to Slurm (DefaultAccount=%s) but not to allot: an "
+                 "allot administrator adds it with 'allot user add %s uid=%u "
+                 "defaultaccount=%s' and 'allot assoc add cluster=%s account=%s user=%s' "
+                 "(allot-agent with Sync=follow does this itself)",
+                 user, uid, sacct, user, uid, sacct, slurm_conf.cluster_name, sacct, user);
+    else if (sacct[0])
+        snprintf(msg, size,
+                 "user %s (uid %u) has DefaultAccount=%s in Slurm but no default account in "
+                 "allot: submit with --account=%s, or an allot administrator runs 'allot user "
+                 "modify %s defaultaccount=%s' (allot-agent with Sync=follow does this itself)",
+                 user, uid, sacct, sacct, user, sacct);
+    else
+        snprintf(msg, size,
+                 "user %s (uid %u) has no default account in Slurm or in allot: submit with "
+                 "--account=NAME",
+                 user, uid);
+    return sacct[0] != 0;
 }
 
 static void user_name(uint32_t uid, char *buf, size_t size)
@@ -294,6 +396,27 @@ static int fail_mode(const char *what, uint32_t uid, const char *account,
              err->msg);
     *err_msg = slurm_xstrdup(msg);
     return ESLURM_ACCOUNTING_POLICY;
+}
+
+/*
+ * allot cannot name the job's account (KNOWN as no_account_message takes it).  A user
+ * Slurm knows and allot does not is allot's copy lagging behind Slurm: FailMode decides
+ * (open: admitted, logged).  Otherwise the job is refused.  Returns the code for
+ * job_submit.
+ */
+static int refuse_no_account(uint32_t uid, const char *user, int known, char **err_msg)
+{
+    char msg[MSG_MAX], full[MSG_MAX + 8];
+
+    int lag = no_account_message(uid, user, known, msg, sizeof(msg));
+    if (lag && known == 2 && js_conf.fail_open) {
+        slurm_info("job_submit/allot: fail-open: uid %u admitted: %s", uid, msg);
+        return SLURM_SUCCESS;
+    }
+    snprintf(full, sizeof(full), "allot: %s", msg);
+    *err_msg = slurm_xstrdup(full);
+    slurm_info("job_submit/allot: uid %u refused: %s", uid, msg);
+    return ESLURM_INVALID_ACCOUNT;
 }
 
 /*
@@ -383,8 +506,12 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
             rc = fail_mode("default account", uid, NULL, &err, err_msg);
             goto out;
         }
-        if (d == 0)
+        if (d == 0) {
             ea.default_account = account;
+        } else {
+            rc = refuse_no_account(uid, user, d, err_msg);
+            goto out;
+        }
     }
     rc = submit_req_from_desc(job_desc, submit_uid, &env, &req, msg, sizeof(msg));
     if (rc != SLURM_SUCCESS) {
@@ -407,6 +534,7 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         .qos = req.qos,
         .time_limit_s = (int64_t)req.time_limit_min * 60,
         .tres = tres,
+        .billing_micro = slurm_billing_locked(req.partition, tres),
         .elapsed_s = -1,
     };
     if (js_conf.hold_at_submit) {

@@ -58,6 +58,7 @@
 #include "src/slurmctld/srun_comm.h"
 
 #include "plugins/common/plugin_conf.h"
+#include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
 
 /* slurmd loads this plugin too and has no job_list: a data reference must not stop the
@@ -539,6 +540,29 @@ static int32_t epilog_run(const job_record_t *job_ptr)
     return prep_job_epilog_run(job_ptr->restart_cnt, IS_JOB_PENDING(job_ptr));
 }
 
+/*
+ * The run's exact billing under its partition's TRESBillingWeights as slurmctld holds them
+ * now (slurm_price.h), over its allocated TRES: the price Slurm's configuration says,
+ * whatever allotd's copy of the partition holds.  0 (allotd prices with its copy) when
+ * they cannot be read, which is logged.  Caller holds the job lock.
+ */
+static int64_t slurm_billing(const job_record_t *job_ptr)
+{
+    struct allot_error err;
+    int64_t b = 0;
+    const char *w = job_ptr->part_ptr ? job_ptr->part_ptr->billing_weights_str : NULL;
+
+    if (!job_ptr->tres_fmt_alloc_str)
+        return 0;
+    if (slurm_price_billing(w, (slurm_conf.priority_flags & PRIORITY_FLAGS_MAX_TRES) != 0,
+                            job_ptr->tres_fmt_alloc_str, &b, &err) < 0) {
+        error("prep/allot: JobId=%u: priced with allotd's copy of partition %s: %s",
+              job_ptr->job_id, job_ptr->partition ? job_ptr->partition : "", err.msg);
+        return 0;
+    }
+    return b;
+}
+
 /* Fill J from JOB_PTR (caller holds slurmctld's job lock). */
 static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_job_t *j)
 {
@@ -581,6 +605,8 @@ static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_
               job_ptr->job_id, job_ptr->admin_comment);
         j->submit_token = 0;
     }
+    if (kind == PREP_JOB_HOLD)
+        j->billing_micro = slurm_billing(job_ptr);
     if (kind == PREP_JOB_SETTLE) {
         int64_t el = (int64_t)job_ptr->end_time - (int64_t)job_ptr->start_time -
                      (int64_t)job_ptr->tot_sus_time;
@@ -644,8 +670,11 @@ ALLOT_PLUGIN_EXPORT int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *asy
         return SLURM_SUCCESS;
     }
     job_copy(job_ptr, PREP_JOB_SETTLE, j);
-    if (unheld && job_ptr->billable_tres > 0 && job_ptr->billable_tres < 1e12)
-        j->billing_micro = (int64_t)(job_ptr->billable_tres * 1e6 + 0.5);
+    if (unheld) {
+        j->billing_micro = slurm_billing(job_ptr);
+        if (!j->billing_micro && job_ptr->billable_tres > 0 && job_ptr->billable_tres < 1e12)
+            j->billing_micro = (int64_t)(job_ptr->billable_tres * 1e6 + 0.5);
+    }
     if (prep_job_spool_write(allot_conf.spool_dir, j, &err) < 0)
         error("prep/allot: JobId=%u run=%d: settle not safely spooled, sent from memory only "
               "(lost if slurmctld stops before allotd takes it; check PrEpSpoolDir's disk): %s",

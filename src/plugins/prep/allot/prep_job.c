@@ -50,6 +50,7 @@ void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
         d->submit_s = job->submit_s;
         d->start_s = job->start_s;
         d->elapsed_s = -1;
+        d->billing_micro = job->billing_micro;
     } else {
         d->start_s = job->start_s;
         d->end_s = job->end_s;

@@ -47,8 +47,10 @@ typedef struct prep_job {
     int64_t elapsed_s;        /* settle: run time without suspensions */
     char alloc_tres[PREP_TRES_MAX]; /* "cpu=2,mem=200M,node=1,billing=2" */
     char state[PREP_NAME_MAX];      /* settle: "COMPLETED", "NODE_FAIL", ... */
-    int64_t billing_micro;    /* settle of a run started without a hold (fail-open): Slurm's
-                               * billing, as allotd has no hold to take it from; else 0 */
+    int64_t billing_micro;    /* hold: the run's billing under Slurm's own partition weights
+                               * (slurm_price.h; 0: allotd prices with its copy); settle of a
+                               * run started without a hold (fail-open): the same, as allotd
+                               * has no hold to take it from; other settles: 0 */
     int64_t submit_token;     /* HoldMode=submit: the job's "allot_token=" from AdminComment
                                * (hold: bind it; release: the provisional run); 0 = none */
     int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
