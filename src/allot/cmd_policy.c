@@ -27,6 +27,8 @@ static const struct field add_keys[] = {
     {"limit_type", "limit_type", V_STR, "GrpTRESMins (default), MaxTRESMins or GrpTRES"},
     {"tres_weights", "tres_weights", V_STR, "TRES billing weights, informative"},
     {"fairshare", "fairshare", V_INT, "fairshare pushed at each boundary (not managed)"},
+    {"initial", "initial", V_STR,
+     "an allocation already granted SU: add (keep them beside the first base) or expire"},
     {0},
 };
 
@@ -355,6 +357,8 @@ const struct cli_command cmd_policy = {
             "status ID shows the periods, the commands waiting for the agent (since when)\n"
             "and the last evaluations.  dry-run shows what the next tick would do and\n"
             "changes nothing.  force-reset queues one more RawUsage reset (superusers).\n"
+            "On an allocation already granted SU, add needs initial=add (keep them beside\n"
+            "the first period's base) or initial=expire (its free balance expires now).\n"
             "\n"
             "examples:\n"
             "  allot policy add alloc=3 cluster=hpc period=month base=1000h slow_qos=slow\n"

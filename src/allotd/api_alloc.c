@@ -191,8 +191,13 @@ int api_alloc_add(struct req *r, struct allot_error *err)
          .required = 0,
          .dst = comment,
          .size = sizeof(comment)},
-        {.name = "su", .type = JF_SU, .required = 0, .dst = &s->e.amount_sumin},
-        {.name = "amount_sumin", .type = JF_SUMIN, .required = 0, .dst = &s->e.amount_sumin},
+        /* 0 is an empty allocation, as when the amount is left out. */
+        {.name = "su", .type = JF_SU, .required = 0, .dst = &s->e.amount_sumin, .allow_empty = 1},
+        {.name = "amount_sumin",
+         .type = JF_SUMIN,
+         .required = 0,
+         .dst = &s->e.amount_sumin,
+         .allow_empty = 1},
     };
     if (json_body(r, err) < 0 || json_read(r->in, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
         one_amount(&f[7], &f[8], 0, err) < 0)

@@ -160,6 +160,7 @@ int api_policy_add(struct req *r, struct allot_error *err)
         {.name = "tres_weights", .type = JF_TEXT, .dst = p->tres_weights,
          .size = sizeof p->tres_weights},
         {.name = "fairshare", .type = JF_INT, .dst = &p->fairshare, .min = -1},
+        {.name = "initial", .type = JF_NAME, .dst = p->initial},
     };
     if (json_body(r, err) < 0 || json_read(r->in, f, sizeof f / sizeof f[0], err) < 0)
         return -1;
@@ -169,6 +170,7 @@ int api_policy_add(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "base_su: give base_su or base_sumin, not both");
     o->base_key = f[3].seen ? "base_su" : "base_sumin";
     p->created_s = (int64_t)time(NULL);
+    text_copy(p->actor, sizeof p->actor, r->who.user);
     return req_defer_write(r, run_add, o, finish_add);
 }
 

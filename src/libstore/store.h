@@ -461,6 +461,11 @@ struct policy {
     char limit_type[ALLOT_NAME_MAX]; /* GrpTRESMins | MaxTRESMins | GrpTRES */
     char tres_weights[ALLOT_TRES_MAX]; /* informative, as pushed to the partition */
     int64_t fairshare;             /* >= 0: pushed at each boundary; -1 = not managed */
+    /* add only, not stored: what becomes of SU the allocation was granted before the policy.
+     * "" refuses such an allocation, "add" keeps them on top of the first period's base,
+     * "expire" expires its free balance at once (the first period then holds its base). */
+    char initial[ALLOT_NAME_MAX];
+    char actor[ALLOT_NAME_MAX]; /* add only: who added it (the initial expiry's actor) */
     /* state */
     char current_period[STORE_PERIOD_MAX]; /* the durable period marker; "" = none yet */
     int64_t period_start_s, period_end_s;  /* of current_period (UTC) */
@@ -471,7 +476,8 @@ struct policy {
 };
 
 /* add: allocation and cluster must exist, kind and limit_type valid, amounts and ppm in
- * range; EEXIST when the allocation already has a policy.  Sets p->id, state empty. */
+ * range; EEXIST when the allocation already has a policy; EINVAL when it was granted SU
+ * and p->initial does not say what becomes of them.  Sets p->id, state empty. */
 int store_policy_add(store_t *st, struct policy *p, struct allot_error *err);
 int store_policy_get(store_t *st, int64_t id, struct policy *out, struct allot_error *err);
 /* The policy of allocation alloc_id; ENOENT when none. */

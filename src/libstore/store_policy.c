@@ -284,6 +284,33 @@ static int policy_assoc_free(store_t *st, const struct policy *p, const struct a
     return 0;
 }
 
+static int boundary_entry(store_t *st, const struct policy *p, enum ledger_kind kind,
+                          const char *period, const char *what, const char *why, int64_t amount,
+                          const char *actor, int64_t now_s, struct allot_error *err);
+
+/* Every period credits base on top of what the allocation holds: a grant already made would
+ * double the first period's budget unless the operator chose (p->initial) to keep it beside
+ * the base or to let it expire. */
+static int initial_check(const struct policy *p, const struct balance *b,
+                         struct allot_error *err)
+{
+    if (strcmp(p->initial, "add") == 0 || strcmp(p->initial, "expire") == 0)
+        return 0;
+    if (p->initial[0])
+        return allot_errorf(err, ALLOT_EINVAL, "initial: '%s' is not add or expire", p->initial);
+    if (b->granted_sumin <= 0)
+        return 0;
+    char g[STORE_SU_MAX], f[STORE_SU_MAX];
+    store_format_su(b->granted_sumin, g, sizeof g);
+    store_format_su(b->available_sumin > 0 ? b->available_sumin : 0, f, sizeof f);
+    return allot_errorf(err, ALLOT_EINVAL,
+                        "initial: allocation %lld was already granted %s SU and the policy "
+                        "credits its base on top of that each period; say initial=add to keep "
+                        "the grant beside the first period's base, or initial=expire to let its "
+                        "free balance (%s SU) expire now",
+                        (long long)p->alloc_id, g, f);
+}
+
 int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
 {
     enum period_kind kind;
@@ -326,6 +353,8 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
     if (model_copy_text(tmp, sizeof tmp, "tres_weights", p->tres_weights, err) < 0)
         return -1;
     if (store_alloc_read(st, p->alloc_id, &a, &b, err) < 0)
+        return -1;
+    if (initial_check(p, &b, err) < 0)
         return -1;
     int ex = store_cluster_exists(st, p->cluster, err);
     if (ex < 0)
@@ -375,6 +404,12 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
     }
     p->id = db_column_int64(s, 0);
     db_reset(s);
+    /* Expired in the add's transaction, so the first period's credit finds base alone. */
+    if (strcmp(p->initial, "expire") == 0 &&
+        boundary_entry(st, p, LEDGER_EXPIRY, "initial", "expiry",
+                       "the free balance granted before the policy expires (initial=expire)",
+                       b.available_sumin, p->actor, p->created_s, err) < 0)
+        return -1;
     memcpy(p->account, a.account, sizeof p->account);
     p->current_period[0] = 0;
     p->flags = 0;

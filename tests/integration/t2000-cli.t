@@ -271,9 +271,9 @@ test_expect_success 'unknown QOS flag, unknown QOS, default QOS outside the list
 	allot assoc modify cluster=darwin account=chem user=alice qos=long,good2 defaultqos=good2
 '
 test_expect_success 'errors name the key typed, not the API field' '
-	test_expect_code 2 allot alloc add chem resource=gpu su=0h start=2028-01-01 \
+	test_expect_code 2 allot alloc add chem resource=gpu su=20000000000000h start=2028-01-01 \
 		end=2029-01-01 2>err &&
-	grep "^allot: error: su: must be positive" err &&
+	grep "^allot: error: su: larger than " err &&
 	test_expect_code 2 allot job admit user=alice account=chem partition=standard \
 		tres=cpu=4 2>err &&
 	grep "^allot: error: timelimit: required" err
@@ -425,7 +425,7 @@ test_expect_success 'balance Period keeps a start that is not midnight' '
 '
 test_expect_success 'policy show prints ratios as the decimals add= takes, not ppm' '
 	allot policy add alloc=$(cat alloc_id) cluster=darwin period=total base=1h grace=0.2 \
-		carryover_factor=0.5 notify=0.75 >/dev/null &&
+		carryover_factor=0.5 notify=0.75 initial=add >/dev/null &&
 	allot -P policy show >ps &&
 	head -1 ps | grep "|CarryFactor|Grace|Notify|Downscale|" &&
 	sed -n 2p ps | grep "|0.5|0.2|0.75|1|" &&

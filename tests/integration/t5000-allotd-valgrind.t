@@ -150,7 +150,7 @@ test_expect_success 'fair-share views: share, tree, usage, priority' '
 	api_any GET /v1/priority/c1/1
 '
 test_expect_success 'policies, evaluations, commands, agents, steps' '
-	api POST /v1/policies "{\"alloc\":$(cat alloc_id),\"cluster\":\"c1\",\"period\":\"month\",\"base_sumin\":100}" >out &&
+	api POST /v1/policies "{\"alloc\":$(cat alloc_id),\"cluster\":\"c1\",\"period\":\"month\",\"base_sumin\":100,\"initial\":\"add\"}" >out &&
 	json_get id <out >pol_id &&
 	api GET /v1/policies >out &&
 	api GET /v1/policies/$(cat pol_id) >out &&
