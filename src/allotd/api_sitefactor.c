@@ -6,7 +6,8 @@
  * Design: computed on each read from the books, nothing cached (the agent asks every few
  * seconds at most).  For each allocation active now whose scope includes C:
  *   f_credit   = 1 - (used + held) / granted   (credit held by running jobs is spoken for)
- *   f_temporal = 1 - (end - now) / max over those allocations of (end - now)
+ *   f_temporal = 1 - ((end - now) - min) / max, min and max over those allocations of
+ *                (end - now): 1 for the first to end and for allocations that tie
  * combined by SiteFactorRule and scaled to [0, SiteFactorMax] (sitefactor_to_slurm).  The
  * mapping (account, partition) -> paying allocation is store_find_payer, the same rule that
  * charges the job, so the factor a job gets is its payer's.  Pairs with no payer are left
@@ -79,10 +80,14 @@ static int on_partition(const struct partition *p, void *arg)
 
 static void sf_compute(struct sf_ctx *x, const struct allot_conf *c)
 {
-    int64_t max_dt = 0;
-    for (size_t i = 0; i < x->n; i++)
-        if (x->v[i].a.end_s - x->now_s > max_dt)
-            max_dt = x->v[i].a.end_s - x->now_s;
+    int64_t max_dt = 0, min_dt = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        int64_t dt = x->v[i].a.end_s - x->now_s;
+        if (dt > max_dt)
+            max_dt = dt;
+        if (i == 0 || dt < min_dt)
+            min_dt = dt;
+    }
     /* conf_load checked these are finite numbers in range. */
     double nc = strtod(c->sf_nc, NULL), nt = strtod(c->sf_nt, NULL);
     double lc = strtod(c->sf_lc, NULL), lt = strtod(c->sf_lt, NULL);
@@ -91,7 +96,7 @@ static void sf_compute(struct sf_ctx *x, const struct allot_conf *c)
     for (size_t i = 0; i < x->n; i++) {
         struct sf_alloc *s = &x->v[i];
         s->f_credit = sitefactor_credit(s->b.used_sumin + s->b.held_sumin, s->b.granted_sumin);
-        s->f_temporal = sitefactor_temporal(s->a.end_s - x->now_s, max_dt);
+        s->f_temporal = sitefactor_temporal(s->a.end_s - x->now_s, min_dt, max_dt);
         s->sf = sigmoid ? sitefactor_sigmoid2(s->f_credit, lc, x0c, s->f_temporal, lt, x0t)
                         : sitefactor_power(s->f_credit, s->f_temporal, nc, nt);
         s->slurm = sitefactor_to_slurm(s->sf, (uint32_t)c->sf_max);

@@ -18,11 +18,15 @@ double sitefactor_credit(int64_t used_sumin, int64_t granted_sumin)
     return clamp01(1.0 - (double)used_sumin / (double)granted_sumin);
 }
 
-double sitefactor_temporal(int64_t dt_expire_s, int64_t max_dt_expire_s)
+double sitefactor_temporal(int64_t dt_expire_s, int64_t min_dt_expire_s,
+                           int64_t max_dt_expire_s)
 {
     if (max_dt_expire_s <= 0 || dt_expire_s <= 0)
         return 1.0;
-    return clamp01(1.0 - (double)dt_expire_s / (double)max_dt_expire_s);
+    if (min_dt_expire_s < 0)
+        min_dt_expire_s = 0;
+    return clamp01(1.0 - ((double)dt_expire_s - (double)min_dt_expire_s) /
+                             (double)max_dt_expire_s);
 }
 
 double sitefactor_power(double f_credit, double f_temporal, double n_credit, double n_temporal)

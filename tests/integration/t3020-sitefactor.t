@@ -62,14 +62,18 @@ test_expect_success '/v1/sitefactors: power rule f_c^1 x f_t^2 scaled to 10000, 
 	al = {a["account"]: a for a in d["allocations"]}
 	now = d["time"]
 	maxdt = max(a["end"] - now for a in al.values())
+	mindt = min(a["end"] - now for a in al.values())
 	for a in al.values():
 	    fc = max(0.0, min(1.0, 1 - (a["used_sumin"] + a["held_sumin"]) / a["granted_sumin"]))
-	    ft = max(0.0, min(1.0, 1 - (a["end"] - now) / maxdt))
+	    ft = max(0.0, min(1.0, 1 - ((a["end"] - now) - mindt) / maxdt))
 	    want = round(fc ** 1 * ft ** 2 * 10000)
 	    assert abs(a["f_credit"] - fc) < 1e-9 and abs(a["f_temporal"] - ft) < 1e-9, (a, fc, ft)
 	    assert a["site_factor"] == want, (a, want)
 	assert al["chem"]["used_sumin"] == 80 and al["chem"]["site_factor"] > 0, al["chem"]
-	assert al["phys"]["site_factor"] == 0, al["phys"]   # latest expiry: f_t = 0
+	# chem ends first: f_t = 1.  phys ends last, in 2100: f_t = 30 days / ~74 years,
+	# squared and scaled to 10000 it rounds to 0.
+	assert al["chem"]["f_temporal"] == 1.0, al["chem"]
+	assert 0 < al["phys"]["f_temporal"] < 0.01 and al["phys"]["site_factor"] == 0, al["phys"]
 	jobs = {(j["account"], j["partition"]): j["site_factor"] for j in d["jobs"]}
 	assert jobs[("chem", "debug")] == al["chem"]["site_factor"], jobs
 	print("chem", al["chem"]["site_factor"], "phys", al["phys"]["site_factor"])

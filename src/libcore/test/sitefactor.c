@@ -94,12 +94,14 @@ static void test_factors(void **state)
     assert_true(sitefactor_credit(1500, 1000) == 0.0);
     assert_true(sitefactor_credit(-10, 1000) == 1.0);
     assert_true(sitefactor_credit(0, 0) == 0.0);
-    assert_true(sitefactor_temporal(0, 100) == 1.0);
-    assert_true(sitefactor_temporal(25, 100) == 0.75);
-    assert_true(sitefactor_temporal(100, 100) == 0.0);
-    assert_true(sitefactor_temporal(200, 100) == 0.0);
-    assert_true(sitefactor_temporal(-5, 100) == 1.0);
-    assert_true(sitefactor_temporal(5, 0) == 1.0);
+    /* min 0: some allocation ends now, so the others are measured from that instant. */
+    assert_true(sitefactor_temporal(0, 0, 100) == 1.0);
+    assert_true(sitefactor_temporal(25, 0, 100) == 0.75);
+    assert_true(sitefactor_temporal(100, 0, 100) == 0.0);
+    assert_true(sitefactor_temporal(200, 0, 100) == 0.0);
+    assert_true(sitefactor_temporal(-5, 0, 100) == 1.0);
+    assert_true(sitefactor_temporal(5, 0, 0) == 1.0);
+    assert_true(sitefactor_temporal(25, -10, 100) == 0.75);
     /* Power rule: squaring biases; four times the priority for twice the unused credit. */
     assert_true(fabs(sitefactor_power(0.5, 1, 2, 1) / sitefactor_power(0.25, 1, 2, 1) - 4) <
                 1e-12);
@@ -107,6 +109,48 @@ static void test_factors(void **state)
     assert_true(sitefactor_power(0, 0, 0, 0) == 1.0);
     assert_true(sitefactor_power(2, 1, 1, 1) == 1.0);
     assert_true(sitefactor_power(0.5, 0.5, -1, -1) == 1.0);
+}
+
+/* The extremes of f_temporal, and what they give under the power rule at SiteFactorMax=1000
+ * (f_c^1 x f_t^1): allocations that tie on their end get one factor, never 0 for lack of a
+ * later one. */
+static void test_temporal_ties(void **state)
+{
+    (void)state;
+    const int64_t year = 365 * 86400;
+    /* One allocation alone: the soonest and the last at once. */
+    assert_true(sitefactor_temporal(year, year, year) == 1.0);
+    /* Three sharing one end date, with 100 %, 50 % and 0 % of their credit left: the
+     * factor is the credit's alone (this was 0, 0, 0). */
+    static const struct {
+        int64_t used, granted;
+    } tie[] = {{0, 6000}, {3000, 6000}, {6000, 6000}};
+    uint32_t want[] = {1000, 500, 0};
+    for (size_t i = 0; i < 3; i++) {
+        double ft = sitefactor_temporal(year, year, year);
+        assert_true(ft == 1.0);
+        double sf = sitefactor_power(sitefactor_credit(tie[i].used, tie[i].granted), ft, 1, 1);
+        assert_int_equal(sitefactor_to_slurm(sf, 1000), want[i]);
+    }
+    /* Ends in 30, 30 and 100 days: the two first tie at 1, the last gets 30/100. */
+    int64_t d30 = 30 * 86400, d100 = 100 * 86400;
+    assert_true(sitefactor_temporal(d30, d30, d100) == 1.0);
+    assert_true(fabs(sitefactor_temporal(d100, d30, d100) - 0.3) < 1e-12);
+    assert_true(fabs(sitefactor_temporal(65 * 86400, d30, d100) - 0.65) < 1e-12);
+    assert_int_equal(
+        sitefactor_to_slurm(sitefactor_power(1, sitefactor_temporal(d100, d30, d100), 1, 1),
+                            1000),
+        300);
+    /* No credit: 0 whatever the time (nothing to spend, nothing to hurry); with Nc = 0
+     * the credit is left out and time alone decides (0^0 = 1). */
+    assert_true(sitefactor_power(sitefactor_credit(0, 0), 1, 1, 1) == 0.0);
+    assert_true(sitefactor_power(sitefactor_credit(0, 0), 1, 0, 1) == 1.0);
+    /* Expired or ending now: as urgent as can be. */
+    assert_true(sitefactor_temporal(0, 0, d100) == 1.0);
+    assert_true(sitefactor_temporal(-d30, -d30, d100) == 1.0);
+    /* The sigmoid rule at a tie: S(1) = 1 exactly, so again the credit's factor alone. */
+    assert_true(sitefactor_sigmoid2(0.5, 1, 0.5, sitefactor_temporal(d30, d30, d30), 50, 0.75) ==
+                sitefactor_sigmoid(0.5, 1, 0.5));
 }
 
 static void test_to_slurm(void **state)
@@ -127,7 +171,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_endpoints_monotone), cmocka_unit_test(test_linear_limit),
         cmocka_unit_test(test_vectors),            cmocka_unit_test(test_factors),
-        cmocka_unit_test(test_to_slurm),
+        cmocka_unit_test(test_temporal_ties),      cmocka_unit_test(test_to_slurm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
