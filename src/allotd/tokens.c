@@ -23,10 +23,12 @@
 struct slot {
     unsigned char key[TOKEN_BYTES];
     struct token_grant grant; /* expires_s == 0: free */
+    uint64_t seq;             /* issue order: the smallest of a user's is their oldest */
 };
 
 struct tokens {
     pthread_mutex_t lock;
+    uint64_t next_seq;
     struct slot slot[TOKENS_MAX];
 };
 
@@ -95,14 +97,25 @@ int tokens_add(struct tokens *t, const struct token_grant *g, int64_t now_s, cha
         return allot_errorf(err, ALLOT_EINTERNAL, "no random bytes for a token: %s",
                             strerror(errno));
     pthread_mutex_lock(&t->lock);
-    struct slot *free_slot = NULL;
-    for (int i = 0; i < TOKENS_MAX && !free_slot; i++) {
-        if (!live(&t->slot[i], now_s))
-            free_slot = &t->slot[i];
+    struct slot *free_slot = NULL, *oldest = NULL;
+    int mine = 0;
+    for (int i = 0; i < TOKENS_MAX; i++) {
+        struct slot *s = &t->slot[i];
+        if (!live(s, now_s)) {
+            if (!free_slot)
+                free_slot = s;
+        } else if (strcmp(s->grant.user, g->user) == 0) {
+            mine++;
+            if (!oldest || s->seq < oldest->seq)
+                oldest = s;
+        }
     }
+    if (mine >= TOKENS_PER_USER)
+        free_slot = oldest; /* the user's oldest token ends: a cap per user, not a refusal */
     if (free_slot) {
         memcpy(free_slot->key, key, sizeof(key));
         free_slot->grant = *g;
+        free_slot->seq = ++t->next_seq;
     }
     pthread_mutex_unlock(&t->lock);
     if (!free_slot) {

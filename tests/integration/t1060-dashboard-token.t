@@ -126,6 +126,25 @@ test_expect_success 'allot dashboard prints a working link, over TCP and from th
 	test_expect_code 2 "$ALLOT_BIN" --url "$ALLOTD_URL" dashboard ttl=soon 2>err &&
 	grep "ttl" err
 '
+test_expect_success 'alice gets at most 16 live tokens: her 17th ends her oldest, not bob'"'"'s' '
+	API_RUNAS=allot_bob api POST /v1/tokens "{}" >out &&
+	json_get token <out >bob.token &&
+	i=0 && while [ $i -lt 17 ]; do
+		API_RUNAS=allot_alice api POST /v1/tokens "{}" >out &&
+		test "$(api_status)" = 201 &&
+		json_get token <out >alice.$i.token || return 1
+		i=$((i + 1))
+	done &&
+	test_expect_code 1 bearer $(cat alice.0.token) GET /v1/whoami >out &&
+	test "$(api_status)" = 401 &&
+	i=1 && while [ $i -lt 17 ]; do
+		bearer $(cat alice.$i.token) GET /v1/whoami >out &&
+		test "$(json_get user <out)" = allot_alice || return 1
+		i=$((i + 1))
+	done &&
+	bearer $(cat bob.token) GET /v1/whoami >out &&
+	test "$(json_get user <out)" = allot_bob
+'
 test_expect_success 'a restart ends every token' '
 	allotd_stop &&
 	allotd_start Admins=allot_bob &&

@@ -2,7 +2,8 @@
 /* test/tokens.c - the dashboard's token table (tokens.h): a token finds its grant until it
  * expires and never after; any other text (one digit off, upper case, short, long, empty)
  * finds nothing; tokens are distinct; the table refuses the TOKENS_MAX+1-th live token and
- * reuses the slot of an expired one. */
+ * reuses the slot of an expired one; a user's TOKENS_PER_USER+1-th token replaces that
+ * user's oldest and leaves everyone else's alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,8 +94,11 @@ static void test_capacity_and_reuse(void **state)
     struct allot_error err = {0};
     static char hex[TOKENS_MAX][TOKEN_HEX_LEN + 1];
     for (int i = 0; i < TOKENS_MAX; i++) {
-        /* The first one expires early; the rest stay. */
-        struct token_grant g = grant("u", 1, i == 0 ? NOW + 10 : NOW + 1000);
+        /* One user each (the per-user cap is not what this fills); the first one expires
+         * early, the rest stay. */
+        char user[16];
+        snprintf(user, sizeof(user), "u%d", i);
+        struct token_grant g = grant(user, 1, i == 0 ? NOW + 10 : NOW + 1000);
         assert_int_equal(tokens_add(t, &g, NOW, hex[i], &err), 0);
     }
     static char sorted[TOKENS_MAX][TOKEN_HEX_LEN + 1];
@@ -113,7 +117,44 @@ static void test_capacity_and_reuse(void **state)
     assert_string_equal(out.user, "v");
     assert_int_equal(tokens_find(t, hex[0], NOW + 10, &out), 0);
     assert_int_equal(tokens_find(t, hex[TOKENS_MAX - 1], NOW + 10, &out), 1);
-    assert_string_equal(out.user, "u");
+    assert_string_equal(out.user, "u4095");
+    tokens_free(t);
+}
+
+static void test_per_user_cap(void **state)
+{
+    (void)state;
+    struct tokens *t = tokens_new();
+    struct allot_error err = {0};
+    char bob[TOKEN_HEX_LEN + 1], mine[TOKENS_PER_USER + 2][TOKEN_HEX_LEN + 1];
+    struct token_grant b = grant("bob", 1, NOW + 1000), out;
+    assert_int_equal(tokens_add(t, &b, NOW, bob, &err), 0);
+    /* alice asks for two more than her share, each later than the last. */
+    for (int i = 0; i < TOKENS_PER_USER + 2; i++) {
+        struct token_grant g = grant("alice", 1, NOW + 1000 + i);
+        assert_int_equal(tokens_add(t, &g, NOW + i, mine[i], &err), 0);
+    }
+    assert_int_equal(tokens_live(t, NOW), TOKENS_PER_USER + 1);
+    /* Her two oldest ended, in order; the newest TOKENS_PER_USER answer. */
+    assert_int_equal(tokens_find(t, mine[0], NOW, &out), 0);
+    assert_int_equal(tokens_find(t, mine[1], NOW, &out), 0);
+    for (int i = 2; i < TOKENS_PER_USER + 2; i++) {
+        assert_int_equal(tokens_find(t, mine[i], NOW, &out), 1);
+        assert_string_equal(out.user, "alice");
+    }
+    /* bob's token was never hers to replace. */
+    assert_int_equal(tokens_find(t, bob, NOW, &out), 1);
+    assert_string_equal(out.user, "bob");
+    /* Thousands more of hers still leave room for others. */
+    for (int i = 0; i < TOKENS_MAX; i++) {
+        struct token_grant g = grant("alice", 1, NOW + 2000);
+        char hex[TOKEN_HEX_LEN + 1];
+        assert_int_equal(tokens_add(t, &g, NOW, hex, &err), 0);
+    }
+    assert_int_equal(tokens_live(t, NOW), TOKENS_PER_USER + 1);
+    char carol[TOKEN_HEX_LEN + 1];
+    struct token_grant c = grant("carol", 1, NOW + 1000);
+    assert_int_equal(tokens_add(t, &c, NOW, carol, &err), 0);
     tokens_free(t);
 }
 
@@ -123,6 +164,7 @@ int main(void)
         cmocka_unit_test(test_find_until_expiry),
         cmocka_unit_test(test_other_texts_find_nothing),
         cmocka_unit_test(test_capacity_and_reuse),
+        cmocka_unit_test(test_per_user_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
