@@ -184,10 +184,16 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
         r->status = status;
         free(r->text);
         r->text = NULL;
-        log_at(status >= 500 ? LOG_LVL_ERROR : LOG_LVL_DEBUG,
-               "msg=\"request failed\" req=%llu route=\"%s %s\" user=%s status=%d error=\"%s\"",
-               (unsigned long long)r->id, r->method, r->url, r->who.user[0] ? r->who.user : "-",
-               status, err->msg);
+        if (status >= 500 || log_threshold >= LOG_LVL_DEBUG) {
+            /* The path and the message carry the caller's text: quoted, it stays one field. */
+            char url[512], msg[sizeof(err->msg) + 64];
+            log_at(status >= 500 ? LOG_LVL_ERROR : LOG_LVL_DEBUG,
+                   "msg=\"request failed\" req=%llu route=\"%s %s\" user=%s status=%d "
+                   "error=\"%s\"",
+                   (unsigned long long)r->id, r->method, log_quote(url, sizeof(url), r->url),
+                   r->who.user[0] ? r->who.user : "-", status,
+                   log_quote(msg, sizeof(msg), err->msg));
+        }
     }
     if (!r->status)
         r->status = 200;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* log.c - the log sink of log.h.  Each line is formatted into a stack buffer and written
- * with a single write(2), so concurrent threads never interleave within a line. */
+/* log.c - the log sink of log.h.  Each line is formatted into a stack buffer, its control
+ * bytes escaped, and written with a single write(2), so concurrent threads never interleave
+ * within a line and no logged value can start a line of its own. */
 #include "libutil/log.h"
 
 #include <stdarg.h>
@@ -32,9 +33,57 @@ int log_level_parse(const char *s)
     return -1;
 }
 
+/* The escape of byte c into out (at least 5 bytes); its length, 0 if c needs none. */
+static size_t escape_byte(unsigned char c, int quotes, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    char named = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : 0;
+    if (quotes && (c == '"' || c == '\\'))
+        named = (char)c;
+    out[0] = '\\';
+    if (named) {
+        out[1] = named;
+        return 2;
+    }
+    if (c >= 0x20 && c != 0x7f)
+        return 0;
+    out[1] = 'x';
+    out[2] = hex[c >> 4];
+    out[3] = hex[c & 15];
+    return 4;
+}
+
+/* src into dst[size], escaped (quotes too when quotes); cut at a whole escape. */
+static size_t escape_into(char *dst, size_t size, const char *src, int quotes)
+{
+    size_t off = 0;
+    for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+        char esc[5];
+        size_t n = escape_byte(*p, quotes, esc);
+        if (n == 0) {
+            esc[0] = (char)*p;
+            n = 1;
+        }
+        if (off + n >= size)
+            break;
+        memcpy(dst + off, esc, n);
+        off += n;
+    }
+    dst[off] = '\0';
+    return off;
+}
+
+const char *log_quote(char *dst, size_t size, const char *src)
+{
+    if (size == 0)
+        return dst;
+    escape_into(dst, size, src ? src : "", 1);
+    return dst;
+}
+
 void log_write(enum log_level lvl, const char *fmt, ...)
 {
-    char line[2048];
+    char line[2048], msg[2048];
     size_t off = 0;
     if (log_kv) {
         struct timespec ts;
@@ -49,11 +98,11 @@ void log_write(enum log_level lvl, const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line + off, sizeof(line) - off - 1, fmt, ap);
+    int n = vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    off = (n < 0) ? off : off + (size_t)n;
-    if (off > sizeof(line) - 2)
-        off = sizeof(line) - 2;
+    if (n < 0)
+        msg[0] = '\0';
+    off += escape_into(line + off, sizeof(line) - off - 1, msg, 0);
     line[off++] = '\n';
     ssize_t w = write(log_fd, line, off);
     (void)w; /* nowhere left to report a failed log write */

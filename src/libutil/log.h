@@ -7,6 +7,8 @@
 #ifndef ALLOT_LOG_H
 #define ALLOT_LOG_H
 
+#include <stddef.h>
+
 enum log_level { LOG_LVL_ERROR = 0, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
 
 extern enum log_level log_threshold;
@@ -17,7 +19,15 @@ void log_init(const char *prog, int fd, int kv, enum log_level threshold);
 /* Parse "error|warn|info|debug"; -1 if unknown. */
 int log_level_parse(const char *s);
 
+/* Every control byte of a line (newline, carriage return, escape, ...) is written as \n,
+ * \r, \t or \xNN, so no logged text can end a line early and forge the next one. */
 void log_write(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Copy src into dst[size] for use inside a quoted field (`key="%s"`): `"` and `\` get a
+ * backslash, control bytes become \n, \r, \t or \xNN; cut at a whole escape, always
+ * terminated.  For text a caller chose (paths, names, error text), so it cannot close the
+ * quotes and add fields of its own.  Returns dst. */
+const char *log_quote(char *dst, size_t size, const char *src);
 
 #define log_at(lvl, ...)                                                                           \
     do {                                                                                           \

@@ -172,5 +172,16 @@ test_expect_success 'nothing changed' '
 	test_cmp ref_before ref_after &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true
 '
+test_expect_success 'at LogLevel=debug a request path cannot forge a log line or field' '
+	allotd_stop &&
+	allotd_start AuthType=none TestMode=local LogLevel=debug &&
+	curl -s -o /dev/null "$ALLOTD_URL/v1/zz%0Ats=2026-01-01T00:00:00.000Z%20level=error%20msg=%22FORGED%22" &&
+	curl -s -o /dev/null "$ALLOTD_URL/v1/zz%22%20level=error%20x=%22y" &&
+	grep "request failed" "$ALLOTD_LOG" >failed &&
+	test "$(wc -l <failed)" = 2 &&
+	! grep -E "^ts=[^ ]* level=error msg=\"FORGED\"" "$ALLOTD_LOG" &&
+	grep -F "route=\"GET /v1/zz\\nts=2026-01-01T00:00:00.000Z level=error msg=\\\"FORGED\\\"\"" failed &&
+	grep -F "route=\"GET /v1/zz\\\" level=error x=\\\"y\"" failed
+'
 test_expect_success 'cleanup' 'allotd_stop'
 test_done
