@@ -9,6 +9,10 @@
 : "${ALLOT_BUILD_DIR:=$ALLOT_SRC_DIR/build}"
 : "${ALLOT_TEST_BACKEND:=sqlite}"
 export ALLOT_SRC_DIR ALLOT_BUILD_DIR ALLOT_TEST_BACKEND
+# How long an allotd may take to start or stop (10-allotd.sh, 20-postgres.sh); here so that a
+# script sourcing only some of these files (bench/pg_bench.sh) has it too.  The valgrind
+# tests raise it.
+: "${ALLOTD_WAIT:=20}"
 
 # The suite runs Debian's programs (.ci/deps.sh installs them), so the system directories
 # come first: a version manager's shim ahead of them on a developer's or CI machine's PATH

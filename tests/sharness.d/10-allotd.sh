@@ -8,8 +8,8 @@
 #                  lines appended; bounded wait ($ALLOTD_WAIT s) on /healthz.  Exports
 #                  ALLOTD_PORT, ALLOTD_URL, ALLOTD_SOCKET, ALLOTD_PID, ALLOTD_CONF, ALLOTD_LOG.
 # allotd_stop      SIGTERM and a bounded wait ($ALLOTD_WAIT s); allotd_kill9: SIGKILL, no
-#                  cleanup.  ALLOTD_WAIT (default 20): raised by tests whose allotd runs
-#                  under valgrind, tens of times slower to start and to exit.
+#                  cleanup.  ALLOTD_WAIT (00-common.sh, default 20): raised by tests whose
+#                  allotd runs under valgrind, tens of times slower to start and to exit.
 # allotd_dump_log  print the daemon log (call on failure).
 # api METHOD PATH [BODY]  call the API with curl over TCP; the body goes to stdout, the HTTP
 #                  status to $ALLOTD_DIR/status (read it with api_status); returns 0 for 2xx.
@@ -19,7 +19,6 @@
 #                  $API_CRED overrides the credential (forged/replayed tests).
 
 ALLOTD_BIN=${ALLOTD_BIN:-$ALLOT_BUILD_DIR/src/allotd/allotd}
-ALLOTD_WAIT=${ALLOTD_WAIT:-20}
 ALLOT_STORM=${ALLOT_STORM:-$ALLOT_BUILD_DIR/src/allotd/allot_storm}
 
 allotd_start() {
