@@ -16,6 +16,7 @@
 struct agent_tools {
     const char *sacctmgr; /* path or name ($ALLOT_SACCTMGR, default "sacctmgr") */
     const char *sshare;   /* ($ALLOT_SSHARE, default "sshare") */
+    const char *scontrol; /* ($ALLOT_SCONTROL, default "scontrol"; the sync pass) */
     int timeout_s;        /* per child process */
 };
 

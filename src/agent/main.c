@@ -13,11 +13,16 @@
  * the rest of the batch is left unapplied, to come back after its lease.
  * Between polls, every --reconcile-every seconds (0 = never), it reconciles finished jobs
  * from sacct (collect.c); a failed pass is logged and retried at the next interval.
+ * With --sync MODE (the agent's Sync setting: report, follow or push; off by default),
+ * every --sync-every seconds it compares allot's copy of the cluster with Slurm, resolves
+ * drift by the mode's rule and reports what is left to allotd (sync.c).
  * Usage: allot-agent --url URL --cluster NAME [--once] [--wait S] [--timeout S]
  *        [--reconcile-every S] [--reconcile-lag S] [--reconcile-window S]
  *        [--reconcile-lookback S] [--reconcile-from EPOCH] [--sitefactor-every S]
  *        [--journal FILE]  (journal.c: an applied command is never applied again)
- * Environment: ALLOT_SACCTMGR, ALLOT_SSHARE, ALLOT_SACCT (tool paths), ALLOT_TEST_USER,
+ *        [--sync report|follow|push] [--sync-every S]
+ * Environment: ALLOT_SACCTMGR, ALLOT_SSHARE, ALLOT_SACCT, ALLOT_SCONTROL (tool paths),
+ * ALLOT_TEST_USER,
  * ALLOT_MUNGE_SOCKET.
  */
 #include <errno.h>
@@ -35,6 +40,7 @@
 #include "agent/collect.h"
 #include "agent/journal.h"
 #include "agent/sitefactor.h"
+#include "agent/sync.h"
 #include "allot/allot.h"
 
 /* Signal flag: set by the handler only. */
@@ -236,6 +242,12 @@ int main(int argc, char **argv)
         tools.sacctmgr = "sacctmgr";
     if (!tools.sshare || !tools.sshare[0])
         tools.sshare = "sshare";
+    tools.scontrol = getenv("ALLOT_SCONTROL");
+    if (!tools.scontrol || !tools.scontrol[0])
+        tools.scontrol = "scontrol";
+    enum sync_mode sync_mode = SYNC_OFF;
+    int64_t sync_every_s = 60;
+    int sync_bad = 0;
     struct collect_opts rec = {.sacct = getenv("ALLOT_SACCT"),
                                .window_s = 3600,
                                .lag_s = 60,
@@ -257,6 +269,8 @@ int main(int argc, char **argv)
         {"reconcile-from", required_argument, NULL, 'F'},
         {"sitefactor-every", required_argument, NULL, 'S'},
         {"journal", required_argument, NULL, 'J'},
+        {"sync", required_argument, NULL, 'Y'},
+        {"sync-every", required_argument, NULL, 'Z'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
@@ -275,6 +289,8 @@ int main(int argc, char **argv)
         case 'F': rec.from_s = arg_s(optarg); break;
         case 'S': sf_every_s = arg_s(optarg); break;
         case 'J': journal_path = optarg; break;
+        case 'Y': sync_bad |= sync_mode_parse(optarg, &sync_mode) < 0; break;
+        case 'Z': sync_every_s = arg_s(optarg); break;
         case 'V': printf("allot-agent %s\n", ALLOT_VERSION); return 0;
         default:
             fprintf(stderr,
@@ -284,7 +300,9 @@ int main(int argc, char **argv)
                     "[--reconcile-window S]\n"
                     "                   [--reconcile-lookback S] [--reconcile-from EPOCH] "
                     "[--sitefactor-every S]\n"
-                    "                   [--journal FILE] | --version   (doc/agent.md)\n");
+                    "                   [--journal FILE] [--sync report|follow|push] "
+                    "[--sync-every S]\n"
+                    "                   | --version   (doc/agent.md)\n");
             return 2;
         }
     }
@@ -298,10 +316,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "allot-agent: error: --reconcile-* take seconds >= 0 (window >= 60)\n");
         return 2;
     }
+    if (sync_bad || sync_every_s < 1) {
+        fprintf(stderr, "allot-agent: error: --sync takes report, follow or push; --sync-every "
+                        "seconds >= 1\n");
+        return 2;
+    }
     rec.cluster = cluster;
     rec.stop = &stop_flag;
     rec.timeout_s = tools.timeout_s;
-    int64_t next_reconcile_s = 0, next_sf_s = 0;
+    int64_t next_reconcile_s = 0, next_sf_s = 0, next_sync_s = 0;
     struct allot_error err = {0};
     allot_client_t *c = allot_client_create(url, &err);
     if (!c || allot_client_set_timeout_ms(c, (wait_s + 10) * 1000L, &err) < 0) {
@@ -386,6 +409,18 @@ int main(int argc, char **argv)
                       sfs.pending, sfs.updated, sfs.unchanged, sfs.unmapped, sfs.failed);
             }
             next_sf_s = (int64_t)time(NULL) + sf_every_s;
+        }
+        if (sync_mode != SYNC_OFF && (int64_t)time(NULL) >= next_sync_s) {
+            struct sync_stats ss;
+            allot_error_clear(&err);
+            if (sync_pass(c, &tools, cluster, sync_mode, logf_, &ss, &err) < 0) {
+                logf_("sync: %s pass failed: %s", sync_mode_name(sync_mode), err.msg);
+                status = once ? 1 : status;
+            } else {
+                logf_("sync: %s pass: %d drift(s) found, %d resolved, %d left (%d failed)",
+                      sync_mode_name(sync_mode), ss.found, ss.resolved, ss.left, ss.failed);
+            }
+            next_sync_s = (int64_t)time(NULL) + sync_every_s;
         }
         if (once)
             break;

@@ -36,7 +36,7 @@ static const struct cli_command *const commands[] = {
     &cmd_cluster, &cmd_account, &cmd_user,   &cmd_assoc, &cmd_qos,      &cmd_partition, &cmd_alloc,
     &cmd_credit,  &cmd_balance, &cmd_ledger, &cmd_job,   &cmd_failures, &cmd_limits,    &cmd_db,
     &cmd_whoami,  &cmd_step,    &cmd_share,  &cmd_tree,  &cmd_usage,    &cmd_priority,
-    &cmd_policy,  &cmd_command, &cmd_agent,  &cmd_dashboard,
+    &cmd_policy,  &cmd_command, &cmd_agent, &cmd_sync,  &cmd_dashboard,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -215,6 +215,8 @@ extern const struct cli_command cmd_cluster, cmd_account, cmd_user, cmd_assoc, c
 extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
 /* cmd_policy.c, cmd_command.c, cmd_agent.c (DESIGN §5) */
 extern const struct cli_command cmd_policy, cmd_command, cmd_agent;
+/* cmd_sync.c: drift between allot's copy and Slurm (doc/agent.md "Sync") */
+extern const struct cli_command cmd_sync;
 /* cmd_efficiency.c: `allot job efficiency` (cmd_job.c dispatches the verb to it), and the
  * byte formatter it shares with `allot step list` ("1.5G", "200.0M", "512K", "10B"). */
 int cmd_job_efficiency(struct cli *cli, int argc, char **argv, struct allot_error *err);

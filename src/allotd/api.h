@@ -140,6 +140,9 @@ int api_agent_poll(struct req *r, struct allot_error *err);
 int api_agent_reconcile(struct req *r, struct allot_error *err);
 /* api_sitefactor.c */
 int api_sitefactor_list(struct req *r, struct allot_error *err);
+/* api_sync.c: drift between allot's copy of a cluster and Slurm (allot-agent's sync). */
+int api_sync_put(struct req *r, struct allot_error *err);
+int api_sync_get(struct req *r, struct allot_error *err);
 /* api_step.c */
 int api_step_add(struct req *r, struct allot_error *err);
 int api_step_list(struct req *r, struct allot_error *err);

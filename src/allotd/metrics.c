@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "allotd/routes.h"
+#include "libutil/text.h"
 #include "libutil/xalloc.h"
 
 static const int status_codes[] = {200, 201, 400, 401, 402, 403, 404, 405, 409, 413, 500, 503};
@@ -133,6 +134,79 @@ static void out_printf(struct out *o, const char *fmt, ...)
     }
 }
 
+/* Drift gauges and totals per cluster (allot-agent's sync, doc/agent.md "Sync"). */
+struct sync_out {
+    struct out *o;
+    int part; /* 0: drifts by kind, 1: found, 2: resolved, 3: last pass */
+    char last_key[ALLOT_NAME_MAX + 16];
+    long long count;
+};
+
+static void sync_flush(struct sync_out *x)
+{
+    if (x->last_key[0]) {
+        const char *slash = strchr(x->last_key, '/');
+        out_printf(x->o, "allot_sync_drifts{cluster=\"%.*s\",kind=\"%s\"} %lld\n",
+                   (int)(slash - x->last_key), x->last_key, slash + 1, x->count);
+    }
+    x->last_key[0] = '\0';
+    x->count = 0;
+}
+
+static int on_sync_drift(const struct sync_drift *d, void *arg)
+{
+    struct sync_out *x = arg;
+    char key[sizeof x->last_key];
+    snprintf(key, sizeof key, "%s/%s", d->cluster, d->kind);
+    if (strcmp(key, x->last_key) != 0) {
+        sync_flush(x);
+        text_copy(x->last_key, sizeof x->last_key, key);
+    }
+    x->count++;
+    return 0;
+}
+
+static int on_sync_state(const struct sync_state *s, void *arg)
+{
+    struct sync_out *x = arg;
+    if (x->part == 1)
+        out_printf(x->o, "allot_sync_drifts_found_total{cluster=\"%s\"} %lld\n", s->cluster,
+                   (long long)s->found_total);
+    else if (x->part == 2)
+        out_printf(x->o, "allot_sync_drifts_resolved_total{cluster=\"%s\"} %lld\n", s->cluster,
+                   (long long)s->resolved_total);
+    else
+        out_printf(x->o, "allot_sync_last_pass_seconds{cluster=\"%s\",mode=\"%s\"} %lld\n",
+                   s->cluster, s->mode, (long long)s->synced_s);
+    return 0;
+}
+
+static void render_sync(struct out *o, store_t *st)
+{
+    static const char *const head[4] = {
+        "# HELP allot_sync_drifts Differences between allot's copy and Slurm found by the "
+        "agent's last sync pass and not resolved, by kind.\n# TYPE allot_sync_drifts gauge\n",
+        "# HELP allot_sync_drifts_found_total Drifts found by the agent's sync passes.\n"
+        "# TYPE allot_sync_drifts_found_total counter\n",
+        "# HELP allot_sync_drifts_resolved_total Drifts the sync mode resolved.\n"
+        "# TYPE allot_sync_drifts_resolved_total counter\n",
+        "# HELP allot_sync_last_pass_seconds When the agent's last sync pass reported (epoch "
+        "seconds), with its mode.\n# TYPE allot_sync_last_pass_seconds gauge\n",
+    };
+    struct sync_out x = {.o = o};
+    struct allot_error err;
+    for (int part = 0; part < 4; part++) {
+        out_printf(o, "%s", head[part]);
+        x.part = part;
+        int rc = part == 0 ? store_sync_drifts(st, NULL, on_sync_drift, &x, &err)
+                           : store_sync_states(st, NULL, on_sync_state, &x, &err);
+        if (rc < 0)
+            out_printf(o, "# sync state unavailable: %s\n", err.msg);
+        if (part == 0)
+            sync_flush(&x);
+    }
+}
+
 static int on_alloc(const struct allocation *a, const struct balance *b, void *arg)
 {
     struct out *o = arg;
@@ -224,6 +298,7 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf
         struct allot_error err;
         if (store_alloc_list(st, &f, on_alloc, &o, &err) < 0)
             out_printf(&o, "# allocations unavailable: %s\n", err.msg);
+        render_sync(&o, st);
     }
     *buf = o.buf;
     *len = o.len;

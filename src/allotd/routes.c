@@ -110,6 +110,8 @@ static const struct route routes[] = {
     {"POST", "/v1/agents/{}/poll", ACCESS_OPERATOR, api_agent_poll, 0, "cluster", NULL},
     {"POST", "/v1/agents/{}/reconcile", ACCESS_OPERATOR, api_agent_reconcile, 0, "cluster", NULL},
     {"GET", "/v1/sitefactors", ACCESS_READALL, api_sitefactor_list, 0, NULL, "cluster"},
+    {"GET", "/v1/sync", ACCESS_READALL, api_sync_get, 0, NULL, "cluster"},
+    {"PUT", "/v1/sync/{}", ACCESS_OPERATOR, api_sync_put, 0, "cluster", NULL},
     {"GET", "/v1/steps", ACCESS_ANY, api_step_list, 0, NULL, "cluster user job limit"},
     {"POST", "/v1/steps", ACCESS_ANY, api_step_add, 0, NULL, NULL},
 };

@@ -657,6 +657,52 @@ typedef int (*store_step_f)(const struct step_record *r, void *arg);
 int store_step_list(store_t *st, const struct step_filter *f, store_step_f cb, void *arg,
                     struct allot_error *err);
 
+/* ---- Drift between allot's copy and Slurm (store_sync.c; doc/agent.md "Sync") ---------- */
+
+#define STORE_SYNC_DRIFTS_MAX 10000 /* drifts one pass may report */
+
+/* One difference found by allot-agent's sync pass, keyed (cluster, kind, object, field).
+ * kind: partition, account, user, assoc; object: the name ("big", "alice",
+ * "chem/alice/" for an association account/user/partition); field: what differs
+ * (billing_weights, max_time, default_account, exists).  status: reported, unresolvable
+ * or failed (a resolved drift is not stored). */
+struct sync_drift {
+    char cluster[ALLOT_NAME_MAX];
+    char kind[16];
+    char object[3 * ALLOT_NAME_MAX];
+    char field[32];
+    char slurm_value[ALLOT_TEXT_MAX]; /* "" = absent in Slurm */
+    char allot_value[ALLOT_TEXT_MAX]; /* "" = absent in allot */
+    char status[16];
+    char note[ALLOT_TEXT_MAX];
+    int64_t first_seen_s, last_seen_s;
+};
+/* A cluster's last sync pass and its running totals. */
+struct sync_state {
+    char cluster[ALLOT_NAME_MAX];
+    char mode[16]; /* follow | report | push */
+    int64_t generation;
+    int64_t synced_s;
+    int64_t found_total;    /* drifts found over every pass */
+    int64_t resolved_total; /* drifts the mode resolved over every pass */
+    int64_t drifts;         /* drifts stored now (store_sync_states) */
+};
+/* Replace CLUSTER's drifts with D[0..N-1] found by a pass in MODE at NOW_S, which also
+ * resolved RESOLVED others (write verb).  A drift already stored keeps its first_seen_s.
+ * EINVAL for a bad field (named), ENOENT for an unknown cluster, ETOOBIG over
+ * STORE_SYNC_DRIFTS_MAX. */
+int store_sync_replace(store_t *st, const char *cluster, const char *mode, int64_t now_s,
+                       const struct sync_drift *d, int n, int64_t resolved,
+                       struct allot_error *err);
+typedef int (*store_sync_drift_f)(const struct sync_drift *d, void *arg);
+typedef int (*store_sync_state_f)(const struct sync_state *s, void *arg);
+/* Stored drifts of CLUSTER (NULL or "": every cluster) by cluster, kind, object, field. */
+int store_sync_drifts(store_t *st, const char *cluster, store_sync_drift_f cb, void *arg,
+                      struct allot_error *err);
+/* Clusters' last passes (NULL or "": every cluster), with the number of drifts stored. */
+int store_sync_states(store_t *st, const char *cluster, store_sync_state_f cb, void *arg,
+                      struct allot_error *err);
+
 /* ---- Export and import (store_dump.c; `allot db export|import`) ------------------------ */
 
 /* Write every bank table (not schema_version) to out as the versioned JSON-lines dump

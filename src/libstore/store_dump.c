@@ -219,6 +219,20 @@ static const struct dump_table dump_tables[] = {
      NULL,
      {T("cluster"), I("job_id"), T("step_name"), I("attempt"), T("user_name"), T("status"),
       I("return_code"), I("exec_ms"), T("record"), T("actor"), I("created_s")}},
+    {"sync_state",
+     "cluster",
+     NULL,
+     NULL,
+     NULL,
+     {T("cluster"), T("mode"), I("generation"), I("synced_s"), I("found_total"),
+      I("resolved_total")}},
+    {"sync_drifts",
+     "cluster, kind, object, field",
+     NULL,
+     NULL,
+     NULL,
+     {T("cluster"), T("kind"), T("object"), T("field"), T("slurm_value"), T("allot_value"),
+      T("status"), T("note"), I("generation"), I("first_seen_s"), I("last_seen_s")}},
 };
 #undef I
 #undef T

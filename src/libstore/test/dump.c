@@ -147,6 +147,21 @@ static void build_bank(struct fx *f)
               "return_code, exec_ms, record, actor, created_s) VALUES ('c1', 1, 'sim', 1, "
               "'alice', 'completed', 0, 1234, '{\"a\":[1,2],\"s\":\"x\\\"y\"}\n\ttab', 'alice', "
               "1767229200)");
+    struct sync_drift d[2];
+    memset(d, 0, sizeof d);
+    snprintf(d[0].kind, sizeof d[0].kind, "partition");
+    snprintf(d[0].object, sizeof d[0].object, "batch");
+    snprintf(d[0].field, sizeof d[0].field, "billing_weights");
+    snprintf(d[0].slurm_value, sizeof d[0].slurm_value, "CPU=4.0");
+    snprintf(d[0].allot_value, sizeof d[0].allot_value, "CPU=1.0");
+    snprintf(d[0].status, sizeof d[0].status, "reported");
+    snprintf(d[1].kind, sizeof d[1].kind, "user");
+    snprintf(d[1].object, sizeof d[1].object, "bob");
+    snprintf(d[1].field, sizeof d[1].field, "exists");
+    snprintf(d[1].slurm_value, sizeof d[1].slurm_value, "default_account=chem");
+    snprintf(d[1].status, sizeof d[1].status, "failed");
+    snprintf(d[1].note, sizeof d[1].note, "it's \"quoted\"");
+    TX(f, store_sync_replace(f->st, "c1", "follow", T0 + 300, d, 2, 3, &f->err));
     fx_check_clean(f);
 }
 
