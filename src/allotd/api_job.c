@@ -91,6 +91,9 @@ int api_job_admit(struct req *r, struct allot_error *err)
         json_object_set_new(r->out, "pending_reason", json_string(why));
     if (!ok) {
         char msg[ALLOT_MSG_MAX];
+        int64_t pending = 0;
+        if (have && store_alloc_held_at_submit(st, a.id, &pending, err) < 0)
+            return -1;
         struct denial d = {.account = account,
                            .resource = c.resource,
                            .cluster = cluster,
@@ -101,7 +104,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
                            .alloc_id = have ? a.id : 0,
                            .payer_account = a.account,
                            .available_sumin = b.available_sumin,
-                           .held_sumin = b.held_sumin};
+                           .held_sumin = b.held_sumin,
+                           .held_pending_sumin = pending};
         denial_format(msg, sizeof(msg), &d);
         json_object_set_new(r->out, "message", json_string(msg));
         json_object_set_new(r->out, "error",

@@ -8,6 +8,27 @@
 #include "libcore/money.h"
 #include "libcore/numparse.h"
 
+/* Who holds the credit: under HoldMode=submit a pending job holds its price from sbatch on,
+ * so "running jobs hold" alone would blame jobs that may not exist.  held is the total,
+ * pending its part held at submit; both are named when both hold some. */
+static void holds_format(char *buf, size_t size, int64_t held, int64_t pending)
+{
+    char r[MONEY_FORMAT_MAX], p[MONEY_FORMAT_MAX];
+    if (pending < 0 || pending > held)
+        pending = pending < 0 ? 0 : held;
+    if (money_format_sumin(held - pending, r, sizeof r) < 0)
+        snprintf(r, sizeof r, "?");
+    if (money_format_sumin(pending, p, sizeof p) < 0)
+        snprintf(p, sizeof p, "?");
+    if (pending == 0)
+        snprintf(buf, size, "running jobs hold %s SU", r);
+    else if (pending == held)
+        snprintf(buf, size, "pending jobs hold %s SU (held at submit)", p);
+    else
+        snprintf(buf, size, "running jobs hold %s SU and pending jobs %s SU (held at submit)", r,
+                 p);
+}
+
 void denial_format(char *buf, size_t size, const struct denial *d)
 {
     if (size == 0)
@@ -37,16 +58,18 @@ void denial_format(char *buf, size_t size, const struct denial *d)
                  job, d->account, d->resource, d->cluster, at, cost, billing, limit);
         return;
     }
-    char avail[MONEY_FORMAT_MAX], held[MONEY_FORMAT_MAX];
+    char avail[MONEY_FORMAT_MAX], holds[2 * MONEY_FORMAT_MAX + 64];
     if (money_format_sumin(d->available_sumin, avail, sizeof avail) < 0)
         snprintf(avail, sizeof avail, "?");
-    if (money_format_sumin(d->held_sumin, held, sizeof held) < 0)
-        snprintf(held, sizeof held, "?");
+    holds_format(holds, sizeof holds, d->held_sumin, d->held_pending_sumin);
     snprintf(buf, size,
              "%saccount %s, allocation %lld (%s of account %s): available %s SU, but this job "
-             "may cost up to %s SU (billing %s x time limit %s); running jobs hold %s SU. "
-             "Lower the time limit (--time) or the resources, wait for running jobs to "
-             "finish, ask your PI for more credit, or use another account (-A).",
+             "may cost up to %s SU (billing %s x time limit %s); %s. "
+             "Lower the time limit (--time) or the resources, wait for %s, ask your PI for "
+             "more credit, or use another account (-A).",
              job, d->account, (long long)d->alloc_id, d->resource, d->payer_account, avail, cost,
-             billing, limit, held);
+             billing, limit, holds,
+             d->held_pending_sumin > 0 && d->held_sumin <= d->held_pending_sumin
+                 ? "pending jobs to run and finish"
+                 : "running jobs to finish");
 }

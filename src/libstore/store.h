@@ -242,6 +242,8 @@ struct hold_result {
     struct allocation alloc; /* the payer (zeroed when none was found) */
     struct balance bal; /* its balance after the call */
     struct failure failure; /* when refused */
+    int64_t held_pending_sumin; /* when refused: of failure.held_sumin, what submit holds
+                                   of pending jobs hold (store_alloc_held_at_submit) */
 };
 
 /* Atomic check-and-hold, idempotent per (cluster, job_id, run): a replay returns the first
@@ -358,6 +360,11 @@ int store_job_count_held_subtree(store_t *st, const char *cluster, const char *a
                                  int64_t *count, struct allot_error *err);
 int store_job_count_held_qos(store_t *st, const char *cluster, const char *qos, const char *user,
                              const char *account, int64_t *count, struct allot_error *err);
+/* The part of allocation alloc_id's held SU that submit holds (HoldMode=submit: jobs still
+ * pending) hold; the rest of its held balance is held by runs that started.  For a refusal's
+ * text (libcore/denial.h). */
+int store_alloc_held_at_submit(store_t *st, int64_t alloc_id, int64_t *sumin,
+                               struct allot_error *err);
 
 /* Failures: store_hold records its own; admission denials are recorded with this. */
 struct failure_filter {

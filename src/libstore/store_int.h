@@ -172,6 +172,7 @@ enum store_stmt_id {
     STMT_JOB_COUNT_QOS,
     STMT_JOB_COUNT_QOS_USER,
     STMT_JOB_COUNT_QOS_ACCOUNT,
+    STMT_JOB_HELD_AT_SUBMIT,
     /* store_check.c */
     STMT_CHECK_BALANCES,
     STMT_CHECK_LEDGER,

@@ -485,6 +485,8 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         f->alloc_id = payer.id;
         f->available_sumin = res->bal.available_sumin;
         f->held_sumin = res->bal.held_sumin;
+        if (store_alloc_held_at_submit(st, payer.id, &res->held_pending_sumin, err) < 0)
+            return -1;
     }
     store_hold_denial(req, res, 1, f->message, sizeof f->message);
     res->refused = 1;
@@ -507,7 +509,8 @@ void store_hold_denial(const struct hold_req *req, const struct hold_result *res
                        .alloc_id = f->alloc_id,
                        .payer_account = res->alloc.account,
                        .available_sumin = f->available_sumin,
-                       .held_sumin = f->held_sumin};
+                       .held_sumin = f->held_sumin,
+                       .held_pending_sumin = res->held_pending_sumin};
     denial_format(buf, size, &d);
 }
 

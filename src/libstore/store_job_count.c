@@ -47,6 +47,12 @@ static const char SQL_JOB_COUNT_QOS_ACCOUNT[] =
     "SELECT COUNT(*) FROM jobs WHERE account = $1 AND status = 'held' "
     "AND ($2 = '' OR cluster = $2) AND qos = $3";
 
+/* SU an allocation's submit holds hold: held runs keyed by a submit token (above every Slurm
+ * job id).  Only a refusal asks; "account >= ''" walks held runs only, as the QOS count. */
+static const char SQL_JOB_HELD_AT_SUBMIT[] =
+    "SELECT COALESCE(SUM(hold_sumin), 0) FROM jobs WHERE account >= '' AND status = 'held' "
+    "AND alloc_id = $1 AND job_id >= $2";
+
 const char *store_job_count_sql(int id)
 {
     switch (id) {
@@ -57,6 +63,7 @@ const char *store_job_count_sql(int id)
     case STMT_JOB_COUNT_QOS: return SQL_JOB_COUNT_QOS;
     case STMT_JOB_COUNT_QOS_USER: return SQL_JOB_COUNT_QOS_USER;
     case STMT_JOB_COUNT_QOS_ACCOUNT: return SQL_JOB_COUNT_QOS_ACCOUNT;
+    case STMT_JOB_HELD_AT_SUBMIT: return SQL_JOB_HELD_AT_SUBMIT;
     default: return NULL;
     }
 }
@@ -128,4 +135,22 @@ int store_job_count_held_qos(store_t *st, const char *cluster, const char *qos, 
     }
     const char *args[] = {qos, cluster};
     return count_one(st, STMT_JOB_COUNT_QOS, args, 2, count, err);
+}
+
+int store_alloc_held_at_submit(store_t *st, int64_t alloc_id, int64_t *sumin,
+                               struct allot_error *err)
+{
+    if (store_ready(st, "held at submit", err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_JOB_HELD_AT_SUBMIT, SQL_JOB_HELD_AT_SUBMIT, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, alloc_id);
+    db_bind_int64(s, 2, STORE_SUBMIT_TOKEN_MIN);
+    int rc = db_step(s, err);
+    if (rc < 0)
+        return -1;
+    *sumin = rc == 1 ? db_column_int64(s, 0) : 0;
+    db_reset(s);
+    return 0;
 }

@@ -134,7 +134,7 @@ test_expect_success 'admits racing for the last credit: one holds, every refusal
 		api POST /v1/allocations "{\"account\":\"$acct\",\"cluster\":\"c1\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":10}" >/dev/null &&
 		race_admits $acct $((round * 100)) >race.$round &&
 		test "$(grep -c "^200 held " race.$round)" = 1 &&
-		test "$(grep -c "^402 refused account $acct, allocation [0-9]* (cpu of account $acct): available 0h SU, but this job may cost up to 10m SU (billing 1 x time limit 10 min); running jobs hold 10m SU\. " race.$round)" = 31 &&
+		test "$(grep -c "^402 refused account $acct, allocation [0-9]* (cpu of account $acct): available 0h SU, but this job may cost up to 10m SU (billing 1 x time limit 10 min); pending jobs hold 10m SU (held at submit)\. " race.$round)" = 31 &&
 		test "$(api GET "/v1/balances?account=$acct" | json_get items.0.held_sumin)" = 10 &&
 		n=$(hold_stage_failures $acct) &&
 		echo "round $round: $n of 31 refused by the hold" &&

@@ -59,6 +59,40 @@ static void test_hold_text_is_admission_text_with_job(void **state)
     assert_string_equal(hold + sizeof prefix - 1, admit);
 }
 
+/* Under HoldMode=submit pending jobs hold their price from sbatch on: the text names who
+ * holds the credit, running or pending, with both amounts when both hold some. */
+static void test_holds_named(void **state)
+{
+    (void)state;
+    struct denial d = short_of_funds();
+    char buf[1024];
+    d.held_sumin = 2400;
+    d.held_pending_sumin = 2400; /* all of it held at submit */
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "; pending jobs hold 40h SU (held at submit). "));
+    assert_null(strstr(buf, "running jobs hold"));
+    assert_non_null(strstr(buf, "wait for pending jobs to run and finish, "));
+    d.held_pending_sumin = 2340; /* 39h pending, 1h running */
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(
+        strstr(buf, "; running jobs hold 1h SU and pending jobs 39h SU (held at submit). "));
+    assert_non_null(strstr(buf, "wait for running jobs to finish, "));
+    d.held_pending_sumin = 0;
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "; running jobs hold 40h SU. "));
+    d.held_sumin = 0;
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "; running jobs hold 0h SU. "));
+    /* A caller's impossible part is bounded by the total, never printed negative. */
+    d.held_sumin = 60;
+    d.held_pending_sumin = 600;
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "; pending jobs hold 1h SU (held at submit). "));
+    d.held_pending_sumin = -5;
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "; running jobs hold 1h SU. "));
+}
+
 static void test_parts_are_exact(void **state)
 {
     (void)state;
@@ -123,7 +157,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admission_text),
         cmocka_unit_test(test_hold_text_is_admission_text_with_job),
-        cmocka_unit_test(test_parts_are_exact),
+        cmocka_unit_test(test_holds_named), cmocka_unit_test(test_parts_are_exact),
         cmocka_unit_test(test_no_payer_text),
         cmocka_unit_test(test_bounded_by_buffer),
         cmocka_unit_test(test_impossible_values_print_a_mark),

@@ -224,6 +224,9 @@ static void test_held_counts_by_partial_indexes(void **state)
         if (reads_table_rows(db, sql, "jobs"))
             fail_msg("count %d reads jobs rows: %s", c[i].id, sql);
     }
+    /* A refusal's share held at submit walks held runs only (it reads their rows). */
+    expect_plan(db, store_job_count_sql(STMT_JOB_HELD_AT_SUBMIT),
+                "USING INDEX jobs_held_account (account>?)", "SCAN jobs|");
     /* The check sees a row read where there is one: the primary key does not hold qos. */
     assert_true(reads_table_rows(db, "SELECT qos FROM jobs WHERE cluster = 'c' AND job_id = 1",
                                  "jobs"));
