@@ -379,6 +379,15 @@ static int perform(allot_client_t *c, const char *method, const char *url,
             return allot_errorf(err, ALLOT_ENOMEM, "libcurl: out of memory");
         if (rc == CURLE_URL_MALFORMAT)
             return allot_errorf(err, ALLOT_EINVAL, "request path: %s", why);
+        if (c->socket_path && rc == CURLE_COULDNT_CONNECT) {
+            /* curl names the URL's dummy host ("localhost port 80"): name the socket. */
+            long os = 0;
+            if (curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &os) != CURLE_OK || os <= 0)
+                os = client_socket_errno(c->socket_path);
+            char sock[512];
+            client_socket_why(c->socket_path, (int)os, sock, sizeof sock);
+            return allot_errorf(err, ALLOT_EUNAVAIL, "cannot reach allotd: %s", sock);
+        }
         return allot_errorf(err, ALLOT_EUNAVAIL, "cannot reach allotd at %s: %s", c->url, why);
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);

@@ -8,6 +8,8 @@
 #ifndef ALLOT_LIBALLOT_CLIENT_INT_H
 #define ALLOT_LIBALLOT_CLIENT_INT_H
 
+#include <stddef.h>
+
 #include "allot/error.h"
 
 /* Parse a client URL (allot.h allot_client_create).  On success *base is the URL libcurl
@@ -21,6 +23,14 @@ int client_url_parse(const char *url, char **base, char **socket_path, struct al
  * already starts with the field's name; otherwise the code follows the HTTP status and the
  * message quotes the start of the body.  Always returns -1. */
 int client_reply_error(int http_status, const char *body, struct allot_error *err);
+
+/* Why a connect to the Unix socket at path failed (socket_why.c): the errno of one
+ * non-blocking connect of our own, 0 when it connected (or would). */
+int client_socket_errno(const char *path);
+
+/* "connect to unix socket PATH: no such file (is allotd running, ...?)": the socket, the
+ * cause os_errno stands for and what to check, into buf (truncated to size). */
+void client_socket_why(const char *path, int os_errno, char *buf, size_t size);
 
 /* The allot_errnum an HTTP error status stands for when the body does not say. */
 enum allot_errnum client_status_errnum(int http_status);
