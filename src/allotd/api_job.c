@@ -21,6 +21,8 @@
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
 
+#define JOB_CLOCK_SKEW_S 300 /* doc/api.md "Job verbs": how far ahead a job's time may be */
+
 int api_job_admit(struct req *r, struct allot_error *err)
 {
     char cluster[ALLOT_NAME_MAX] = "", user[ALLOT_NAME_MAX] = "", account[ALLOT_NAME_MAX] = "",
@@ -161,6 +163,39 @@ static int finish_hold(struct req *r, struct allot_error *err)
     return 0;
 }
 
+/* A job's times as its verbs may report them: none after now plus JOB_CLOCK_SKEW_S (the
+ * clocks of slurmctld's host, the agent's and allotd's may differ a little; a later time is
+ * not a clock's error but a wrong or hostile one, and its usage would outweigh every real
+ * job's in fair-share), start no later than end, and elapsed within end - start.  0 is "not
+ * given" for start and end. */
+static int job_time_not_future(const char *field, int64_t t, int64_t now_s,
+                               struct allot_error *err)
+{
+    if (t > now_s + JOB_CLOCK_SKEW_S)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "%s: %lld is %lld s after allotd's clock (at most %d s of skew)",
+                            field, (long long)t, (long long)(t - now_s), JOB_CLOCK_SKEW_S);
+    return 0;
+}
+
+static int job_times_check(int64_t start_s, int64_t end_s, int64_t elapsed_s, int64_t now_s,
+                           struct allot_error *err)
+{
+    if (job_time_not_future("start", start_s, now_s, err) < 0 ||
+        job_time_not_future("end", end_s, now_s, err) < 0)
+        return -1;
+    if (start_s && end_s && start_s > end_s)
+        return allot_errorf(err, ALLOT_EINVAL, "start: %lld is after end %lld",
+                            (long long)start_s, (long long)end_s);
+    if (elapsed_s < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "elapsed_s: must not be negative");
+    if (start_s && end_s && elapsed_s > end_s - start_s)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "elapsed_s: %lld is longer than end - start (%lld s)",
+                            (long long)elapsed_s, (long long)(end_s - start_s));
+    return 0;
+}
+
 int api_job_hold(struct req *r, struct allot_error *err)
 {
     struct hold_op *s = xcalloc(1, sizeof(*s));
@@ -199,6 +234,9 @@ int api_job_hold(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
     q->run = (int32_t)run;
     q->now_s = (int64_t)time(NULL);
+    if (job_time_not_future("start", q->start_s, q->now_s, err) < 0 ||
+        job_time_not_future("submit", q->submit_s, q->now_s, err) < 0)
+        return -1;
     if (!q->start_s)
         q->start_s = q->now_s;
     s->j = (struct bank_job){q->cluster,
@@ -339,6 +377,8 @@ int api_job_settle(struct req *r, struct allot_error *err)
         return -1;
     if (strcmp(source, "epilog") && strcmp(source, "sacct") && strcmp(source, "api"))
         return allot_errorf(err, ALLOT_EINVAL, "source: must be epilog, sacct or api");
+    if (job_times_check(q->start_s, q->end_s, q->elapsed_s, (int64_t)time(NULL), err) < 0)
+        return -1;
     if (billing_micro < 0)
         return allot_errorf(err, ALLOT_EINVAL, "billing_micro: must not be negative");
     q->run = (int32_t)run;

@@ -33,6 +33,16 @@ int json_body(struct req *r, struct allot_error *err)
     return 0;
 }
 
+int json_check_time(const char *field, int64_t t, struct allot_error *err)
+{
+    if (t < 1 || t > JSON_TIME_MAX)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "%s: must be after 1970-01-01T00:00:00Z and no later than "
+                            "9999-12-31T23:59:59Z (epoch seconds 1 to %lld)",
+                            field, (long long)JSON_TIME_MAX);
+    return 0;
+}
+
 int json_parse_time(const char *field, const char *s, int64_t *out, struct allot_error *err)
 {
     struct tm tm = {0};
@@ -61,6 +71,9 @@ int json_parse_time(const char *field, const char *s, int64_t *out, struct allot
     if (tm.tm_year != given.tm_year || tm.tm_mon != given.tm_mon || tm.tm_mday != given.tm_mday ||
         tm.tm_hour != given.tm_hour || tm.tm_min != given.tm_min || tm.tm_sec != given.tm_sec)
         return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a date and time that exists", field,
+                            s);
+    if ((int64_t)t > JSON_TIME_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is after 9999-12-31T23:59:59Z", field,
                             s);
     *out = (int64_t)t;
     return 0;
@@ -116,14 +129,16 @@ static int read_one(struct jfield *f, json_t *v, struct allot_error *err)
         return 0;
     case JF_TIME:
         if (json_is_integer(v)) {
-            if (json_integer_value(v) < 0)
-                return allot_errorf(err, ALLOT_EINVAL, "%s: must be >= 0", f->name);
+            if (json_check_time(f->name, json_integer_value(v), err) < 0)
+                return -1;
             *(int64_t *)f->dst = json_integer_value(v);
             return 0;
         }
         if (!json_is_string(v))
             break;
-        return json_parse_time(f->name, json_string_value(v), f->dst, err);
+        if (json_parse_time(f->name, json_string_value(v), f->dst, err) < 0)
+            return -1;
+        return json_check_time(f->name, *(int64_t *)f->dst, err);
     case JF_SU: {
         if (!json_is_string(v))
             break;

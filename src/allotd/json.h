@@ -48,10 +48,18 @@ int json_read(json_t *obj, struct jfield *f, size_t n, struct allot_error *err);
 
 /* Format epoch seconds as ISO-8601 UTC (into a json string; 0 -> null). */
 json_t *json_time(int64_t t_s);
+/* The last time a request may carry: 9999-12-31T23:59:59Z (four-digit years, as every reply
+ * prints them). */
+#define JSON_TIME_MAX INT64_C(253402300799)
 /* Parse a time text (ISO, date); -1 with err naming field, also for a date or time that
  * does not exist on the calendar ("2026-02-30", "2026-04-31", "...T23:59:60Z") and for one
- * before 1970-01-01 (a negative time). */
+ * before 1970-01-01 (a negative time) or after JSON_TIME_MAX.  A query's bound may be
+ * 1970-01-01 itself (0). */
 int json_parse_time(const char *field, const char *s, int64_t *out, struct allot_error *err);
+/* A time in a request body (JF_TIME): 0 when epoch seconds t are in [1, JSON_TIME_MAX] (0
+ * stands for "not given" in the bank's records, so it is no time a body may set); else -1
+ * with err naming field and the range. */
+int json_check_time(const char *field, int64_t t, struct allot_error *err);
 /* Parse a query argument: integer >= min, or time; -1 with err naming name. */
 int json_query_int(struct req *r, const char *name, int64_t min, int64_t *out,
                    struct allot_error *err);

@@ -349,8 +349,10 @@ static int convert(struct jfield *f, const struct jv *v)
         return 0;
     case JF_TIME:
         if (v->kind == JV_STRING)
-            return json_parse_time(f->name, text, f->dst, &err);
-        if (v->i < 0)
+            return json_parse_time(f->name, text, f->dst, &err) < 0
+                       ? -1
+                       : json_check_time(f->name, *(int64_t *)f->dst, &err);
+        if (json_check_time(f->name, v->i, &err) < 0)
             return -1;
         *(int64_t *)f->dst = v->i;
         return 0;

@@ -165,6 +165,25 @@ test_expect_success 'a body over 64 KiB is 413' '
 	API_USER=root test_expect_code 1 api POST /v1/accounts "$(cat big)" >out &&
 	test "$(api_status)" = 413
 '
+test_expect_success 'job times after now (+300 s skew), start after end, elapsed over end - start' '
+	now=$(date +%s) &&
+	year=$((now + 366 * 86400)) &&
+	s="\"cluster\":\"c1\",\"job_id\":77,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"billing\":1,\"state\":\"COMPLETED\"" &&
+	api_bad 400 end POST /v1/jobs/settle "{$s,\"elapsed_s\":60,\"start\":$((now - 60)),\"end\":$year}" &&
+	grep -q "after allotd.s clock" out &&
+	api_bad 400 end POST /v1/jobs/settle "{$s,\"elapsed_s\":60,\"end\":9223372036854775807}" &&
+	api_bad 400 start POST /v1/jobs/settle "{$s,\"elapsed_s\":0,\"start\":$year}" &&
+	api_bad 400 start POST /v1/jobs/settle "{$s,\"elapsed_s\":0,\"start\":$((now - 10)),\"end\":$((now - 20))}" &&
+	api_bad 400 elapsed_s POST /v1/jobs/settle "{$s,\"elapsed_s\":61,\"start\":$((now - 60)),\"end\":$now}" &&
+	api_bad 400 elapsed_s POST /v1/jobs/settle "{$s,\"elapsed_s\":-5}" &&
+	api_bad 400 start POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":78,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"billing\":1,\"start\":$year}" &&
+	api_bad 400 submit POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":78,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"billing\":1,\"submit\":$year}"
+'
+test_expect_success 'times outside 1970-01-01T00:00:01Z .. 9999-12-31T23:59:59Z are 400' '
+	api_bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":99999999999999,\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
+	api_bad 400 start POST /v1/allocations "{\"account\":\"chem\",\"start\":0,\"end\":\"2032-01-01\",\"su\":\"1h\"}" &&
+	api_bad 400 end PATCH "/v1/allocations/$(cat alloc_id)" "{\"end\":253402300800}"
+'
 test_expect_success 'nothing changed' '
 	api_snapshot after &&
 	test_cmp before after &&

@@ -58,9 +58,13 @@ static void test_good(void **state)
     assert_int_equal(x.t, 1767229200);
     assert_int_equal(read_text("{\"name\":\"a\",\"t\":5,\"n\":null}", &x, &err), 0);
     assert_int_equal(x.t, 5);
-    /* The first second that is not negative. */
-    assert_int_equal(read_text("{\"name\":\"a\",\"t\":\"1970-01-01T00:00:00Z\"}", &x, &err), 0);
-    assert_int_equal(x.t, 0);
+    /* The first and the last second a body may set (0 is "not given" in the bank). */
+    assert_int_equal(read_text("{\"name\":\"a\",\"t\":\"1970-01-01T00:00:01Z\"}", &x, &err), 0);
+    assert_int_equal(x.t, 1);
+    assert_int_equal(read_text("{\"name\":\"a\",\"t\":\"9999-12-31T23:59:59Z\"}", &x, &err), 0);
+    assert_int_equal(x.t, 253402300799);
+    assert_int_equal(read_text("{\"name\":\"a\",\"t\":253402300799}", &x, &err), 0);
+    assert_int_equal(x.t, 253402300799);
 }
 
 /* json_parse_time directly (the path of query parameters): no negative time, the field
@@ -84,6 +88,11 @@ static void test_parse_time_range(void **state)
     assert_int_equal(t, 0);
     assert_int_equal(json_parse_time("since", "1970-01-01T00:00:01Z", &t, &err), 0);
     assert_int_equal(t, 1);
+    /* Five-digit years are past what a reply can print. */
+    t = 42;
+    if (json_parse_time("until", "10000-01-01", &t, &err) == 0)
+        fail_msg("10000-01-01 read as %lld", (long long)t);
+    assert_int_equal(t, 42);
 }
 
 static const struct {
@@ -96,7 +105,12 @@ static const struct {
     {"{\"name\":\"a\",\"n\":0}", "n: must be >= 1"},
     {"{\"name\":\"a\",\"n\":\"3\"}", "n: must be an integer"},
     {"{\"name\":\"a\",\"t\":\"yesterday\"}", "t: 'yesterday' is not a time"},
-    {"{\"name\":\"a\",\"t\":-1}", "t: must be >= 0"},
+    {"{\"name\":\"a\",\"t\":-1}", "t: must be after 1970-01-01T00:00:00Z"},
+    {"{\"name\":\"a\",\"t\":0}", "t: must be after 1970-01-01T00:00:00Z"},
+    {"{\"name\":\"a\",\"t\":\"1970-01-01\"}", "t: must be after 1970-01-01T00:00:00Z"},
+    {"{\"name\":\"a\",\"t\":253402300800}", "t: must be after 1970-01-01T00:00:00Z and no"},
+    {"{\"name\":\"a\",\"t\":99999999999999}", "t: must be after"},
+    {"{\"name\":\"a\",\"t\":9223372036854775807}", "t: must be after"},
     {"{\"name\":\"a\",\"t\":\"1969-12-31\"}", "t: '1969-12-31' is before 1970-01-01"},
     {"{\"name\":\"a\",\"t\":\"1969-12-31T23:59:59Z\"}", "t: '1969-12-31T23:59:59Z' is before"},
     {"{\"name\":\"a\",\"t\":\"1900-01-01T00:00:00Z\"}", "t: '1900-01-01T00:00:00Z' is before"},
