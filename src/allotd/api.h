@@ -29,6 +29,10 @@ int api_error_field(struct allot_error *err, const char *from, const char *to);
 const char *api_duration(int64_t value, int64_t unit_s, char *buf, size_t size);
 /* Room for any api_duration text. */
 #define API_DURATION_MAX 80
+/* 0 when this allotd serves cluster (ClusterNames empty, or naming it); else -1 with an
+ * EPERM error naming the cluster and those served.  For the job verbs: an allotd that
+ * serves c1 must not charge c2's jobs (several allotd may share one bank). */
+int api_cluster_served(const struct req *r, const char *cluster, struct allot_error *err);
 /* The ?cluster= argument (NULL when absent) of a history listing: api_query_cluster's
  * check, except that a cluster removed since stays a valid filter while history h has
  * records naming it (history keeps the names).  A name the bank does not know and that h

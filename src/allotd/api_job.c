@@ -43,6 +43,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
     store_t *st = req_reader(r, err);
     if (!st || json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
         return -1;
+    if (api_cluster_served(r, cluster, err) < 0)
+        return -1;
     if (token && !api_submit_enabled(r->d))
         return allot_errorf(err, ALLOT_EINVAL,
                             "submit_token: hold-at-submit is off (allot.conf HoldMode=start)");
@@ -228,7 +230,8 @@ int api_job_hold(struct req *r, struct allot_error *err)
         {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &s->submit_token},
     };
     store_t *st = req_reader(r, err);
-    if (!st || json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (!st || json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
+        api_cluster_served(r, q->cluster, err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
@@ -369,7 +372,8 @@ int api_job_settle(struct req *r, struct allot_error *err)
         {.name = "qos", .type = JF_NAME, .required = 0, .dst = q->qos, .allow_empty = 1},
         {.name = "time_limit_s", .type = JF_INT, .required = 0, .dst = &q->time_limit_s},
     };
-    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
+        api_cluster_served(r, q->cluster, err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
@@ -423,7 +427,8 @@ int api_job_release(struct req *r, struct allot_error *err)
          .dst = s->comment,
          .size = sizeof(s->comment)},
     };
-    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
+        api_cluster_served(r, s->q.cluster, err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");

@@ -150,6 +150,16 @@ int api_empty_listing_names(struct req *r, store_t *st, const char *account, con
     return 0;
 }
 
+int api_cluster_served(const struct req *r, const char *cluster, struct allot_error *err)
+{
+    const char *served = r->conf->cluster_names;
+    if (!served[0] || conf_list_contains(served, cluster))
+        return 0;
+    return allot_errorf(err, ALLOT_EPERM,
+                        "cluster: this allotd serves cluster(s) %s (ClusterNames), not %s",
+                        served, cluster);
+}
+
 int api_query_history_cluster(struct req *r, store_t *st, enum store_history h, const char *what,
                               const char **out, struct allot_error *err)
 {

@@ -191,6 +191,24 @@ test_expect_success 'nothing changed' '
 	test_cmp ref_before ref_after &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true
 '
+test_expect_success 'ClusterNames=c1: job verbs for another cluster are 403 naming both' '
+	allotd_stop &&
+	allotd_start AuthType=none TestMode=local ClusterNames=c1 &&
+	api POST /v1/clusters "{\"name\":\"c2\"}" &&
+	j="\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":60,\"billing\":1" &&
+	before=$(api GET /v1/balances | json_get items.0.available_sumin) &&
+	for b in "admit {\"cluster\":\"c2\",$j}" "hold {\"cluster\":\"c2\",\"job_id\":5,$j}" \
+		"settle {\"cluster\":\"c2\",\"job_id\":5,\"elapsed_s\":60,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"billing\":1}" \
+		"release {\"cluster\":\"c2\",\"job_id\":5}"; do
+		api_bad 403 "" POST /v1/jobs/${b%% *} "${b#* }" &&
+		grep -q "serves cluster(s) c1 (ClusterNames), not c2" out || return 1
+	done &&
+	test "$(api GET /v1/jobs?cluster=c2 | json_get items)" = "[]" &&
+	test "$(api GET /v1/balances | json_get items.0.available_sumin)" = "$before" &&
+	api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":5,$j}" &&
+	api POST /v1/jobs/release "{\"cluster\":\"c1\",\"job_id\":5}" &&
+	api DELETE /v1/clusters/c2
+'
 test_expect_success 'at LogLevel=debug a request path cannot forge a log line or field' '
 	allotd_stop &&
 	allotd_start AuthType=none TestMode=local LogLevel=debug &&
