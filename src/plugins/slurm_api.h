@@ -39,6 +39,10 @@ extern slurm_conf_t slurm_conf;
  * as Slurm's job_submit/lua calls it. */
 extern int assoc_mgr_fill_in_user(void *db_conn, slurmdb_user_rec_t *user, int enforce,
                                   slurmdb_user_rec_t **user_pptr, bool locked);
+/* The same for an association (uid, acct, partition set; cluster NULL: slurmctld's own);
+ * with enforce ACCOUNTING_ENFORCE_ASSOCS, SLURM_ERROR when there is none. */
+extern int assoc_mgr_fill_in_assoc(void *db_conn, slurmdb_assoc_rec_t *assoc, int enforce,
+                                   slurmdb_assoc_rec_t **assoc_pptr, bool locked);
 extern void *acct_db_conn;
 extern uint16_t accounting_enforce;
 

@@ -7,7 +7,8 @@
 # billing TRES shows the truncated 2).  A user Slurm knows (DefaultAccount=chem) and allot
 # does not is refused with a message that says so and names the commands that fix it
 # (FailMode=closed), or admitted (FailMode=open); a user neither knows is told to give
-# --account.
+# --account; an association or account Slurm has and allot lacks is named with the command
+# that adds it.
 test_description='prices follow Slurm partition records; truthful unknown-user message'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -131,6 +132,22 @@ test_expect_success 'a user neither Slurm nor allot gives a default account: tol
 	test_expect_code 1 runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" sbatch -p big -t 5 --wrap true 2>err3 &&
 	cat err3 &&
 	grep "no default account in Slurm or in allot: submit with --account=NAME" err3
+'
+
+test_expect_success 'an association Slurm has and allot lacks: said so, with the command that adds it' '
+	test_expect_code 1 runuser -u $U -- env SLURM_CONF="$SLURM_CONF" sbatch -A chem -p big -t 5 --wrap true 2>err4 &&
+	cat err4 &&
+	grep "allot: user $U (uid $UID3700) has an association with account chem on cluster $SLURM_CLUSTER in Slurm but not in allot" err4 &&
+	grep "allot assoc add cluster=$SLURM_CLUSTER account=chem user=$U" err4
+'
+
+test_expect_success 'an account Slurm has and allot lacks: said so too' '
+	sacctmgr -i add account bio cluster=$SLURM_CLUSTER >/dev/null &&
+	sacctmgr -i add user root account=bio cluster=$SLURM_CLUSTER >/dev/null &&
+	test_expect_code 1 sbatch -A bio -p big -t 5 --wrap true 2>err5 &&
+	cat err5 &&
+	grep "allot: user root (uid 0) has an association with account bio on cluster $SLURM_CLUSTER in Slurm but not in allot" err5 &&
+	grep "allot account add bio" err5
 '
 
 test_expect_success 'FailMode=open: the user Slurm knows and allot does not is admitted, logged' '

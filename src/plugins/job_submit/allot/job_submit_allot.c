@@ -419,6 +419,53 @@ static int refuse_no_account(uint32_t uid, const char *user, int known, char **e
     return ESLURM_INVALID_ACCOUNT;
 }
 
+/* Slurm's ACCOUNTING_ENFORCE_ASSOCS (src/common/read_config.h): with it, the association
+ * manager answers SLURM_ERROR for an association it does not have, instead of success. */
+#define ALLOT_ENFORCE_ASSOCS 0x1
+
+/* 1 when slurmctld's association manager has an association of UID with ACCOUNT (on this
+ * cluster; PARTITION's, else the account-wide one), else 0.  Its own read lock, as in
+ * slurm_default_account. */
+static int slurm_has_assoc(uint32_t uid, const char *account, const char *partition)
+{
+    slurmdb_assoc_rec_t rec;
+
+    memset(&rec, 0, sizeof(rec));
+    rec.uid = uid;
+    rec.acct = (char *)account;
+    rec.partition = partition && partition[0] ? (char *)partition : NULL;
+    return assoc_mgr_fill_in_assoc(acct_db_conn, &rec, ALLOT_ENFORCE_ASSOCS, NULL, false) ==
+               SLURM_SUCCESS &&
+           rec.id != 0;
+}
+
+/*
+ * allotd has no association of USER with ACCOUNT, Slurm has one: allot's copy lags behind
+ * Slurm.  The message says so and names the command that fixes it; FailMode decides (open:
+ * admitted, logged).  Returns the code for job_submit.
+ */
+static int refuse_assoc_lag(uint32_t uid, const char *user, const char *account,
+                            char **err_msg)
+{
+    char msg[MSG_MAX], full[MSG_MAX + 8];
+
+    snprintf(msg, sizeof(msg),
+             "user %s (uid %u) has an association with account %s on cluster %s in Slurm but "
+             "not in allot: an allot administrator adds it with 'allot assoc add cluster=%s "
+             "account=%s user=%s' (after 'allot account add %s' or 'allot user add %s "
+             "uid=%u' when allot lacks them; allot-agent with Sync=follow does this itself)",
+             user, uid, account, slurm_conf.cluster_name, slurm_conf.cluster_name, account,
+             user, account, user, uid);
+    if (js_conf.fail_open) {
+        slurm_info("job_submit/allot: fail-open: uid %u admitted: %s", uid, msg);
+        return SLURM_SUCCESS;
+    }
+    snprintf(full, sizeof(full), "allot: %s", msg);
+    *err_msg = slurm_xstrdup(full);
+    slurm_info("job_submit/allot: uid %u refused: %s", uid, msg);
+    return ESLURM_INVALID_ACCOUNT;
+}
+
 /*
  * Replace DESC's AdminComment with itself minus any "allot_token=" word, plus the word
  * for TOKEN when TOKEN != 0.  0, or -1 when the result does not fit.
@@ -555,6 +602,11 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         arc = allot_job_admit(js_client, &d, &res, &err);
     }
     if (arc < 0) {
+        if (err.code == ALLOT_ENOENT && strstr(err.msg, "has no association") &&
+            slurm_has_assoc(uid, req.account, req.partition)) {
+            rc = refuse_assoc_lag(uid, user, req.account, err_msg);
+            goto out;
+        }
         if (admit_is_decision(err.code)) {
             /* allotd answered and refused the request itself (unknown account, no
              * association, bad value): that is a decision, not an outage. */
