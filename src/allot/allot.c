@@ -36,7 +36,8 @@ static const struct cli_command *const commands[] = {
     &cmd_cluster, &cmd_account, &cmd_user,   &cmd_assoc, &cmd_qos,      &cmd_partition, &cmd_alloc,
     &cmd_credit,  &cmd_balance, &cmd_ledger, &cmd_job,   &cmd_failures, &cmd_limits,    &cmd_db,
     &cmd_whoami,  &cmd_step,    &cmd_share,  &cmd_tree,  &cmd_usage,    &cmd_priority,
-    &cmd_policy,  &cmd_command, &cmd_agent, &cmd_sync,  &cmd_dashboard,
+    &cmd_policy,  &cmd_command, &cmd_agent,  &cmd_sync,      &cmd_dashboard, &cmd_import,
+    &cmd_export,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -56,6 +57,7 @@ static void usage(FILE *f)
           "  -P, --parsable   '|'-separated output with a header line\n"
           "  -n, --noheader   no header line\n"
           "  --timeout SEC    give up on allotd after SEC seconds (or Nms; default 5)\n"
+          "  --dry-run        allot import: print the changes, write nothing\n"
           "  --config FILE    allot.conf for 'allot db' (default /etc/allot/allot.conf)\n"
           "  -h, --help       this text; 'allot NOUN --help' for a command\n"
           "  --version        print the version\n"
@@ -206,6 +208,8 @@ static enum parse_result parse_options(int argc, char **argv, struct cli *cli, c
             cli->parsable = cli->noheader = 1;
         } else if (!strcmp(w, "-h") || !strcmp(w, "--help")) {
             help = 1;
+        } else if (!strcmp(w, "--dry-run")) {
+            cli->dry_run = 1;
         } else if (!strcmp(w, "--version") || !strcmp(w, "-V")) {
             return PARSE_VERSION;
         } else if ((v = opt_value("--url", argc, argv, &i, err, &bad))) {

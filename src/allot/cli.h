@@ -29,6 +29,7 @@ struct cli {
     int json;           /* --json: print the API's JSON */
     int parsable;       /* -P */
     int noheader;       /* -n */
+    int dry_run;        /* --dry-run: show what a change would do, change nothing */
     const char *prog;   /* argv[0], to find allot-step next to allot */
     allot_client_t *client;
 };
@@ -217,6 +218,8 @@ extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
 extern const struct cli_command cmd_policy, cmd_command, cmd_agent;
 /* cmd_sync.c: drift between allot's copy and Slurm (doc/agent.md "Sync") */
 extern const struct cli_command cmd_sync;
+/* cmd_slurm_io.c: `allot import slurm`, `allot export slurm` (doc/adopt.md) */
+extern const struct cli_command cmd_import, cmd_export;
 /* cmd_efficiency.c: `allot job efficiency` (cmd_job.c dispatches the verb to it), and the
  * byte formatter it shares with `allot step list` ("1.5G", "200.0M", "512K", "10B"). */
 int cmd_job_efficiency(struct cli *cli, int argc, char **argv, struct allot_error *err);

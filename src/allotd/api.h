@@ -79,6 +79,9 @@ int api_qos_remove(struct req *r, struct allot_error *err);
 int api_limit_list(struct req *r, struct allot_error *err);
 int api_limit_set(struct req *r, struct allot_error *err);
 int api_limit_effective(struct req *r, struct allot_error *err);
+/* api_slurm.c: a `sacctmgr dump` in (POST /v1/import/slurm) and out (GET /v1/export/slurm). */
+int api_import_slurm(struct req *r, struct allot_error *err);
+int api_export_slurm(struct req *r, struct allot_error *err);
 /* api_user.c */
 int api_user_list(struct req *r, struct allot_error *err);
 int api_user_add(struct req *r, struct allot_error *err);

@@ -98,9 +98,12 @@ static int read_account(json_t *in, struct account *a, int adding, struct allot_
         {.name = "description", .type = JF_TEXT, .dst = a->description,
          .size = sizeof(a->description)},
         {.name = "organization", .type = JF_NAME, .dst = a->organization, .allow_empty = 1},
+        {.name = "qos", .type = JF_TEXT, .dst = a->qos, .size = sizeof(a->qos)},
+        {.name = "default_qos", .type = JF_NAME, .dst = a->default_qos, .allow_empty = 1},
     };
+    size_t n = sizeof(f) / sizeof(f[0]);
     /* PATCH names the account in the path: "name" is not a field of its body. */
-    return adding ? json_read(in, f, 5, err) : json_read(in, f + 1, 4, err);
+    return adding ? json_read(in, f, n, err) : json_read(in, f + 1, n - 1, err);
 }
 
 int api_account_add(struct req *r, struct allot_error *err)

@@ -334,16 +334,25 @@ static int check_request(struct req *r, struct allot_error *err)
     return check_content_type(r, err);
 }
 
-static int too_big(struct allot_error *err)
+/* The largest body a request may carry (request.h). */
+static size_t body_max(const char *method, const char *url)
 {
-    return allot_errorf(err, ALLOT_ETOOBIG, "body: larger than %d bytes", REQ_BODY_MAX);
+    if (strcmp(method, "POST") == 0 && strcmp(url, "/v1/import/slurm") == 0)
+        return REQ_IMPORT_BODY_MAX;
+    return REQ_BODY_MAX;
+}
+
+static int too_big(const struct req *r, struct allot_error *err)
+{
+    return allot_errorf(err, ALLOT_ETOOBIG, "body: larger than %zu bytes",
+                        body_max(r->method, r->url));
 }
 
 /* The stages after the body: route, check, authenticate, authorize, handle. */
 static int run_stages(struct req *r, struct allot_error *err)
 {
     if (r->too_big)
-        return too_big(err);
+        return too_big(r, err);
     /* MHD gives the path without its query and decoded: a '?' in it was a %3F, part of a
      * segment (cutting there would act on "chem" for "chem%3Fx"). */
     size_t n = strlen(r->url);
@@ -395,26 +404,26 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
          * then answered. */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
-        if (len > REQ_BODY_MAX) {
+        if (len > body_max(method, url)) {
             const char *expect = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Expect");
             r->too_big = 1;
             r->close_conn = 1;
             if ((expect && strcasecmp(expect, "100-continue") == 0) || len > REQ_DISCARD_MAX) {
                 struct allot_error err = {0};
-                return send_reply(r, too_big(&err), &err);
+                return send_reply(r, too_big(r, &err), &err);
             }
         }
         return MHD_YES;
     }
     if (*upload_data_size) {
-        size_t n = *upload_data_size;
-        if (!r->too_big && r->body_len + n > REQ_BODY_MAX)
+        size_t n = *upload_data_size, max = body_max(r->method, r->url);
+        if (!r->too_big && r->body_len + n > max)
             r->too_big = 1;
         if (!r->too_big) {
             if (r->body_len + n + 1 > r->body_cap) {
                 r->body_cap = r->body_len + n + 1 < 4096 ? 4096 : (r->body_len + n + 1) * 2;
-                if (r->body_cap > REQ_BODY_MAX + 1)
-                    r->body_cap = REQ_BODY_MAX + 1;
+                if (r->body_cap > max + 1)
+                    r->body_cap = max + 1;
                 r->body = xrealloc(r->body, r->body_cap);
             }
             memcpy(r->body + r->body_len, upload_data, n);

@@ -70,6 +70,8 @@ static const struct route routes[] = {
     {"PUT", "/v1/limits", ACCESS_SUPER, api_limit_set, 0, NULL, NULL},
     {"GET", "/v1/limits/effective", ACCESS_ANY, api_limit_effective, 0, NULL,
      "cluster user account partition qos"},
+    {"POST", "/v1/import/slurm", ACCESS_SUPER, api_import_slurm, 0, NULL, NULL},
+    {"GET", "/v1/export/slurm", ACCESS_READALL, api_export_slurm, 0, NULL, "cluster"},
     {"GET", "/v1/allocations", ACCESS_ANY, api_alloc_list, 0, NULL, "account resource active user"},
     {"POST", "/v1/allocations", ACCESS_SUPER, api_alloc_add, 0, NULL, NULL},
     {"GET", "/v1/allocations/{}", ACCESS_ANY, api_alloc_get, 0, "#id", NULL},

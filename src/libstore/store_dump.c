@@ -72,7 +72,8 @@ struct dump_table {
 static const char SQL_ACCOUNTS_SELECT[] =
     "WITH RECURSIVE tree(id, depth) AS (SELECT id, 0 FROM accounts WHERE parent_id IS NULL "
     "UNION ALL SELECT a.id, tree.depth + 1 FROM accounts a JOIN tree ON a.parent_id = tree.id) "
-    "SELECT a.id, a.name, a.parent_id, a.shares, a.description, a.organization, a.created_s "
+    "SELECT a.id, a.name, a.parent_id, a.shares, a.description, a.organization, a.created_s, "
+    "a.qos, a.default_qos "
     "FROM accounts a JOIN tree ON tree.id = a.id ORDER BY tree.depth, a.id";
 
 static const struct dump_table dump_tables[] = {
@@ -88,7 +89,9 @@ static const struct dump_table dump_tables[] = {
       I("shares"),
       T("description"),
       T("organization"),
-      I("created_s")}},
+      I("created_s"),
+      T("qos"),
+      T("default_qos")}},
     {"users",
      "name",
      NULL,

@@ -27,16 +27,18 @@ static const char SQL_CLUSTER_REMOVE[] = "DELETE FROM clusters WHERE name = $1";
 static const char SQL_CLUSTER_LIST[] = "SELECT name FROM clusters ORDER BY name";
 
 #define ACCOUNT_COLS                                                                               \
-    "a.id, a.name, COALESCE(p.name, ''), a.shares, a.description, a.organization, a.created_s"
+    "a.id, a.name, COALESCE(p.name, ''), a.shares, a.description, a.organization, a.created_s, " \
+    "a.qos, a.default_qos"
 static const char SQL_ACCOUNT_ID[] = "SELECT id FROM accounts WHERE name = $1";
 static const char SQL_ACCOUNT_ADD[] =
-    "INSERT INTO accounts (name, parent_id, shares, description, organization, created_s) "
-    "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id";
+    "INSERT INTO accounts (name, parent_id, shares, description, organization, created_s, qos, "
+    "default_qos) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
 static const char SQL_ACCOUNT_GET[] = "SELECT " ACCOUNT_COLS " FROM accounts a "
                                       "LEFT JOIN accounts p ON p.id = a.parent_id "
                                       "WHERE a.name = $1";
 static const char SQL_ACCOUNT_MODIFY[] = "UPDATE accounts SET parent_id = $1, shares = $2, "
-                                         "description = $3, organization = $4 WHERE id = $5";
+                                         "description = $3, organization = $4, qos = $5, "
+                                         "default_qos = $6 WHERE id = $7";
 static const char SQL_ACCOUNT_USED[] =
     "SELECT (SELECT COUNT(*) FROM accounts WHERE parent_id = $1), "
     "(SELECT COUNT(*) FROM assocs WHERE account_id = $1), "
@@ -106,6 +108,7 @@ static const char SQL_QOS_LIST[] = "SELECT " QOS_COLS " FROM qos ORDER BY name";
  * 0 = association, 1 = partition. */
 static const char SQL_QOS_USED[] =
     "SELECT default_qos, qos, 0 FROM assocs WHERE default_qos = $1 OR qos <> '' "
+    "UNION ALL SELECT default_qos, qos, 0 FROM accounts WHERE default_qos = $1 OR qos <> '' "
     "UNION ALL SELECT qos, '', 1 FROM partitions WHERE qos = $1";
 
 #define PART_COLS                                                                                  \
@@ -274,6 +277,9 @@ int store_cluster_list(store_t *st, store_cluster_f cb, void *arg, struct allot_
 
 /* ---- accounts ---- */
 
+static int qos_fields_check(store_t *st, const char *list, const char *dflt,
+                            struct allot_error *err);
+
 static void read_account(db_stmt_t *s, struct account *a)
 {
     memset(a, 0, sizeof *a);
@@ -284,6 +290,8 @@ static void read_account(db_stmt_t *s, struct account *a)
     db_column_copy(s, 4, a->description, sizeof a->description);
     db_column_copy(s, 5, a->organization, sizeof a->organization);
     a->created_s = db_column_int64(s, 6);
+    db_column_copy(s, 7, a->qos, sizeof a->qos);
+    db_column_copy(s, 8, a->default_qos, sizeof a->default_qos);
 }
 
 /* Validate the fields add and modify share; "" parent means root. */
@@ -305,7 +313,8 @@ int store_account_add(store_t *st, struct account *a, struct allot_error *err)
 {
     const char *parent;
     int64_t parent_id;
-    if (store_ready_write(st, "account add", err) < 0 || account_validate(a, &parent, err) < 0)
+    if (store_ready_write(st, "account add", err) < 0 || account_validate(a, &parent, err) < 0 ||
+        qos_fields_check(st, a->qos, a->default_qos, err) < 0)
         return -1;
     if (store_account_id(st, "parent", parent, &parent_id, err) < 0) {
         if (err && err->code == ALLOT_ENOENT)
@@ -322,6 +331,8 @@ int store_account_add(store_t *st, struct account *a, struct allot_error *err)
     db_bind_text(s, 4, a->description);
     db_bind_text(s, 5, a->organization);
     db_bind_int64(s, 6, created);
+    db_bind_text(s, 7, a->qos);
+    db_bind_text(s, 8, a->default_qos);
     int rc = db_step(s, err);
     if (rc < 0)
         return exists_error(err, "account", a->name);
@@ -386,6 +397,7 @@ int store_account_modify(store_t *st, const struct account *a, struct allot_erro
     const char *parent;
     struct account cur;
     if (store_ready_write(st, "account modify", err) < 0 || account_validate(a, &parent, err) < 0 ||
+        qos_fields_check(st, a->qos, a->default_qos, err) < 0 ||
         store_account_get(st, a->name, &cur, err) < 0)
         return -1;
     int is_root = strcmp(a->name, "root") == 0;
@@ -426,7 +438,9 @@ int store_account_modify(store_t *st, const struct account *a, struct allot_erro
     db_bind_int64(s, 2, a->shares);
     db_bind_text(s, 3, a->description);
     db_bind_text(s, 4, a->organization);
-    db_bind_int64(s, 5, cur.id);
+    db_bind_text(s, 5, a->qos);
+    db_bind_text(s, 6, a->default_qos);
+    db_bind_int64(s, 7, cur.id);
     return db_run(s, err);
 }
 
@@ -772,19 +786,19 @@ static int qos_list_has(const char *list, const char *name)
     return 0;
 }
 
-/* Every QOS an association names must exist (as partition qos= must), and, as sacctmgr
- * insists, a default QOS must be one of the allowed ones when the list is set. */
-static int assoc_fields_check(store_t *st, const struct assoc *a, struct allot_error *err)
+/* Every QOS an association (of a user or an account) names must exist (as partition qos=
+ * must), and, as sacctmgr insists, a default QOS must be one of the allowed ones when the
+ * list is set. */
+static int qos_fields_check(store_t *st, const char *list, const char *dflt,
+                            struct allot_error *err)
 {
     char tmp[ALLOT_TEXT_MAX];
     struct qos q;
-    if (model_check_name("default_qos", a->default_qos, 1, err) < 0 ||
-        model_copy_text(tmp, sizeof tmp, "qos", a->qos, err) < 0)
+    if (model_check_name("default_qos", dflt, 1, err) < 0 ||
+        model_copy_text(tmp, sizeof tmp, "qos", list, err) < 0)
         return -1;
-    if (a->shares < 0 || a->shares > UINT32_MAX) /* Slurm's fairshare is a uint32 */
-        return allot_errorf(err, ALLOT_EINVAL, "shares: must be 0..4294967295");
     size_t l;
-    for (const char *p = a->qos, *it; comma_next(&p, &it, &l);) {
+    for (const char *p = list, *it; comma_next(&p, &it, &l);) {
         char name[ALLOT_NAME_MAX];
         if (l >= sizeof name)
             return allot_errorf(err, ALLOT_EINVAL, "qos: name longer than %d characters",
@@ -796,15 +810,22 @@ static int assoc_fields_check(store_t *st, const struct assoc *a, struct allot_e
         if (qos_lookup(st, name, &q, err) < 0)
             return allot_error_prefix(err, "qos");
     }
-    if (a->default_qos[0]) {
-        if (qos_lookup(st, a->default_qos, &q, err) < 0)
+    if (dflt[0]) {
+        if (qos_lookup(st, dflt, &q, err) < 0)
             return allot_error_prefix(err, "default_qos");
-        if (a->qos[0] && !qos_list_has(a->qos, a->default_qos))
+        if (list[0] && !qos_list_has(list, dflt))
             return allot_errorf(err, ALLOT_EINVAL,
                                 "default_qos: '%s' is not in the association's qos list '%s'",
-                                a->default_qos, a->qos);
+                                dflt, list);
     }
     return 0;
+}
+
+static int assoc_fields_check(store_t *st, const struct assoc *a, struct allot_error *err)
+{
+    if (a->shares < 0 || a->shares > UINT32_MAX) /* Slurm's fairshare is a uint32 */
+        return allot_errorf(err, ALLOT_EINVAL, "shares: must be 0..4294967295");
+    return qos_fields_check(st, a->qos, a->default_qos, err);
 }
 
 static int assoc_lookup(store_t *st, const char *cluster, const char *account, const char *user,

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* sacctmgr_dump.h - the file `sacctmgr dump CLUSTER file=F` writes and `sacctmgr load` reads.
+ *
+ * A dump is lines of the form
+ *     Cluster - 'test':DefaultQOS='normal':Fairshare=1:QOS='high,normal'
+ *     Parent - 'root'
+ *     Account - 'chem':Description='chemistry':Organization='sci':Fairshare=10:GrpTRES=cpu=8
+ *     User - 'alice':DefaultAccount='chem':Fairshare=1:MaxJobs=4
+ * plus '#' comments and blank lines.  A record is a kind, a name and `:Key=Value` options;
+ * a value is either quoted with ' or " (Slurm writes quoted values without quotes inside)
+ * or runs to the next ':'.  Account and User lines belong to the account of the last
+ * Parent line.  st_dump_line_parse splits one line; st_dump_next walks a buffer and tracks
+ * the Parent, so a caller gets every record with its line number and parent and can say
+ * where a bad one is.  Keys are kept as written (the reader of a record matches them
+ * case-insensitively, as sacctmgr does).
+ * Design: no allocation; spans borrow from the caller's buffer.
+ * Thread rule: pure; reentrant.
+ */
+#ifndef ALLOT_SLURMTEXT_SACCTMGR_DUMP_H
+#define ALLOT_SLURMTEXT_SACCTMGR_DUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allot/error.h"
+#include "libslurmtext/field.h"
+
+#define ST_DUMP_OPTS_MAX 48
+
+enum st_dump_kind { ST_DUMP_CLUSTER = 0, ST_DUMP_PARENT, ST_DUMP_ACCOUNT, ST_DUMP_USER };
+
+struct st_dump_opt {
+    struct st_span key;
+    struct st_span value; /* without its quotes */
+};
+
+struct st_dump_record {
+    enum st_dump_kind kind;
+    struct st_span name;
+    size_t n;
+    struct st_dump_opt opt[ST_DUMP_OPTS_MAX];
+};
+
+/* Parse one line.  Returns 1 with *out set, 0 for a blank or comment line (out untouched),
+ * or -1 with ALLOT_EINVAL saying what is wrong (unknown kind, no quoted name, an option
+ * without '=', an empty key, an unterminated quote, a key given twice, more than
+ * ST_DUMP_OPTS_MAX options); out untouched then. */
+int st_dump_line_parse(struct st_span line, struct st_dump_record *out, struct allot_error *err);
+
+/* The value of option key (case-insensitive); false when the record has none. */
+bool st_dump_get(const struct st_dump_record *r, const char *key, struct st_span *out);
+
+/* "Cluster", "Parent", "Account", "User". */
+const char *st_dump_kind_name(enum st_dump_kind k);
+
+/* Walking a whole dump.  Start with st_dump_cursor_init; each st_dump_next gives the next
+ * record with its 1-based line number and the account its Account/User line is under (the
+ * last Parent; empty before one).  Returns 1, 0 at the end, or -1 with the error prefixed
+ * "line N: ".  A Parent line is returned too (its parent is itself).  Structural rules
+ * checked here: the first record is the Cluster line and there is one; an Account or User
+ * line needs a Parent before it; a line is at most 64 KiB. */
+struct st_dump_cursor {
+    const char *buf;
+    size_t len, pos;
+    long line;
+    int seen_cluster;
+    struct st_span parent;
+};
+
+void st_dump_cursor_init(struct st_dump_cursor *c, const char *buf, size_t len);
+int st_dump_next(struct st_dump_cursor *c, struct st_dump_record *out, long *line,
+                 struct st_span *parent, struct allot_error *err);
+
+#endif
