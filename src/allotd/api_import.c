@@ -192,6 +192,9 @@ static int qos_list(struct walk *w, struct st_span v, const char *parent_eff, ch
             items[n++] = (char *)name;
         }
     }
+    if (n == 0) /* the bank's "" means inherited, which is not what an emptied list means */
+        return allot_errorf(err, ALLOT_EINVAL, "QOS: '%.*s' leaves no QOS, which the bank "
+                                               "cannot hold", (int)v.n, v.p);
     qsort(items, (size_t)n, sizeof items[0], cmp_str);
     size_t len = 0;
     out[0] = '\0';
