@@ -20,8 +20,6 @@ static const struct field modify_fields[] = {
     {"shares", "shares", V_INT, "same as fairshare"},
     {"description", "description", V_STR, "free text"},
     {"organization", "organization", V_STR, "organization name"},
-    {"qos", "qos", V_STR, "the account association's QOS list (\"\" = inherited)"},
-    {"defaultqos", "default_qos", V_STR, "its default QOS (\"\" = inherited)"},
     {0},
 };
 
