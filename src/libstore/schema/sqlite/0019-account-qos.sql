@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- 0018-account-qos.sql: an account's own QOS list and default QOS, as Slurm's account
+-- 0019-account-qos.sql: an account's own QOS list and default QOS, as Slurm's account
 -- association holds them (`sacctmgr dump` writes them on the Account and Cluster lines).
 -- `allot import slurm` keeps them so `allot export slurm` gives them back; '' = inherited
 -- from the parent account, as in Slurm.
