@@ -2,17 +2,25 @@
 /* api_misc.c - service endpoints: /healthz, /metrics, /v1/whoami, /v1/check; and the
  * handlers' shared helpers (api.h): error field renaming, durations for messages, the
  * cluster filter of history listings. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include <microhttpd.h>
 
 #include "allotd/api.h"
 #include "allotd/auth.h"
 #include "allotd/metrics.h"
+#include "allotd/routes.h"
 #include "allotd/writer.h"
+#include "libutil/log.h"
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
+
+#define METRICS_TOKEN_MAX 256 /* the longest scrape token MetricsTokenFile may hold */
 
 int api_healthz(struct req *r, struct allot_error *err)
 {
@@ -27,10 +35,70 @@ int api_healthz(struct req *r, struct allot_error *err)
     return 0;
 }
 
+/* 1 when the Authorization header is "Bearer <the token in MetricsTokenFile>".  The file
+ * is read at each scrape (one every few seconds at most), so a new token takes effect
+ * without a reload; compared in constant time. */
+static int scrape_token_matches(const char *path, const char *authz)
+{
+    if (!path[0] || !authz || strncasecmp(authz, "Bearer ", 7) != 0)
+        return 0;
+    char want[METRICS_TOKEN_MAX + 2];
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        log_warn("msg=\"MetricsTokenFile unreadable\" path=%s error=\"%s\"", path,
+                 strerror(errno));
+        return 0;
+    }
+    size_t n = fread(want, 1, sizeof(want) - 1, f);
+    fclose(f);
+    want[n] = '\0';
+    while (n && (want[n - 1] == '\n' || want[n - 1] == '\r' || want[n - 1] == ' '))
+        want[--n] = '\0';
+    const char *got = authz + 7;
+    size_t glen = strnlen(got, METRICS_TOKEN_MAX + 1);
+    if (n < 16 || n > METRICS_TOKEN_MAX || glen != n) {
+        if (n < 16 || n > METRICS_TOKEN_MAX)
+            log_warn("msg=\"MetricsTokenFile ignored: its token must be 16 to %d characters\" "
+                     "path=%s",
+                     METRICS_TOKEN_MAX, path);
+        explicit_bzero(want, sizeof(want));
+        return 0;
+    }
+    unsigned char diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(want[i] ^ got[i]);
+    explicit_bzero(want, sizeof(want));
+    return diff == 0;
+}
+
+/* Whether this scrape may see per-account series: a caller who sent no credential may not
+ * (the process's own series are public, as Prometheus scrapes expect); the scrape token may;
+ * any other credential is checked as on every route and must be an admin's, operator's or
+ * superuser's.  -1 with err for a credential that does not authenticate. */
+static int metrics_accounts(struct req *r, struct allot_error *err)
+{
+    const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
+    int has_cred = authz ||
+                   MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-Auth") ||
+                   (r->d->auth_none &&
+                    MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-User"));
+    if (!has_cred)
+        return 0;
+    if (scrape_token_matches(r->conf->metrics_token_file, authz))
+        return 1;
+    if (auth_request(r, err) < 0)
+        return -1;
+    return routes_allowed(ACCESS_READALL, r->who.role);
+}
+
 int api_metrics(struct req *r, struct allot_error *err)
 {
+    int accounts = metrics_accounts(r, err);
+    if (accounts < 0)
+        return -1;
     store_t *st = req_reader(r, NULL); /* balances are optional in the scrape */
-    metrics_render(r->d->metrics, writer_depth(r->d->writer), st, &r->text, &r->text_len);
+    metrics_render(r->d->metrics, writer_depth(r->d->writer), st, accounts, &r->text,
+                   &r->text_len);
     r->ctype = "text/plain; version=0.0.4";
     return 0;
 }

@@ -215,7 +215,8 @@ static int on_alloc(const struct allocation *a, const struct balance *b, void *a
     return 0;
 }
 
-void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf, size_t *len)
+void metrics_render(struct metrics *m, long queue_depth, store_t *st, int accounts, char **buf,
+                    size_t *len)
 {
     struct out o = {.buf = xmalloc(4096), .len = 0, .cap = 4096};
     o.buf[0] = '\0';
@@ -291,15 +292,16 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf
                    "and may answer from its cache; 0: every lookup reads the database.\n"
                    "# TYPE allot_partition_watch_up gauge\nallot_partition_watch_up %d\n",
                atomic_load(&m->part_drops), atomic_load(&m->part_watching));
-    if (st) {
+    if (st && accounts) {
         out_printf(&o, "# HELP allot_allocation_available_sumin Available SU-minutes per "
                        "allocation.\n# TYPE allot_allocation_available_sumin gauge\n");
         struct alloc_filter f = {0};
         struct allot_error err;
         if (store_alloc_list(st, &f, on_alloc, &o, &err) < 0)
             out_printf(&o, "# allocations unavailable: %s\n", err.msg);
-        render_sync(&o, st);
     }
+    if (st)
+        render_sync(&o, st);
     *buf = o.buf;
     *len = o.len;
 }

@@ -45,7 +45,10 @@ void metrics_partition_lookup(struct metrics *m, int hit);
 void metrics_partition_cache(struct metrics *m, int watching);
 
 /* Append the exposition text to *buf (xrealloc'd; the caller frees).  queue_depth is the
- * writer's; st (may be NULL) is read for allocation balances. */
-void metrics_render(struct metrics *m, long queue_depth, store_t *st, char **buf, size_t *len);
+ * writer's; st (may be NULL) is read for the sync drifts and, when accounts is 1, for the
+ * balance of each allocation (labelled by account: only for callers who may read every
+ * account, api_metrics). */
+void metrics_render(struct metrics *m, long queue_depth, store_t *st, int accounts, char **buf,
+                    size_t *len);
 
 #endif

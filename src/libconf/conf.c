@@ -184,6 +184,10 @@ static const struct conf_row conf_rows[] = {
      I(queue_max)},
     {{"LogLevel", CONF_ENUM, "error|warn|info|debug", 0, 0, "info", 1, "log threshold"},
      S(log_level)},
+    {{"MetricsTokenFile", CONF_STRING, NULL, 0, 0, "", 1,
+      "file holding the bearer token a Prometheus scrape sends to see per-account series; "
+      "empty = only authenticated admins, operators and superusers see them"},
+     S(metrics_token_file)},
     {{"LogFile", CONF_STRING, NULL, 0, 0, "", 0, "log file; empty = standard error"},
      S(log_file)},
     {{"PidFile", CONF_STRING, NULL, 0, 0, "", 0, "pid file written at startup; empty = none"},

@@ -52,6 +52,7 @@ struct allot_conf {
     char super_users[CONF_STR_MAX];   /* canonical comma lists of user names */
     char admins[CONF_STR_MAX];
     char operators[CONF_STR_MAX];
+    char metrics_token_file[CONF_STR_MAX]; /* scrape token for per-account /metrics; "" = none */
     /* Bank behaviour */
     char time_zone[64];                /* IANA name used for period strings */
     int64_t policy_tick_interval_s;    /* policy clock period (tick.c) */

@@ -11,7 +11,8 @@ test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 bal() { api GET "/v1/balances?account=$1" | json_get "items.0.$2"; }
 
 test_expect_success 'start allotd' '
-	allotd_start AuthType=none TestMode=local Operators=slurm
+	echo "scrape-0123456789abcdef" >scrape.token &&
+	allotd_start AuthType=none TestMode=local Operators=slurm "MetricsTokenFile=$PWD/scrape.token"
 '
 test_expect_success 'reference data: cluster, account tree, users, assocs' '
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&
@@ -143,10 +144,28 @@ test_expect_success 'store check passes; metrics count requests and commits' '
 	grep "allot_requests_total{route=\"POST /v1/jobs/hold\",status=\"200\"}" out &&
 	grep "allot_commit_batch_ops_count" out &&
 	grep "^allot_writer_seconds_total{phase=\"commit\"} [0-9]" out &&
+	api GET /metrics >out &&
 	grep "allot_allocation_available_sumin{id=\"$(cat alloc_id)\"" out
 '
+test_expect_success '/metrics: per-account balances only for admins, operators, the scrape token' '
+	curl -s -o out "$ALLOTD_URL/metrics" &&
+	grep -q "^allot_requests_total" out &&
+	! grep "available_sumin\|account=" out &&
+	API_USER=alice api GET /metrics >out &&
+	grep -q "^allot_requests_total" out &&
+	! grep "available_sumin" out &&
+	API_USER=slurm api GET /metrics >out &&
+	grep -q "allot_allocation_available_sumin{id=\"$(cat alloc_id)\",account=\"science\"" out &&
+	curl -s -o out -H "Authorization: Bearer $(cat scrape.token)" "$ALLOTD_URL/metrics" &&
+	grep -q "allot_allocation_available_sumin{id=\"$(cat alloc_id)\",account=\"science\"" out &&
+	curl -s -o out -w "%{http_code}" -H "Authorization: Bearer scrape-0123456789abcdeX" \
+		"$ALLOTD_URL/metrics" >code &&
+	test "$(cat code)" = 401 &&
+	! grep "available_sumin" out &&
+	! grep -q "scrape-0123456789abcdef" "$ALLOTD_LOG"
+'
 test_expect_success '/metrics is Prometheus text format, as its own client library parses it' '
-	curl -s -D headers -o out "$ALLOTD_URL/metrics" &&
+	curl -s -D headers -o out -H "Authorization: Bearer $(cat scrape.token)" "$ALLOTD_URL/metrics" &&
 	grep -i "^Content-Type: text/plain; version=0.0.4" headers &&
 	python3 "$ALLOT_SRC_DIR/tests/lib/prom_check.py" <out >fams &&
 	cat fams &&

@@ -154,7 +154,7 @@ static long hits(struct fixture *fx)
 {
     char *buf = NULL;
     size_t len = 0;
-    metrics_render(fx->m, 0, NULL, &buf, &len);
+    metrics_render(fx->m, 0, NULL, 0, &buf, &len);
     assert_non_null(buf);
     const char *key = "allot_partition_lookups_total{result=\"hit\"} ";
     const char *at = strstr(buf, key);
