@@ -80,7 +80,8 @@ static const struct conf_row conf_rows[] = {
       "seconds between two passes of the policy clock (period boundaries, thresholds)"},
      I(policy_tick_interval_s)},
     {{"ClusterNames", CONF_LIST, NULL, 0, 0, "", 1,
-      "clusters this allotd serves; empty = any cluster"},
+      "clusters this allotd serves; empty = any cluster; a job verb for another cluster is "
+      "refused (403)"},
      S(cluster_names)},
     {{"ClusterName", CONF_LIST, NULL, 0, 0, "", 1, "alias of ClusterNames"}, S(cluster_names)},
     {{"HoldMode", CONF_ENUM, "start|submit", 0, 0, "start", 1,
