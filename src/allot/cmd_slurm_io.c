@@ -71,6 +71,30 @@ static char *run_sacctmgr(const char *cmd, size_t *len, struct allot_error *err)
     return s;
 }
 
+/* slurm.conf's PriorityFlags from `scontrol show config` ("PriorityFlags = MAX_TRES,..."). */
+static char *live_priority_flags(struct allot_error *err)
+{
+    size_t n;
+    char *text = run_sacctmgr("scontrol show config", &n, err);
+    if (!text)
+        return NULL;
+    char *flags = NULL, *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(l, "PriorityFlags", 13) != 0)
+            continue;
+        char *eq = strchr(l, '=');
+        if (eq) {
+            eq++;
+            while (*eq == ' ')
+                eq++;
+            flags = xstrdup(eq);
+        }
+        break;
+    }
+    free(text);
+    return flags ? flags : xstrdup("");
+}
+
 static int live_inputs(const char *cluster, char **dump, size_t *dlen, char **qos, size_t *qlen,
                        struct allot_error *err)
 {
@@ -92,6 +116,13 @@ static int live_inputs(const char *cluster, char **dump, size_t *dlen, char **qo
         return -1;
     *qos = run_sacctmgr("sacctmgr -P show qos", qlen, err);
     return *qos ? 0 : -1;
+}
+
+static int live_partitions(char **parts, size_t *plen, char **flags, struct allot_error *err)
+{
+    if (!(*parts = run_sacctmgr("scontrol show partition -o", plen, err)))
+        return -1;
+    return (*flags = live_priority_flags(err)) ? 0 : -1;
 }
 
 static void print_lines(json_t *reply, const char *key, FILE *f)
@@ -121,11 +152,12 @@ static int post(struct cli *cli, json_t *body, int dry_run, struct allot_error *
         print_lines(doc, "changes", stdout);
         print_lines(doc, "notes", stdout);
         printf("import slurm cluster %s: read %lld accounts, %lld users, %lld associations, "
-               "%lld QOS; %s",
+               "%lld QOS, %lld partitions; %s",
                c ? c : "?", (long long)json_integer_value(json_object_get(rd, "accounts")),
                (long long)json_integer_value(json_object_get(rd, "users")),
                (long long)json_integer_value(json_object_get(rd, "assocs")),
                (long long)json_integer_value(json_object_get(rd, "qos")),
+               (long long)json_integer_value(json_object_get(rd, "partitions")),
                n == 0 ? "no changes\n" : "");
         if (n)
             printf("%lld changes%s\n", (long long)n, dry_run ? " (dry run: nothing written)"
@@ -148,6 +180,7 @@ static int do_import(struct cli *cli, int argc, char **argv, struct allot_error 
         return allot_errorf(err, ALLOT_EINVAL, "import: expected 'allot import slurm ...'");
     const char *file = args_get(&kvs, "file"), *qosf = args_get(&kvs, "qos");
     const char *cluster = args_get(&kvs, "cluster"), *live = args_get(&kvs, "live");
+    const char *partf = args_get(&kvs, "partitions"), *pflags = args_get(&kvs, "priorityflags");
     if (args_check_used(&kvs, "import slurm", err) < 0)
         return -1;
     int is_live = live && strcmp(live, "yes") == 0;
@@ -159,30 +192,41 @@ static int do_import(struct cli *cli, int argc, char **argv, struct allot_error 
                             "file=DUMP`) or live=yes cluster=NAME");
     if (cluster && model_check_name("cluster", cluster, 0, err) < 0)
         return -1;
-    char *dump = NULL, *qos = NULL;
-    size_t dlen = 0, qlen = 0;
+    char *dump = NULL, *qos = NULL, *parts = NULL, *flags = NULL;
+    size_t dlen = 0, qlen = 0, plen = 0;
     rc = -1;
     if (is_live) {
         if (!cluster) {
             allot_errorf(err, ALLOT_EINVAL, "import slurm live=yes: cluster=NAME is required");
             goto out;
         }
-        if (qosf) {
-            allot_errorf(err, ALLOT_EINVAL, "import slurm live=yes reads the QOS itself: no qos=");
+        if (qosf || partf || pflags) {
+            allot_errorf(err, ALLOT_EINVAL, "import slurm live=yes reads the QOS, partitions "
+                                            "and PriorityFlags itself: no qos=, partitions=, "
+                                            "priorityflags=");
             goto out;
         }
-        if (live_inputs(cluster, &dump, &dlen, &qos, &qlen, err) < 0)
+        if (live_inputs(cluster, &dump, &dlen, &qos, &qlen, err) < 0 ||
+            live_partitions(&parts, &plen, &flags, err) < 0)
             goto out;
     } else {
         if (!(dump = read_path(file, &dlen, err)))
             goto out;
         if (qosf && !(qos = read_path(qosf, &qlen, err)))
             goto out;
+        if (partf && !(parts = read_path(partf, &plen, err)))
+            goto out;
+        if (pflags)
+            flags = xstrdup(pflags);
     }
     json_t *body = json_object();
     json_object_set_new(body, "dump", json_stringn(dump, dlen));
     if (qos)
         json_object_set_new(body, "qos", json_stringn(qos, qlen));
+    if (parts)
+        json_object_set_new(body, "partitions", json_stringn(parts, plen));
+    if (flags)
+        json_object_set_new(body, "priority_flags", json_string(flags));
     if (cluster)
         json_object_set_new(body, "cluster", json_string(cluster));
     if (!json_object_get(body, "dump")) {
@@ -197,6 +241,8 @@ static int do_import(struct cli *cli, int argc, char **argv, struct allot_error 
 out:
     free(dump);
     free(qos);
+    free(parts);
+    free(flags);
     return rc;
 }
 
@@ -252,12 +298,15 @@ static int run_export(struct cli *cli, const char *verb, int argc, char **argv,
 const struct cli_command cmd_import = {
     .noun = "import",
     .summary = "import a Slurm cluster's accounts, users, associations, QOS and limits",
-    .help = "usage: allot import slurm file=DUMP [qos=QOSFILE] [cluster=NAME] [--dry-run]\n"
+    .help = "usage: allot import slurm file=DUMP [qos=QOSFILE] [partitions=PARTFILE]\n"
+            "                          [priorityflags=FLAGS] [cluster=NAME] [--dry-run]\n"
             "       allot import slurm live=yes cluster=NAME [--dry-run]\n"
             "\n"
             "DUMP is what `sacctmgr dump CLUSTER file=DUMP` writes; QOSFILE what\n"
-            "`sacctmgr show qos -P` prints (a dump holds no QOS definitions).  live=yes\n"
-            "runs both on this host.  Every line is checked first; the changes are applied\n"
+            "`sacctmgr show qos -P` prints (a dump holds no QOS definitions); PARTFILE\n"
+            "what `scontrol show partition -o` prints (TRESBillingWeights, MaxTime,\n"
+            "DefaultTime, QoS), FLAGS slurm.conf's PriorityFlags (MAX_TRES).  live=yes\n"
+            "runs them all on this host.  Every line is checked first; the changes are applied\n"
             "in one transaction (all or nothing) and printed one per line: '+' added,\n"
             "'~' changed (old -> new), '-' limit cleared.  --dry-run prints them and\n"
             "writes nothing.  A second import of the same dump says 'no changes'.\n"
@@ -267,7 +316,10 @@ const struct cli_command cmd_import = {
             "\n"
             "examples:\n"
             "  sacctmgr dump hpc file=hpc.dump; sacctmgr -P show qos > qos.txt\n"
+            "  scontrol show partition -o > parts.txt\n"
             "  allot import slurm file=hpc.dump qos=qos.txt --dry-run\n"
+            "  allot import slurm file=hpc.dump qos=qos.txt partitions=parts.txt \\\n"
+            "      priorityflags=MAX_TRES\n"
             "  allot import slurm file=hpc.dump qos=qos.txt\n"
             "  allot import slurm live=yes cluster=hpc\n",
     .run = run_import,

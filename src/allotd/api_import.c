@@ -29,6 +29,7 @@
 #include "libcore/limits.h"
 #include "libcore/numparse.h"
 #include "libslurmtext/memory.h"
+#include "libslurmtext/partition.h"
 #include "libslurmtext/sacctmgr.h"
 #include "libslurmtext/sacctmgr_dump.h"
 #include "libutil/text.h"
@@ -70,7 +71,10 @@ struct walk {
     size_t nusr, capusr;
     char (*qos_names)[ALLOT_NAME_MAX]; /* QOS the qos text defines */
     size_t nqos, capqos;
-    long counts[4]; /* accounts, users, assocs, qos */
+    char (*part_names)[ALLOT_NAME_MAX]; /* partitions the partitions text defines */
+    size_t npart, cappart;
+    const struct import_input *in;
+    long counts[5]; /* accounts, users, assocs, qos, partitions */
 };
 
 static void change(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -512,7 +516,10 @@ static int do_user_assoc(struct walk *w, const char *name, const char *account,
                             "DefaultAccount: '%s' here, '%s' on line %ld for the same user",
                             t->default_account, u->default_account, u->line);
     }
-    if (t->partition[0]) {
+    int in_text = 0;
+    for (size_t i = 0; i < w->npart; i++)
+        in_text |= strcmp(w->part_names[i], t->partition) == 0;
+    if (t->partition[0] && !in_text) {
         struct partition p;
         if (store_partition_get(w->st, w->cluster, t->partition, &p, &e) < 0)
             return allot_errorf(err, ALLOT_EINVAL,
@@ -743,6 +750,103 @@ fail:
     return rc;
 }
 
+/* ---- partitions (`scontrol show partition -o`, one a line) ------------------------------ */
+
+static void fmt_time(int64_t s, char *buf, size_t n)
+{
+    if (s < 0)
+        snprintf(buf, n, "none");
+    else
+        snprintf(buf, n, "%llds", (long long)s);
+}
+
+/* Create or update the cluster's partitions: weights, MaxTime, DefaultTime, QOS, and MAX_TRES
+ * from PriorityFlags; a new partition bills resource "cpu", an existing one keeps its own. */
+static int do_partitions(struct walk *w, struct allot_error *err)
+{
+    const char *text = w->in->partitions;
+    size_t len = w->in->partitions_len, pos = 0;
+    struct st_span line;
+    long ln = 0;
+    int max_tres = 0;
+    if (w->in->priority_flags) {
+        char flags[ALLOT_TEXT_MAX], *save = NULL;
+        text_copy(flags, sizeof flags, w->in->priority_flags);
+        for (char *f = strtok_r(flags, ", ", &save); f; f = strtok_r(NULL, ", ", &save))
+            max_tres |= strcasecmp(f, "MAX_TRES") == 0;
+    }
+    while (st_next_line(text, len, &pos, &line)) {
+        ln++;
+        if (line.n == 0)
+            continue;
+        struct st_partition sp;
+        struct partition cur, p = {0};
+        struct allot_error e;
+        if (st_partition_parse(line, &sp, err) < 0 ||
+            model_check_name("PartitionName", sp.name, 0, err) < 0 ||
+            (sp.qos[0] && qos_known(w, sp.qos, err) < 0))
+            return allot_error_prefix(err, "partition line %ld", ln);
+        int exists = store_partition_get(w->st, w->cluster, sp.name, &cur, &e) == 0;
+        if (!exists && e.code != ALLOT_ENOENT) {
+            *err = e;
+            return -1;
+        }
+        if (exists)
+            p = cur;
+        else
+            text_copy(p.resource, sizeof p.resource, "cpu");
+        text_copy(p.cluster, sizeof p.cluster, w->cluster);
+        text_copy(p.name, sizeof p.name, sp.name);
+        text_copy(p.billing_weights, sizeof p.billing_weights, sp.billing_weights);
+        text_copy(p.qos, sizeof p.qos, sp.qos);
+        if (w->in->priority_flags) /* without them, an existing partition keeps its own */
+            p.max_tres = max_tres;
+        p.max_time_s = sp.max_time_s;
+        p.default_time_s = sp.default_time_s;
+        char mt[32], dt[32], omt[32], odt[32];
+        fmt_time(p.max_time_s, mt, sizeof mt);
+        fmt_time(p.default_time_s, dt, sizeof dt);
+        int rc = 0;
+        if (!exists) {
+            change(w, "+ partition %s:%s: resource=%s billing_weights='%s' max_tres=%d qos='%s' "
+                      "max_time=%s default_time=%s",
+                   w->cluster, p.name, p.resource, p.billing_weights, p.max_tres, p.qos, mt, dt);
+            if (w->apply)
+                rc = store_partition_add(w->st, &p, err);
+        } else {
+            fmt_time(cur.max_time_s, omt, sizeof omt);
+            fmt_time(cur.default_time_s, odt, sizeof odt);
+            char diff[1024] = "", otr[8], ntr[8];
+            size_t l = 0;
+            snprintf(otr, sizeof otr, "%d", cur.max_tres);
+            snprintf(ntr, sizeof ntr, "%d", p.max_tres);
+#define PDIFF(field, old, new)                                                                     \
+    if (strcmp(old, new) != 0 && l < sizeof diff)                                                  \
+        l += (size_t)snprintf(diff + l, sizeof diff - l, " %s '%s' -> '%s'", field, old, new);
+            PDIFF("billing_weights", cur.billing_weights, p.billing_weights)
+            PDIFF("max_tres", otr, ntr)
+            PDIFF("qos", cur.qos, p.qos)
+            PDIFF("max_time", omt, mt)
+            PDIFF("default_time", odt, dt)
+#undef PDIFF
+            if (l) {
+                change(w, "~ partition %s:%s:%s", w->cluster, p.name, diff);
+                if (w->apply)
+                    rc = store_partition_modify(w->st, &p, err);
+            }
+        }
+        if (rc < 0)
+            return allot_error_prefix(err, "partition line %ld", ln);
+        if (w->npart == w->cappart) {
+            w->cappart = w->cappart ? w->cappart * 2 : 16;
+            w->part_names = xrealloc(w->part_names, w->cappart * sizeof *w->part_names);
+        }
+        text_copy(w->part_names[w->npart++], ALLOT_NAME_MAX, p.name);
+        w->counts[4]++;
+    }
+    return 0;
+}
+
 /* ---- the walk ----------------------------------------------------------------------- */
 
 static int do_record(struct walk *w, const struct st_dump_record *r, struct st_span parent_sp,
@@ -784,6 +888,11 @@ static int do_record(struct walk *w, const struct st_dump_record *r, struct st_s
             if (w->apply && store_cluster_add(w->st, w->cluster, err) < 0)
                 goto out;
         }
+        /* Partitions right after their cluster: associations may name them. */
+        if (w->in->partitions && do_partitions(w, err) < 0) {
+            rc = -2; /* its error names the partition line, not the dump's */
+            goto out;
+        }
         struct account root;
         if (store_account_get(w->st, "root", &root, err) < 0)
             goto out;
@@ -824,7 +933,8 @@ out:
 int import_slurm_walk(store_t *st, const struct import_input *in, int apply, json_t **reply,
                       struct allot_error *err)
 {
-    struct walk w = {.st = st, .apply = apply, .changes = json_array(), .notes = json_array()};
+    struct walk w = {.st = st, .apply = apply, .in = in, .changes = json_array(),
+                     .notes = json_array()};
     char cluster[ALLOT_NAME_MAX] = "";
     int rc = -1;
     if (in->qos && do_qos_text(&w, in->qos, in->qos_len, err) < 0)
@@ -836,19 +946,23 @@ int import_slurm_walk(store_t *st, const struct import_input *in, int apply, jso
     long line;
     int n;
     while ((n = st_dump_next(&c, r, &line, &parent, err)) == 1) {
-        if (do_record(&w, r, parent, line, in->cluster, cluster, err) < 0) {
-            allot_error_prefix(err, "line %ld", line);
+        int rr = do_record(&w, r, parent, line, in->cluster, cluster, err);
+        if (rr < 0) {
+            if (rr == -1)
+                allot_error_prefix(err, "line %ld", line);
+            n = -1;
             break;
         }
     }
     free(r);
     if (n != 0 || set_defaults(&w, err) < 0)
         goto out;
-    *reply = json_pack("{s:s, s:b, s:I, s:O, s:O, s:{s:I, s:I, s:I, s:I}}", "cluster", cluster,
-                       "dry_run", !apply, "changed", (json_int_t)json_array_size(w.changes),
-                       "changes", w.changes, "notes", w.notes, "read", "accounts",
-                       (json_int_t)w.counts[0], "users", (json_int_t)w.counts[1], "assocs",
-                       (json_int_t)w.counts[2], "qos", (json_int_t)w.counts[3]);
+    *reply = json_pack("{s:s, s:b, s:I, s:O, s:O, s:{s:I, s:I, s:I, s:I, s:I}}", "cluster",
+                       cluster, "dry_run", !apply, "changed",
+                       (json_int_t)json_array_size(w.changes), "changes", w.changes, "notes",
+                       w.notes, "read", "accounts", (json_int_t)w.counts[0], "users",
+                       (json_int_t)w.counts[1], "assocs", (json_int_t)w.counts[2], "qos",
+                       (json_int_t)w.counts[3], "partitions", (json_int_t)w.counts[4]);
     rc = 0;
 out:
     json_decref(w.changes);
@@ -856,5 +970,6 @@ out:
     free(w.acc);
     free(w.usr);
     free(w.qos_names);
+    free(w.part_names);
     return rc;
 }

@@ -3,7 +3,8 @@
  * associations and their limits from and to the file `sacctmgr dump` writes and
  * `sacctmgr load` reads.
  *
- * Import: body {"dump": text, "qos"?: text, "cluster"?: name, "dry_run"?: bool}.  A dry
+ * Import: body {"dump": text, "qos"?: text, "partitions"?: text, "priority_flags"?: text,
+ * "cluster"?: name, "dry_run"?: bool}.  A dry
  * run walks on the reader and writes nothing; a real one is one write op (api_import.c).
  * Export: {"cluster", "dump": text}: Cluster line (root's shares, QOS and limits), then
  * the tree depth first: for each account a Parent line, the User lines of its associations
@@ -58,15 +59,21 @@ int api_import_slurm(struct req *r, struct allot_error *err)
     int dry_run = 0;
     json_object_foreach(r->in, key, v)
     {
-        if (strcmp(key, "dump") == 0 || strcmp(key, "qos") == 0) {
+        if (strcmp(key, "dump") == 0 || strcmp(key, "qos") == 0 ||
+            strcmp(key, "partitions") == 0 || strcmp(key, "priority_flags") == 0) {
             if (!json_is_string(v))
                 return allot_errorf(err, ALLOT_EINVAL, "%s: must be a string", key);
             if (key[0] == 'd') {
                 op->in.dump = json_string_value(v);
                 op->in.dump_len = json_string_length(v);
-            } else {
+            } else if (key[0] == 'q') {
                 op->in.qos = json_string_value(v);
                 op->in.qos_len = json_string_length(v);
+            } else if (key[1] == 'a') {
+                op->in.partitions = json_string_value(v);
+                op->in.partitions_len = json_string_length(v);
+            } else {
+                op->in.priority_flags = json_string_value(v);
             }
         } else if (strcmp(key, "cluster") == 0) {
             if (!json_is_string(v) ||

@@ -75,6 +75,8 @@ int st_partition_parse(struct st_span line, struct st_partition *out, struct all
             rc = read_time("MaxTime", v, "UNLIMITED", &p.max_time_s, err);
         else if (span_is(k, "DefaultTime"))
             rc = read_time("DefaultTime", v, "NONE", &p.default_time_s, err);
+        else if (span_is(k, "QoS") && !span_is(v, "N/A"))
+            rc = copy_value("QoS", v, p.qos, sizeof p.qos, err);
         if (rc < 0)
             return -1;
     }

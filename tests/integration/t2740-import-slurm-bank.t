@@ -61,7 +61,7 @@ test_expect_success 'the import, then no changes' '
 	grep "changes written\$" imp.out &&
 	allot import slurm file=dump.txt qos=qos.txt >again.out &&
 	cat again.out &&
-	grep "read 3 accounts, 3 users, 3 associations, 2 QOS; no changes\$" again.out &&
+	grep "read 3 accounts, 3 users, 3 associations, 2 QOS, 0 partitions; no changes\$" again.out &&
 	allot --json account show chem >chem.json &&
 	grep "\"shares\": *2147483647" chem.json &&
 	grep "\"qos\": *\"normal\"" chem.json &&
@@ -128,6 +128,38 @@ test_expect_success 'a change made in Slurm: one line of diff, then applied' '
 	grep "^- limit assoc c1:chem:alice:: MaxJobs=6\$" d3.out
 '
 
+test_expect_success 'partitions from scontrol show partition -o, MAX_TRES from PriorityFlags' '
+	# the line as 22.05.8 prints it (src/libslurmtext/test/partition.c), QoS set
+	echo "PartitionName=big AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL AllocNodes=ALL Default=NO QoS=high DefaultTime=00:05:00 DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO MaxNodes=UNLIMITED MaxTime=00:30:00 MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED Nodes=vm PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO OverTimeLimit=NONE PreemptMode=OFF State=UP TotalCPUs=2 TotalNodes=1 SelectTypeParameters=NONE JobDefaults=(null) DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED TRES=cpu=2,mem=4000M,node=1,billing=8 TRESBillingWeights=CPU=4.0,Mem=0.25G" >parts.txt &&
+	echo "PartitionName=debug QoS=N/A DefaultTime=NONE MaxTime=UNLIMITED State=UP" >>parts.txt &&
+	sed "s/^\(User - .bob.:.*\)\$/\1:Partition='"'"'big'"'"'/" dump.txt >pdump.txt &&
+	grep "Partition=.big." pdump.txt &&
+	state >state.before &&
+	test_must_fail allot import slurm file=pdump.txt qos=qos.txt 2>perr &&
+	grep "line 10: Partition: .big. is not a partition of cluster c1" perr &&
+	sed "2s/MaxTime=UNLIMITED/MaxTime=soon/" parts.txt >badparts.txt &&
+	test_must_fail allot import slurm file=pdump.txt qos=qos.txt partitions=badparts.txt 2>perr &&
+	cat perr &&
+	grep "partition line 2: MaxTime" perr &&
+	state >state.after &&
+	test_cmp state.before state.after &&
+	allot import slurm file=pdump.txt qos=qos.txt partitions=parts.txt priorityflags=MAX_TRES,SMALL_RELATIVE_TO_TIME --dry-run >p.out &&
+	cat p.out &&
+	grep "^+ partition c1:big: resource=cpu billing_weights=.CPU=4.0,Mem=0.25G. max_tres=1 qos=.high. max_time=1800s default_time=300s\$" p.out &&
+	grep "^+ partition c1:debug: resource=cpu billing_weights=.. max_tres=1 qos=.. max_time=none default_time=none\$" p.out &&
+	grep "^+ assoc c1:chem:bob:big: " p.out &&
+	allot import slurm file=pdump.txt qos=qos.txt partitions=parts.txt priorityflags=MAX_TRES >p2.out &&
+	allot -P -n partition show cluster=c1 >parts.bank &&
+	cat parts.bank &&
+	allot import slurm file=pdump.txt qos=qos.txt partitions=parts.txt priorityflags=MAX_TRES >p3.out &&
+	grep "2 QOS, 2 partitions; no changes\$" p3.out &&
+	sed "1s/MaxTime=00:30:00/MaxTime=01:00:00/" parts.txt >parts2.txt &&
+	allot import slurm file=pdump.txt qos=qos.txt partitions=parts2.txt >p4.out &&
+	cat p4.out &&
+	test $(grep -c "^[~+-] " p4.out) = 1 &&
+	grep "^~ partition c1:big: max_time .1800s. -> .3600s.\$" p4.out
+'
+
 test_expect_success 'only a superuser imports; an admin may export' '
 	API_USER=adm api POST /v1/import/slurm "{\"dump\":\"\",\"dry_run\":true}" >out ;
 	test "$(api_status)" = 403 &&
@@ -144,7 +176,7 @@ test_expect_success 'a dump over 64 KiB is one request (1,000 users)' '
 	test $(wc -c <big.txt) -gt 65536 &&
 	allot import slurm file=big.txt qos=qos.txt >big.out &&
 	tail -1 big.out &&
-	grep "read 3 accounts, 1003 users, 1003 associations, 2 QOS; 3001 changes written\$" big.out &&
+	grep "read 3 accounts, 1003 users, 1003 associations, 2 QOS, 0 partitions; 3000 changes written\$" big.out &&
 	allot import slurm file=big.txt qos=qos.txt | grep "; no changes\$"
 '
 

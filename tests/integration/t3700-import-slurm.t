@@ -12,7 +12,8 @@
 # MaxSubmitJobs, MaxWallDurationPerJob, MaxTRESPerJob, MaxTRESMinsPerJob, MaxTRESPerNode),
 # Fairshare=parent, QOS lists, QOS deltas ('+low') and default QOS.  Bad input is refused
 # with its line and leaves the bank as it was; a dry run prints the diff and writes
-# nothing; a second import says "no changes".
+# nothing; a second import says "no changes"; live=yes reads the same from the cluster
+# itself, with its partitions.
 test_description='allot import slurm / export slurm round trip on a real slurmdbd'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -177,6 +178,18 @@ test_expect_success 'a changed limit in the dump is a one-line diff' '
 	cat d2.out &&
 	test $(grep -c "^[+~-] " d2.out) = $(grep -c "^User - .u004." dump.txt) &&
 	grep "^~ limit assoc $SLURM_CLUSTER:d1g2p1:u004:: MaxJobs 5 -> 6" d2.out
+'
+
+test_expect_success 'live=yes on the cluster: sacctmgr and scontrol run by the command' '
+	allot import slurm file=dump.txt qos=qos.txt >back.out &&
+	allot import slurm live=yes cluster=$SLURM_CLUSTER --dry-run >live.out &&
+	cat live.out &&
+	grep "^+ partition $SLURM_CLUSTER:debug: resource=cpu billing_weights=.. max_tres=0 qos=.. max_time=none default_time=none\$" live.out &&
+	test $(grep -c "^[~+-] " live.out) = 1 &&
+	allot import slurm live=yes cluster=$SLURM_CLUSTER >live2.out &&
+	allot import slurm live=yes cluster=$SLURM_CLUSTER >live3.out &&
+	cat live3.out &&
+	grep "1 partitions; no changes\$" live3.out
 '
 
 test_expect_success 'stop' '

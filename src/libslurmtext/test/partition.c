@@ -36,6 +36,7 @@ static void test_real_line(void **state)
     assert_string_equal(p.billing_weights, "CPU=4.0,Mem=0.25G");
     assert_int_equal(p.max_time_s, 1800);
     assert_int_equal(p.default_time_s, 300);
+    assert_string_equal(p.qos, ""); /* QoS=N/A */
 }
 
 static void test_unlimited_none(void **state)
@@ -55,6 +56,9 @@ static void test_unlimited_none(void **state)
                                         &err),
                      0);
     assert_int_equal(p.max_time_s, 2 * 86400);
+    assert_int_equal(st_partition_parse(span("PartitionName=gpu QoS=gpuq MaxTime=60"), &p, &err),
+                     0);
+    assert_string_equal(p.qos, "gpuq");
 }
 
 static void test_refused(void **state)
