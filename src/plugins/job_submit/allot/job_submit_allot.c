@@ -341,13 +341,13 @@ static int no_account_message(uint32_t uid, const char *user, int known, char *m
                  "user %s (uid %u) is known to Slurm (DefaultAccount=%s) but not to allot: an "
                  "allot administrator adds it with 'allot user add %s uid=%u "
                  "defaultaccount=%s' and 'allot assoc add cluster=%s account=%s user=%s' "
-                 "(allot-agent with Sync=follow does this itself)",
+                 "(allot-agent --sync follow does this itself)",
                  user, uid, sacct, user, uid, sacct, slurm_conf.cluster_name, sacct, user);
     else if (sacct[0])
         snprintf(msg, size,
                  "user %s (uid %u) has DefaultAccount=%s in Slurm but no default account in "
                  "allot: submit with --account=%s, or an allot administrator runs 'allot user "
-                 "modify %s defaultaccount=%s' (allot-agent with Sync=follow does this itself)",
+                 "modify %s defaultaccount=%s' (allot-agent --sync follow does this itself)",
                  user, uid, sacct, sacct, user, sacct);
     else
         snprintf(msg, size,
@@ -453,7 +453,7 @@ static int refuse_assoc_lag(uint32_t uid, const char *user, const char *account,
              "user %s (uid %u) has an association with account %s on cluster %s in Slurm but "
              "not in allot: an allot administrator adds it with 'allot assoc add cluster=%s "
              "account=%s user=%s' (after 'allot account add %s' or 'allot user add %s "
-             "uid=%u' when allot lacks them; allot-agent with Sync=follow does this itself)",
+             "uid=%u' when allot lacks them; allot-agent --sync follow does this itself)",
              user, uid, account, slurm_conf.cluster_name, slurm_conf.cluster_name, account,
              user, account, user, uid);
     if (js_conf.fail_open) {
