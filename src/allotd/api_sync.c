@@ -11,12 +11,14 @@
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
 
+/* The drifts live in the same block as the op: the request frees its scratch with one
+ * free(), whether or not the write ran (request.h). */
 struct sync_op {
     char cluster[ALLOT_NAME_MAX];
     char mode[16];
     int64_t now_s, resolved;
-    struct sync_drift *d;
     int n;
+    struct sync_drift d[];
 };
 
 static int run_sync(store_t *st, void *arg, struct allot_error *err)
@@ -31,8 +33,6 @@ static int finish_sync(struct req *r, struct allot_error *err)
     struct sync_op *o = r->scratch;
     r->out = json_pack("{s:s, s:s, s:I, s:I}", "cluster", o->cluster, "mode", o->mode, "drifts",
                        (json_int_t)o->n, "resolved", (json_int_t)o->resolved);
-    free(o->d);
-    o->d = NULL;
     return 0;
 }
 
@@ -71,15 +71,13 @@ static int read_drift(json_t *v, int i, struct sync_drift *d, struct allot_error
 
 int api_sync_put(struct req *r, struct allot_error *err)
 {
-    struct sync_op *o = xcalloc(1, sizeof *o);
-    r->scratch = o;
+    char mode[16] = "";
+    int64_t resolved = 0;
     struct jfield f[] = {
-        {.name = "mode", .type = JF_TEXT, .required = 1, .dst = o->mode, .size = sizeof o->mode},
-        {.name = "resolved", .type = JF_INT, .dst = &o->resolved, .min = 0},
+        {.name = "mode", .type = JF_TEXT, .required = 1, .dst = mode, .size = sizeof mode},
+        {.name = "resolved", .type = JF_INT, .dst = &resolved, .min = 0},
     };
-    if (model_check_name("cluster", r->param[0], 0, err) < 0 ||
-        model_copy_text(o->cluster, sizeof o->cluster, "cluster", r->param[0], err) < 0 ||
-        json_body(r, err) < 0)
+    if (model_check_name("cluster", r->param[0], 0, err) < 0 || json_body(r, err) < 0)
         return -1;
     json_t *arr = json_object_get(r->in, "drifts");
     if (!json_is_array(arr))
@@ -94,14 +92,15 @@ int api_sync_put(struct req *r, struct allot_error *err)
     size_t n = json_array_size(arr);
     if (n > STORE_SYNC_DRIFTS_MAX)
         return allot_errorf(err, ALLOT_ETOOBIG, "drifts: at most %d", STORE_SYNC_DRIFTS_MAX);
-    o->d = xcalloc(n ? n : 1, sizeof *o->d);
+    struct sync_op *o = xcalloc(1, sizeof *o + n * sizeof o->d[0]);
+    r->scratch = o;
+    text_copy(o->cluster, sizeof o->cluster, r->param[0]);
+    text_copy(o->mode, sizeof o->mode, mode);
+    o->resolved = resolved;
     o->n = (int)n;
     for (size_t i = 0; i < n; i++)
-        if (read_drift(json_array_get(arr, i), (int)i, &o->d[i], err) < 0) {
-            free(o->d);
-            o->d = NULL;
+        if (read_drift(json_array_get(arr, i), (int)i, &o->d[i], err) < 0)
             return -1;
-        }
     o->now_s = (int64_t)time(NULL);
     return req_defer_write(r, run_sync, o, finish_sync);
 }
