@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t3700-slurm-prices.t - the plugins price a job with slurmctld's own partition weights,
+# t3720-slurm-prices.t - the plugins price a job with slurmctld's own partition weights,
 # whatever allot's copy of the partition holds: Slurm's partition big bills CPU=4.0 while
 # allot's copy says CPU=1.0, and the job is held and charged at 4; after slurm.conf says
 # CPU=2.5 and `scontrol reconfigure`, a 1-CPU job is charged at exactly 2.5 (sacct's
@@ -16,10 +16,10 @@ for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 slurm_allot_plugins_or_skip
 
 export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
-U=allot_t3700
+U=allot_t3720
 id -u $U >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin $U 2>/dev/null || id -u $U >/dev/null 2>&1 ||
 	{ skip_all="cannot create user $U"; test_done; }
-UID3700=$(id -u $U)
+UID3720=$(id -u $U)
 ctld_log() { cat "$SLURM_DIR/log/slurmctld.log"; }
 ledger_has() {
 	test "$(api GET "/v1/ledger?cluster=$SLURM_CLUSTER&job=$1" | python3 -c '
@@ -112,14 +112,14 @@ test_expect_success 'admission is priced with Slurm'"'"'s weights too' '
 test_expect_success 'a user Slurm knows (DefaultAccount=chem) and allot does not: the truth, and the fix' '
 	test_expect_code 1 runuser -u $U -- env SLURM_CONF="$SLURM_CONF" sbatch -p big -t 5 --wrap true 2>err &&
 	cat err &&
-	grep "sbatch: error: allot: user $U (uid $UID3700) is known to Slurm (DefaultAccount=chem) but not to allot" err &&
-	grep "allot user add $U uid=$UID3700 defaultaccount=chem" err &&
+	grep "sbatch: error: allot: user $U (uid $UID3720) is known to Slurm (DefaultAccount=chem) but not to allot" err &&
+	grep "allot user add $U uid=$UID3720 defaultaccount=chem" err &&
 	grep "allot assoc add cluster=$SLURM_CLUSTER account=chem user=$U" err &&
 	! grep "has no default account: submit with --account" err
 '
 
 test_expect_success 'known to allot without a default account: Slurm'"'"'s default is named' '
-	api POST /v1/users "{\"name\":\"$U\",\"uid\":$UID3700}" &&
+	api POST /v1/users "{\"name\":\"$U\",\"uid\":$UID3720}" &&
 	restart_ctld &&  # job_submit/allot remembers users for a minute
 	test_expect_code 1 runuser -u $U -- env SLURM_CONF="$SLURM_CONF" sbatch -p big -t 5 --wrap true 2>err2 &&
 	cat err2 && grep "has DefaultAccount=chem in Slurm but no default account in allot" err2 &&
@@ -137,7 +137,7 @@ test_expect_success 'a user neither Slurm nor allot gives a default account: tol
 test_expect_success 'an association Slurm has and allot lacks: said so, with the command that adds it' '
 	test_expect_code 1 runuser -u $U -- env SLURM_CONF="$SLURM_CONF" sbatch -A chem -p big -t 5 --wrap true 2>err4 &&
 	cat err4 &&
-	grep "allot: user $U (uid $UID3700) has an association with account chem on cluster $SLURM_CLUSTER in Slurm but not in allot" err4 &&
+	grep "allot: user $U (uid $UID3720) has an association with account chem on cluster $SLURM_CLUSTER in Slurm but not in allot" err4 &&
 	grep "allot assoc add cluster=$SLURM_CLUSTER account=chem user=$U" err4
 '
 
@@ -157,7 +157,7 @@ test_expect_success 'FailMode=open: the user Slurm knows and allot does not is a
 	wait_for 20 sh -c "grep -q \"FailMode=open\" \"$SLURM_DIR/log/slurmctld.log\"" &&
 	job=$(runuser -u $U -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -p big -t 5 -o /dev/null --wrap true) &&
 	echo "admitted $job" &&
-	ctld_log | grep "fail-open: uid $UID3700 admitted: user $U (uid $UID3700) is known to Slurm"
+	ctld_log | grep "fail-open: uid $UID3720 admitted: user $U (uid $UID3720) is known to Slurm"
 '
 
 test_expect_success 'stop' '
