@@ -735,6 +735,53 @@ static void test_outbox(void **state)
     FAILS(f, ALLOT_ENOENT, store_command_get(f->st, 999, &c, &f->err));
 }
 
+/* A policy on an allocation already granted SU: refused unless initial= says what becomes
+ * of the grant; "add" keeps it beside the first base (600 + 1000), "expire" lets its free
+ * balance expire in the add's transaction (the first period holds 1000), an allocation
+ * without a grant needs nothing, any other word is refused.  A refusal writes nothing. */
+static void test_add_initial(void **state)
+{
+    struct fx *f = *state;
+    struct allocation a;
+    struct balance b;
+    TX(f, store_cluster_add(f->st, "c1", &f->err));
+    fx_add_account(f, "chem", "root");
+    int64_t granted = fx_add_alloc(f, "chem", "cpu", "c1", T_2026, T_2026 + 400 * DAY, 600);
+    struct policy p = policy_on(granted, "month", 1000);
+    TX_FAILS(f, ALLOT_EINVAL, store_policy_add(f->st, &p, &f->err));
+    assert_non_null(strstr(f->err.msg, "initial: allocation"));
+    assert_non_null(strstr(f->err.msg, "already granted 10h SU"));
+    FAILS(f, ALLOT_ENOENT, store_policy_get_by_alloc(f->st, granted, &p, &f->err));
+    snprintf(p.initial, sizeof p.initial, "keep");
+    TX_FAILS(f, ALLOT_EINVAL, store_policy_add(f->st, &p, &f->err));
+    assert_non_null(strstr(f->err.msg, "'keep' is not add or expire"));
+    snprintf(p.initial, sizeof p.initial, "add");
+    TX(f, store_policy_add(f->st, &p, &f->err));
+    roll(f, p.id, T_JUL15, NULL);
+    OK(f, store_alloc_get(f->st, granted, &a, &b, &f->err));
+    assert_int_equal(b.granted_sumin, 1600);
+    assert_int_equal(ledger_kind(f, granted, LEDGER_EXPIRY).n, 0);
+
+    fx_add_account(f, "bio", "root");
+    int64_t bio = fx_add_alloc(f, "bio", "cpu", "c1", T_2026, T_2026 + 400 * DAY, 600);
+    p = policy_on(bio, "month", 1000);
+    snprintf(p.initial, sizeof p.initial, "expire");
+    snprintf(p.actor, sizeof p.actor, "alice");
+    TX(f, store_policy_add(f->st, &p, &f->err));
+    struct kind_count x = ledger_kind(f, bio, LEDGER_EXPIRY);
+    assert_int_equal(x.n, 1);
+    assert_int_equal(x.sum, 600);
+    roll(f, p.id, T_JUL15, NULL);
+    OK(f, store_alloc_get(f->st, bio, &a, &b, &f->err));
+    assert_int_equal(b.granted_sumin, 1000);
+    assert_int_equal(b.available_sumin, 1000);
+
+    fx_add_account(f, "geo", "root");
+    p = policy_on(fx_add_alloc(f, "geo", "cpu", "c1", T_2026, T_2026 + 400 * DAY, 0), "month",
+                  1000);
+    TX(f, store_policy_add(f->st, &p, &f->err));
+}
+
 static void test_add_errors(void **state)
 {
     struct fx *f = *state;
@@ -1069,6 +1116,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_topup_moves_thresholds, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_topup_pushes_limit, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_topup_period_close, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_add_initial, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
