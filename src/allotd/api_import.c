@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* api_import.c - POST /v1/import/slurm: a `sacctmgr dump` (and optionally `sacctmgr show qos
- * -P`) made the bank's cluster, account tree, users, associations, QOS and their limits.
+/* api_import.c - POST /v1/import/slurm: a `sacctmgr dump` (with `sacctmgr show qos -P` and
+ * `scontrol show partition -o` beside it) made the bank's cluster, account tree, users,
+ * associations, QOS, partitions and their limits.  This file walks the dump; the limits,
+ * the QOS text and the partitions are api_import_limits.c, _qos.c and _part.c.
  *
  * Design: one walk over the input does everything: it checks each record, compares it with
  * the bank and, unless it is a dry run, writes the difference at once.  The real import
@@ -24,61 +26,12 @@
 #include <strings.h>
 
 #include "allotd/api.h"
-#include "allotd/api_import.h"
-#include "allotd/json.h"
-#include "libcore/limits.h"
-#include "libcore/numparse.h"
-#include "libslurmtext/memory.h"
-#include "libslurmtext/partition.h"
-#include "libslurmtext/sacctmgr.h"
+#include "allotd/api_import_int.h"
 #include "libslurmtext/sacctmgr_dump.h"
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
 
-#define LIMITS_PER_OWNER 64
-#define SHARES_PARENT 2147483647 /* Slurm's Fairshare=parent */
-
-struct lim {
-    char name[ALLOT_NAME_MAX];
-    char value[ALLOT_TRES_MAX];
-};
-
-struct limset {
-    int n;
-    struct lim l[LIMITS_PER_OWNER];
-};
-
-/* Accounts and users the walk has met, for parents, QOS deltas and default accounts. */
-struct seen_account {
-    char name[ALLOT_NAME_MAX];
-    char eff_qos[ALLOT_TEXT_MAX]; /* its QOS list, or its parent's when it sets none */
-};
-struct seen_user {
-    char name[ALLOT_NAME_MAX];
-    char default_account[ALLOT_NAME_MAX];
-    long line;
-    int is_new;
-};
-
-struct walk {
-    store_t *st;
-    int apply;
-    const char *cluster;
-    json_t *changes, *notes;
-    struct seen_account *acc;
-    size_t nacc, capacc;
-    struct seen_user *usr;
-    size_t nusr, capusr;
-    char (*qos_names)[ALLOT_NAME_MAX]; /* QOS the qos text defines */
-    size_t nqos, capqos;
-    char (*part_names)[ALLOT_NAME_MAX]; /* partitions the partitions text defines */
-    size_t npart, cappart;
-    const struct import_input *in;
-    long counts[5]; /* accounts, users, assocs, qos, partitions */
-};
-
-static void change(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void change(struct walk *w, const char *fmt, ...)
+void import_change(struct walk *w, const char *fmt, ...)
 {
     char buf[2048];
     va_list ap;
@@ -98,7 +51,7 @@ static void note(struct walk *w, long line, const char *what, const char *who,
     json_array_append_new(w->notes, json_string(buf));
 }
 
-static int span_copy(char *dst, size_t size, const char *field, struct st_span v,
+int import_span_copy(char *dst, size_t size, const char *field, struct st_span v,
                      struct allot_error *err)
 {
     if (v.n >= size)
@@ -129,7 +82,7 @@ static struct seen_user *find_user(struct walk *w, const char *name)
 
 /* ---- QOS lists ---------------------------------------------------------------------- */
 
-static int qos_known(struct walk *w, const char *name, struct allot_error *err)
+int import_qos_known(struct walk *w, const char *name, struct allot_error *err)
 {
     for (size_t i = 0; i < w->nqos; i++)
         if (strcmp(w->qos_names[i], name) == 0)
@@ -161,7 +114,7 @@ static int qos_list(struct walk *w, struct st_span v, const char *parent_eff, ch
     char in[ALLOT_TEXT_MAX], base[ALLOT_TEXT_MAX];
     char *items[64];
     int n = 0, deltas = -1;
-    if (span_copy(in, sizeof in, "QOS", v, err) < 0)
+    if (import_span_copy(in, sizeof in, "QOS", v, err) < 0)
         return -1;
     text_copy(base, sizeof base, parent_eff);
     char *save = NULL;
@@ -171,10 +124,10 @@ static int qos_list(struct walk *w, struct st_span v, const char *parent_eff, ch
             return allot_errorf(err, ALLOT_EINVAL,
                                 "QOS: mixes names and +/- changes ('%.*s')", (int)v.n, v.p);
         deltas = d;
-        if (model_check_name("QOS", t + d, 0, err) < 0 || qos_known(w, t + d, err) < 0)
+        if (model_check_name("QOS", t + d, 0, err) < 0 || import_qos_known(w, t + d, err) < 0)
             return -1;
     }
-    if (span_copy(in, sizeof in, "QOS", v, err) < 0)
+    if (import_span_copy(in, sizeof in, "QOS", v, err) < 0)
         return -1;
     if (deltas == 1) { /* the parent's list, then each change */
         char *s2 = NULL;
@@ -212,119 +165,6 @@ static int qos_list(struct walk *w, struct st_span v, const char *parent_eff, ch
     return 0;
 }
 
-/* ---- limits ------------------------------------------------------------------------- */
-
-static int on_limit(const struct limit_value *l, void *arg)
-{
-    struct limset *s = arg;
-    if (s->n == LIMITS_PER_OWNER)
-        return 0;
-    text_copy(s->l[s->n].name, sizeof s->l[0].name, l->name);
-    text_copy(s->l[s->n].value, sizeof s->l[0].value, l->value);
-    s->n++;
-    return 0;
-}
-
-/* Make the bank's limits of (scope, owner) exactly `want`. */
-static int limits_sync(struct walk *w, enum limit_scope scope, const char *owner,
-                       const char *label, const struct limset *want, struct allot_error *err)
-{
-    struct limset *cur = xcalloc(1, sizeof *cur);
-    int rc = -1;
-    if (store_limit_list(w->st, scope, owner, on_limit, cur, err) < 0)
-        goto out;
-    for (int i = 0; i < want->n; i++) {
-        const char *old = NULL;
-        for (int j = 0; j < cur->n; j++)
-            if (strcmp(cur->l[j].name, want->l[i].name) == 0)
-                old = cur->l[j].value;
-        if (old && strcmp(old, want->l[i].value) == 0)
-            continue;
-        if (old)
-            change(w, "~ limit %s %s: %s %s -> %s", label, owner, want->l[i].name, old,
-                   want->l[i].value);
-        else
-            change(w, "+ limit %s %s: %s=%s", label, owner, want->l[i].name, want->l[i].value);
-        if (w->apply &&
-            store_limit_set(w->st, scope, owner, want->l[i].name, want->l[i].value, err) < 0)
-            goto out;
-    }
-    for (int j = 0; j < cur->n; j++) {
-        int kept = 0;
-        for (int i = 0; i < want->n; i++)
-            kept |= strcmp(cur->l[j].name, want->l[i].name) == 0;
-        if (kept)
-            continue;
-        change(w, "- limit %s %s: %s=%s", label, owner, cur->l[j].name, cur->l[j].value);
-        if (w->apply && store_limit_set(w->st, scope, owner, cur->l[j].name, NULL, err) < 0)
-            goto out;
-    }
-    rc = 0;
-out:
-    free(cur);
-    return rc;
-}
-
-/* A dump writes memory with two decimals in the largest unit that keeps it exact
- * ("mem=2187.50G" for 2240000M); the bank's TRES lists take integers: such a mem item
- * becomes whole MiB ("mem=2240000M"), and one that is not whole MiB is refused. */
-static int mem_decimals(char *value, size_t size, const char *name, struct allot_error *err)
-{
-    if (!strchr(value, '.'))
-        return 0;
-    char out[ALLOT_TRES_MAX];
-    size_t len = 0;
-    out[0] = '\0';
-    char *save = NULL;
-    for (char *it = strtok_r(value, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(it, '=');
-        int k;
-        if (eq && strncmp(it, "mem=", 4) == 0 && strchr(eq, '.')) {
-            struct st_memory m;
-            if (st_memory_parse(eq + 1, strlen(eq + 1), name, 1048576, &m, err) < 0)
-                return -1;
-            if (m.bytes % 1048576 != 0)
-                return allot_errorf(err, ALLOT_EINVAL, "%s: mem=%s is not a whole number of "
-                                                       "MiB", name, eq + 1);
-            k = snprintf(out + len, sizeof out - len, "%smem=%lldM", len ? "," : "",
-                         (long long)(m.bytes / 1048576));
-        } else {
-            k = snprintf(out + len, sizeof out - len, "%s%s", len ? "," : "", it);
-        }
-        if (k < 0 || (size_t)k >= sizeof out - len)
-            return allot_errorf(err, ALLOT_EINVAL, "%s: value too long", name);
-        len += (size_t)k;
-    }
-    text_copy(value, size, out);
-    return 0;
-}
-
-static int limit_add(struct limset *s, enum limit_scope scope, const char *name,
-                     struct st_span v, struct allot_error *err)
-{
-    char key[ALLOT_NAME_MAX], value[ALLOT_TRES_MAX], canon[ALLOT_TRES_MAX];
-    const struct limit_def *d = limits_find(scope, name);
-    if (span_copy(value, sizeof value, name, v, err) < 0)
-        return -1;
-    if (d && (d->type == LIMIT_TRES || d->type == LIMIT_TRES_MINUTES) &&
-        mem_decimals(value, sizeof value, name, err) < 0)
-        return -1;
-    if (!d || limits_validate(scope, name, value, canon, sizeof canon, err) < 0)
-        return -1;
-    text_copy(key, sizeof key, d->name);
-    if (strcmp(canon, "-1") == 0) /* cleared: as absent */
-        return 0;
-    for (int i = 0; i < s->n; i++)
-        if (strcmp(s->l[i].name, key) == 0)
-            return allot_errorf(err, ALLOT_EINVAL, "%s: the limit %s is given twice", name, key);
-    if (s->n == LIMITS_PER_OWNER)
-        return allot_errorf(err, ALLOT_EINVAL, "more than %d limits", LIMITS_PER_OWNER);
-    text_copy(s->l[s->n].name, sizeof s->l[0].name, key);
-    text_copy(s->l[s->n].value, sizeof s->l[0].value, canon);
-    s->n++;
-    return 0;
-}
-
 /* ---- one record's options ----------------------------------------------------------- */
 
 struct target {
@@ -353,7 +193,7 @@ static int read_options(struct walk *w, const struct st_dump_record *r, long lin
     for (size_t i = 0; i < r->n; i++) {
         const struct st_dump_opt *o = &r->opt[i];
         char key[ALLOT_NAME_MAX];
-        if (span_copy(key, sizeof key, "option", o->key, err) < 0)
+        if (import_span_copy(key, sizeof key, "option", o->key, err) < 0)
             return -1;
         int is_user = r->kind == ST_DUMP_USER, is_acct = r->kind == ST_DUMP_ACCOUNT;
         if (opt_is(o, "Fairshare")) {
@@ -366,27 +206,27 @@ static int read_options(struct walk *w, const struct st_dump_record *r, long lin
             t->shares = (int64_t)v;
             t->has_shares = 1;
         } else if (is_acct && opt_is(o, "Description")) {
-            if (span_copy(t->description, sizeof t->description, key, o->value, err) < 0)
+            if (import_span_copy(t->description, sizeof t->description, key, o->value, err) < 0)
                 return -1;
         } else if (is_acct && opt_is(o, "Organization")) {
-            if (span_copy(t->organization, sizeof t->organization, key, o->value, err) < 0 ||
+            if (import_span_copy(t->organization, sizeof t->organization, key, o->value, err) < 0 ||
                 model_check_name("Organization", t->organization, 1, err) < 0)
                 return -1;
         } else if (opt_is(o, "QOS")) {
             if (qos_list(w, o->value, parent_eff, t->qos, sizeof t->qos, err) < 0)
                 return -1;
         } else if (opt_is(o, "DefaultQOS")) {
-            if (span_copy(t->default_qos, sizeof t->default_qos, key, o->value, err) < 0 ||
+            if (import_span_copy(t->default_qos, sizeof t->default_qos, key, o->value, err) < 0 ||
                 model_check_name("DefaultQOS", t->default_qos, 0, err) < 0 ||
-                qos_known(w, t->default_qos, err) < 0)
+                import_qos_known(w, t->default_qos, err) < 0)
                 return -1;
         } else if (is_user && opt_is(o, "DefaultAccount")) {
-            if (span_copy(t->default_account, sizeof t->default_account, key, o->value, err) <
+            if (import_span_copy(t->default_account, sizeof t->default_account, key, o->value, err) <
                     0 ||
                 model_check_name("DefaultAccount", t->default_account, 0, err) < 0)
                 return -1;
         } else if (is_user && opt_is(o, "Partition")) {
-            if (span_copy(t->partition, sizeof t->partition, key, o->value, err) < 0 ||
+            if (import_span_copy(t->partition, sizeof t->partition, key, o->value, err) < 0 ||
                 model_check_name("Partition", t->partition, 0, err) < 0)
                 return -1;
         } else if (is_user && opt_is(o, "AdminLevel")) {
@@ -400,7 +240,7 @@ static int read_options(struct walk *w, const struct st_dump_record *r, long lin
         } else if (opt_is(o, "Priority")) {
             note(w, line, "the bank has no association priority", who, (struct st_dump_opt *)o);
         } else if (limits_find(scope, key)) {
-            if (limit_add(&t->lim, scope, key, o->value, err) < 0)
+            if (import_limit_add(&t->lim, scope, key, o->value, err) < 0)
                 return -1;
         } else {
             return st_field_error(err, st_dump_kind_name(r->kind), "unknown option", o->key);
@@ -455,7 +295,7 @@ static int do_account(struct walk *w, const char *name, const char *parent, stru
     char sh[32], osh[32];
     fmt_shares(a.shares, sh, sizeof sh);
     if (!exists) {
-        change(w, "+ account %s: parent=%s shares=%s description='%s' organization='%s' "
+        import_change(w, "+ account %s: parent=%s shares=%s description='%s' organization='%s' "
                   "qos='%s' default_qos='%s'",
                name, parent, sh, a.description, a.organization, a.qos, a.default_qos);
         if (w->apply && store_account_add(w->st, &a, err) < 0)
@@ -474,12 +314,12 @@ static int do_account(struct walk *w, const char *name, const char *parent, stru
         DIFF("qos", cur.qos, a.qos)
         DIFF("default_qos", cur.default_qos, a.default_qos)
         if (l) {
-            change(w, "~ account %s:%s", name, diff);
+            import_change(w, "~ account %s:%s", name, diff);
             if (w->apply && store_account_modify(w->st, &a, err) < 0)
                 return -1;
         }
     }
-    return limits_sync(w, LIMIT_SCOPE_ACCOUNT, name, "account", &t->lim, err);
+    return import_limits_sync(w, LIMIT_SCOPE_ACCOUNT, name, "account", &t->lim, err);
 }
 
 static int do_user_assoc(struct walk *w, const char *name, const char *account,
@@ -504,7 +344,7 @@ static int do_user_assoc(struct walk *w, const char *name, const char *account,
                 return -1;
             }
             u->is_new = 1;
-            change(w, "+ user %s: default_account='%s'", name, t->default_account);
+            import_change(w, "+ user %s: default_account='%s'", name, t->default_account);
             struct user nu = {.uid = -1};
             text_copy(nu.name, sizeof nu.name, name);
             if (w->apply && store_user_add(w->st, &nu, err) < 0)
@@ -544,7 +384,7 @@ static int do_user_assoc(struct walk *w, const char *name, const char *account,
         return -1;
     }
     if (!exists) {
-        change(w, "+ assoc %s: shares=%s qos='%s' default_qos='%s'", owner, sh, a.qos,
+        import_change(w, "+ assoc %s: shares=%s qos='%s' default_qos='%s'", owner, sh, a.qos,
                a.default_qos);
         if (w->apply && store_assoc_add(w->st, &a, err) < 0)
             return -1;
@@ -556,7 +396,7 @@ static int do_user_assoc(struct walk *w, const char *name, const char *account,
         DIFF("qos", cur.qos, a.qos)
         DIFF("default_qos", cur.default_qos, a.default_qos)
         if (l) {
-            change(w, "~ assoc %s:%s", owner, diff);
+            import_change(w, "~ assoc %s:%s", owner, diff);
             a.id = cur.id;
             if (w->apply && store_assoc_modify(w->st, &a, err) < 0)
                 return -1;
@@ -564,7 +404,7 @@ static int do_user_assoc(struct walk *w, const char *name, const char *account,
     }
 #undef DIFF
     w->counts[2]++;
-    return limits_sync(w, LIMIT_SCOPE_ASSOC, owner, "assoc", &t->lim, err);
+    return import_limits_sync(w, LIMIT_SCOPE_ASSOC, owner, "assoc", &t->lim, err);
 }
 
 /* Every user's default account, once its associations are in. */
@@ -585,264 +425,13 @@ static int set_defaults(struct walk *w, struct allot_error *err)
         if (strcmp(cur.default_account, u->default_account) == 0)
             continue;
         if (!u->is_new)
-            change(w, "~ user %s: default_account '%s' -> '%s'", u->name, cur.default_account,
+            import_change(w, "~ user %s: default_account '%s' -> '%s'", u->name, cur.default_account,
                    u->default_account);
         if (!w->apply)
             continue;
         text_copy(cur.default_account, sizeof cur.default_account, u->default_account);
         if (store_user_modify(w->st, &cur, err) < 0)
             return allot_error_prefix(err, "line %ld: user %s", u->line, u->name);
-    }
-    return 0;
-}
-
-/* ---- QOS definitions (`sacctmgr show qos -P`, header line first) ---------------------- */
-
-static const char *qos_limit_name(const char *col)
-{
-    /* show qos's column names that are not spellings limits_find knows */
-    if (strcasecmp(col, "GrpSubmit") == 0)
-        return "GrpSubmitJobs";
-    return col;
-}
-
-static int do_qos_text(struct walk *w, const char *text, size_t len, struct allot_error *err)
-{
-    size_t pos = 0;
-    struct st_span line;
-    long ln = 0;
-    char *header = NULL;
-    struct st_mgr_format fmt;
-    int rc = -1;
-    while (st_next_line(text, len, &pos, &line)) {
-        ln++;
-        if (line.n == 0)
-            continue;
-        if (!header) {
-            /* st_mgr_format_parse reads a format= list: the header's '|' become ',' */
-            header = xmalloc(line.n + 1);
-            memcpy(header, line.p, line.n);
-            header[line.n] = '\0';
-            for (char *c = header; *c; c++)
-                if (*c == '|')
-                    *c = ',';
-                else if (*c == ',')
-                    *c = ' ';
-            if (st_mgr_format_parse(header, &fmt, err) < 0)
-                goto fail;
-            struct st_span nm;
-            struct st_mgr_row hr = {.fmt = &fmt, .n = fmt.n};
-            memcpy(hr.v, fmt.name, fmt.n * sizeof fmt.name[0]);
-            if (!st_mgr_get(&hr, "Name", &nm)) {
-                allot_errorf(err, ALLOT_EINVAL, "the header has no Name column (use "
-                                                "`sacctmgr show qos -P`, with its header)");
-                goto fail;
-            }
-            continue;
-        }
-        struct st_mgr_row row;
-        if (st_mgr_row_parse(&fmt, line, &row, err) < 0)
-            goto fail;
-        struct qos q = {.usage_factor_ppm = 1000000, .limit_factor_ppm = -1}, cur;
-        struct limset *lim = xcalloc(1, sizeof *lim);
-        int bad = 0;
-        for (size_t c = 0; c < fmt.n && !bad; c++) {
-            char col[ALLOT_NAME_MAX];
-            struct st_span v = row.v[c];
-            if (span_copy(col, sizeof col, "column", fmt.name[c], err) < 0) {
-                bad = 1;
-                break;
-            }
-            if (strcasecmp(col, "Name") == 0) {
-                bad = span_copy(q.name, sizeof q.name, "Name", v, err) < 0 ||
-                      model_check_name("Name", q.name, 0, err) < 0;
-            } else if (strcasecmp(col, "Priority") == 0) {
-                uint64_t p = 0;
-                if (v.n && st_uint(v.p, v.n, INT32_MAX, &p) < 0)
-                    bad = st_field_error(err, "Priority", "not a number", v) < 0;
-                q.priority = (int64_t)p;
-            } else if (strcasecmp(col, "Flags") == 0) {
-                bad = span_copy(q.flags, sizeof q.flags, "Flags", v, err) < 0;
-            } else if (strcasecmp(col, "Description") == 0) {
-                bad = span_copy(q.description, sizeof q.description, "Description", v, err) < 0;
-            } else if (strcasecmp(col, "UsageFactor") == 0 || strcasecmp(col, "LimitFactor") == 0) {
-                int64_t ppm;
-                if (v.n == 0)
-                    continue;
-                if (numparse_fixed(v.p, v.n, 6, &ppm) < 0) {
-                    bad = st_field_error(err, col, "not a decimal", v) < 0;
-                    break;
-                }
-                if (strcasecmp(col, "UsageFactor") == 0)
-                    q.usage_factor_ppm = ppm;
-                else
-                    q.limit_factor_ppm = ppm;
-            } else if (strcasecmp(col, "GraceTime") == 0) {
-                if (v.n && !st_eq(v, "00:00:00") && !st_eq(v, "0"))
-                    bad = limit_add(lim, LIMIT_SCOPE_QOS, "GraceTime", v, err) < 0;
-            } else if (strcasecmp(col, "PreemptMode") == 0 || strcasecmp(col, "Preempt") == 0 ||
-                       strcasecmp(col, "PreemptExemptTime") == 0 ||
-                       strcasecmp(col, "UsageThres") == 0) {
-                if (v.n && !(strcasecmp(col, "PreemptMode") == 0 && st_eq_nocase(v, "cluster"))) {
-                    char buf[512];
-                    snprintf(buf, sizeof buf, "qos line %ld: QOS %s: %s='%.*s' is not kept (the "
-                                              "bank has no preemption)",
-                             ln, q.name, col, (int)(v.n > 200 ? 200 : v.n), v.p);
-                    json_array_append_new(w->notes, json_string(buf));
-                }
-            } else if (limits_find(LIMIT_SCOPE_QOS, qos_limit_name(col))) {
-                if (v.n)
-                    bad = limit_add(lim, LIMIT_SCOPE_QOS, qos_limit_name(col), v, err) < 0;
-            } else if (v.n) {
-                char buf[512];
-                snprintf(buf, sizeof buf, "qos line %ld: QOS %s: column %s='%.*s' is not kept",
-                         ln, q.name, col, (int)(v.n > 200 ? 200 : v.n), v.p);
-                json_array_append_new(w->notes, json_string(buf));
-            }
-        }
-        if (bad) {
-            free(lim);
-            allot_error_prefix(err, "qos line %ld", ln);
-            goto fail;
-        }
-        struct allot_error e;
-        int exists = store_qos_get(w->st, q.name, &cur, &e) == 0;
-        int r2 = 0;
-        if (!exists && e.code != ALLOT_ENOENT) {
-            *err = e;
-            r2 = -1;
-        } else if (!exists) {
-            change(w, "+ qos %s: priority=%lld flags='%s' usage_factor_ppm=%lld", q.name,
-                   (long long)q.priority, q.flags, (long long)q.usage_factor_ppm);
-            if (w->apply)
-                r2 = store_qos_add(w->st, &q, err);
-        } else {
-            text_copy(q.description, sizeof q.description, cur.description);
-            if (cur.priority != q.priority || strcmp(cur.flags, q.flags) != 0 ||
-                cur.usage_factor_ppm != q.usage_factor_ppm ||
-                cur.limit_factor_ppm != q.limit_factor_ppm) {
-                change(w, "~ qos %s: priority %lld -> %lld, flags '%s' -> '%s', "
-                          "usage_factor_ppm %lld -> %lld, limit_factor_ppm %lld -> %lld",
-                       q.name, (long long)cur.priority, (long long)q.priority, cur.flags,
-                       q.flags, (long long)cur.usage_factor_ppm, (long long)q.usage_factor_ppm,
-                       (long long)cur.limit_factor_ppm, (long long)q.limit_factor_ppm);
-                if (w->apply)
-                    r2 = store_qos_modify(w->st, &q, err);
-            }
-        }
-        if (r2 == 0)
-            r2 = limits_sync(w, LIMIT_SCOPE_QOS, q.name, "qos", lim, err);
-        free(lim);
-        if (r2 < 0) {
-            allot_error_prefix(err, "qos line %ld", ln);
-            goto fail;
-        }
-        if (w->nqos == w->capqos) {
-            w->capqos = w->capqos ? w->capqos * 2 : 32;
-            w->qos_names = xrealloc(w->qos_names, w->capqos * sizeof *w->qos_names);
-        }
-        text_copy(w->qos_names[w->nqos++], ALLOT_NAME_MAX, q.name);
-        w->counts[3]++;
-    }
-    rc = 0;
-fail:
-    free(header);
-    return rc;
-}
-
-/* ---- partitions (`scontrol show partition -o`, one a line) ------------------------------ */
-
-static void fmt_time(int64_t s, char *buf, size_t n)
-{
-    if (s < 0)
-        snprintf(buf, n, "none");
-    else
-        snprintf(buf, n, "%llds", (long long)s);
-}
-
-/* Create or update the cluster's partitions: weights, MaxTime, DefaultTime, QOS, and MAX_TRES
- * from PriorityFlags; a new partition bills resource "cpu", an existing one keeps its own. */
-static int do_partitions(struct walk *w, struct allot_error *err)
-{
-    const char *text = w->in->partitions;
-    size_t len = w->in->partitions_len, pos = 0;
-    struct st_span line;
-    long ln = 0;
-    int max_tres = 0;
-    if (w->in->priority_flags) {
-        char flags[ALLOT_TEXT_MAX], *save = NULL;
-        text_copy(flags, sizeof flags, w->in->priority_flags);
-        for (char *f = strtok_r(flags, ", ", &save); f; f = strtok_r(NULL, ", ", &save))
-            max_tres |= strcasecmp(f, "MAX_TRES") == 0;
-    }
-    while (st_next_line(text, len, &pos, &line)) {
-        ln++;
-        if (line.n == 0)
-            continue;
-        struct st_partition sp;
-        struct partition cur, p = {0};
-        struct allot_error e;
-        if (st_partition_parse(line, &sp, err) < 0 ||
-            model_check_name("PartitionName", sp.name, 0, err) < 0 ||
-            (sp.qos[0] && qos_known(w, sp.qos, err) < 0))
-            return allot_error_prefix(err, "partition line %ld", ln);
-        int exists = store_partition_get(w->st, w->cluster, sp.name, &cur, &e) == 0;
-        if (!exists && e.code != ALLOT_ENOENT) {
-            *err = e;
-            return -1;
-        }
-        if (exists)
-            p = cur;
-        else
-            text_copy(p.resource, sizeof p.resource, "cpu");
-        text_copy(p.cluster, sizeof p.cluster, w->cluster);
-        text_copy(p.name, sizeof p.name, sp.name);
-        text_copy(p.billing_weights, sizeof p.billing_weights, sp.billing_weights);
-        text_copy(p.qos, sizeof p.qos, sp.qos);
-        if (w->in->priority_flags) /* without them, an existing partition keeps its own */
-            p.max_tres = max_tres;
-        p.max_time_s = sp.max_time_s;
-        p.default_time_s = sp.default_time_s;
-        char mt[32], dt[32], omt[32], odt[32];
-        fmt_time(p.max_time_s, mt, sizeof mt);
-        fmt_time(p.default_time_s, dt, sizeof dt);
-        int rc = 0;
-        if (!exists) {
-            change(w, "+ partition %s:%s: resource=%s billing_weights='%s' max_tres=%d qos='%s' "
-                      "max_time=%s default_time=%s",
-                   w->cluster, p.name, p.resource, p.billing_weights, p.max_tres, p.qos, mt, dt);
-            if (w->apply)
-                rc = store_partition_add(w->st, &p, err);
-        } else {
-            fmt_time(cur.max_time_s, omt, sizeof omt);
-            fmt_time(cur.default_time_s, odt, sizeof odt);
-            char diff[1024] = "", otr[8], ntr[8];
-            size_t l = 0;
-            snprintf(otr, sizeof otr, "%d", cur.max_tres);
-            snprintf(ntr, sizeof ntr, "%d", p.max_tres);
-#define PDIFF(field, old, new)                                                                     \
-    if (strcmp(old, new) != 0 && l < sizeof diff)                                                  \
-        l += (size_t)snprintf(diff + l, sizeof diff - l, " %s '%s' -> '%s'", field, old, new);
-            PDIFF("billing_weights", cur.billing_weights, p.billing_weights)
-            PDIFF("max_tres", otr, ntr)
-            PDIFF("qos", cur.qos, p.qos)
-            PDIFF("max_time", omt, mt)
-            PDIFF("default_time", odt, dt)
-#undef PDIFF
-            if (l) {
-                change(w, "~ partition %s:%s:%s", w->cluster, p.name, diff);
-                if (w->apply)
-                    rc = store_partition_modify(w->st, &p, err);
-            }
-        }
-        if (rc < 0)
-            return allot_error_prefix(err, "partition line %ld", ln);
-        if (w->npart == w->cappart) {
-            w->cappart = w->cappart ? w->cappart * 2 : 16;
-            w->part_names = xrealloc(w->part_names, w->cappart * sizeof *w->part_names);
-        }
-        text_copy(w->part_names[w->npart++], ALLOT_NAME_MAX, p.name);
-        w->counts[4]++;
     }
     return 0;
 }
@@ -854,9 +443,9 @@ static int do_record(struct walk *w, const struct st_dump_record *r, struct st_s
                      struct allot_error *err)
 {
     char name[ALLOT_NAME_MAX], parent[ALLOT_NAME_MAX], who[ALLOT_NAME_MAX + 1];
-    if (span_copy(name, sizeof name, st_dump_kind_name(r->kind), r->name, err) < 0 ||
+    if (import_span_copy(name, sizeof name, st_dump_kind_name(r->kind), r->name, err) < 0 ||
         model_check_name(st_dump_kind_name(r->kind), name, 0, err) < 0 ||
-        span_copy(parent, sizeof parent, "Parent", parent_sp, err) < 0)
+        import_span_copy(parent, sizeof parent, "Parent", parent_sp, err) < 0)
         return -1;
     struct seen_account *pa = NULL;
     if (r->kind == ST_DUMP_PARENT || r->kind == ST_DUMP_ACCOUNT || r->kind == ST_DUMP_USER) {
@@ -884,12 +473,12 @@ static int do_record(struct walk *w, const struct st_dump_record *r, struct st_s
                 *err = e;
                 goto out;
             }
-            change(w, "+ cluster %s", w->cluster);
+            import_change(w, "+ cluster %s", w->cluster);
             if (w->apply && store_cluster_add(w->st, w->cluster, err) < 0)
                 goto out;
         }
         /* Partitions right after their cluster: associations may name them. */
-        if (w->in->partitions && do_partitions(w, err) < 0) {
+        if (w->in->partitions && import_partitions(w, err) < 0) {
             rc = -2; /* its error names the partition line, not the dump's */
             goto out;
         }
@@ -937,7 +526,7 @@ int import_slurm_walk(store_t *st, const struct import_input *in, int apply, jso
                      .notes = json_array()};
     char cluster[ALLOT_NAME_MAX] = "";
     int rc = -1;
-    if (in->qos && do_qos_text(&w, in->qos, in->qos_len, err) < 0)
+    if (in->qos && import_qos_text(&w, in->qos, in->qos_len, err) < 0)
         goto out;
     struct st_dump_cursor c;
     st_dump_cursor_init(&c, in->dump, in->dump_len);

@@ -160,7 +160,7 @@ int st_dump_next(struct st_dump_cursor *c, struct st_dump_record *out, long *lin
         return 1;
     }
     if (!c->seen_cluster)
-        return allot_errorf(err, ALLOT_EINVAL, "line %ld: no Cluster line in the dump",
+        return allot_errorf(err, ALLOT_EINVAL, "no Cluster line in the dump (%ld lines read)",
                             c->line);
     return 0;
 }

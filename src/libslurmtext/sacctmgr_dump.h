@@ -57,7 +57,7 @@ const char *st_dump_kind_name(enum st_dump_kind k);
 /* Walking a whole dump.  Start with st_dump_cursor_init; each st_dump_next gives the next
  * record with its 1-based line number and the account its Account/User line is under (the
  * last Parent; empty before one).  Returns 1, 0 at the end, or -1 with the error prefixed
- * "line N: ".  A Parent line is returned too (its parent is itself).  Structural rules
+ * "line N: " (a dump without a Cluster line: "no Cluster line in the dump (N lines read)").  A Parent line is returned too (its parent is itself).  Structural rules
  * checked here: the first record is the Cluster line and there is one; an Account or User
  * line needs a Parent before it; a line is at most 64 KiB. */
 struct st_dump_cursor {

@@ -149,7 +149,8 @@ static void bad_dump(const char *text, const char *want)
 
 static void test_bad_dumps(void **state)
 {
-    bad_dump("# nothing\n", "line 1: no Cluster line");
+    bad_dump("# nothing\n", "no Cluster line in the dump (1 lines read)");
+    bad_dump("", "no Cluster line in the dump (0 lines read)");
     bad_dump("Parent - 'root'\n", "line 1: Parent line before the Cluster line");
     bad_dump("Cluster - 'c'\nAccount - 'a'\n", "line 2: Account line before any Parent");
     bad_dump("Cluster - 'c'\nParent - 'root'\nCluster - 'd'\n", "line 3: a second Cluster");
