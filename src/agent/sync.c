@@ -278,6 +278,35 @@ static void follow(allot_client_t *c, const char *cluster, const struct sync_vie
                    const struct sync_view *a, struct attempts *at)
 {
     char why[TEXT_MAX], path[512], key[3 * SV_NAME_MAX];
+    /* Partitions first: an association may name one. */
+    for (size_t i = 0; i < s->nparts; i++) {
+        const struct sv_part *x = &s->parts[i], *y = sv_find_part(a, x->name);
+        /* Weights, MaxTime and DefaultTime in one request: allotd checks them together
+         * (a DefaultTime may not exceed the MaxTime). */
+        json_t *b = json_pack("{s:s, s:I, s:I}", "billing_weights", x->weights, "max_time_s",
+                              (json_int_t)x->max_time_s, "default_time_s",
+                              (json_int_t)x->default_time_s);
+        int rc;
+        if (!y) {
+            json_object_set_new(b, "cluster", json_string(cluster));
+            json_object_set_new(b, "name", json_string(x->name));
+            rc = api_call(c, "POST", "/v1/partitions", b, why, sizeof why);
+        } else {
+            char w1[TEXT_MAX], w2[TEXT_MAX];
+            weights_canon(x->weights, w1, sizeof w1);
+            weights_canon(y->weights, w2, sizeof w2);
+            if (!strcmp(w1, w2) && x->max_time_s == y->max_time_s &&
+                x->default_time_s == y->default_time_s) {
+                json_decref(b);
+                continue;
+            }
+            rc = make_path(path, sizeof path, "/v1/partitions", cluster, x->name) < 0
+                     ? (json_decref(b), snprintf(why, sizeof why, "name cannot be encoded"), -1)
+                     : api_call(c, "PATCH", path, b, why, sizeof why);
+        }
+        if (rc < 0)
+            add_attempt(at, "partition", x->name, "%s", why);
+    }
     /* Accounts parent first: a pass creates those whose parent allot has; repeat while one
      * was made (a tree n deep takes n passes). */
     char *made = xcalloc(s->naccts ? s->naccts : 1, 1);
@@ -339,34 +368,6 @@ static void follow(allot_client_t *c, const char *cluster, const struct sync_vie
             api_call(c, "PATCH", path, json_pack("{s:s}", "default_account", x->def), why,
                      sizeof why) < 0)
             add_attempt(at, "user", x->name, "%s", why);
-    }
-    for (size_t i = 0; i < s->nparts; i++) {
-        const struct sv_part *x = &s->parts[i], *y = sv_find_part(a, x->name);
-        /* Weights, MaxTime and DefaultTime in one request: allotd checks them together
-         * (a DefaultTime may not exceed the MaxTime). */
-        json_t *b = json_pack("{s:s, s:I, s:I}", "billing_weights", x->weights, "max_time_s",
-                              (json_int_t)x->max_time_s, "default_time_s",
-                              (json_int_t)x->default_time_s);
-        int rc;
-        if (!y) {
-            json_object_set_new(b, "cluster", json_string(cluster));
-            json_object_set_new(b, "name", json_string(x->name));
-            rc = api_call(c, "POST", "/v1/partitions", b, why, sizeof why);
-        } else {
-            char w1[TEXT_MAX], w2[TEXT_MAX];
-            weights_canon(x->weights, w1, sizeof w1);
-            weights_canon(y->weights, w2, sizeof w2);
-            if (!strcmp(w1, w2) && x->max_time_s == y->max_time_s &&
-                x->default_time_s == y->default_time_s) {
-                json_decref(b);
-                continue;
-            }
-            rc = make_path(path, sizeof path, "/v1/partitions", cluster, x->name) < 0
-                     ? (json_decref(b), snprintf(why, sizeof why, "name cannot be encoded"), -1)
-                     : api_call(c, "PATCH", path, b, why, sizeof why);
-        }
-        if (rc < 0)
-            add_attempt(at, "partition", x->name, "%s", why);
     }
 }
 

@@ -7,7 +7,7 @@
 # of MaxTime.  report: both values of every drift shown by `allot sync status` and
 # /metrics, allot's copy unchanged.  follow: allot's copy takes Slurm's weights and MaxTime,
 # the user and association Slurm has and allot lacked are created, the drifts are gone and
-# sbatch -t 20 runs.  push: an account, user and association allot has and Slurm lacks are
+# sbatch -t 20 runs; a new partition gpu and an association naming it are created.  push: an account, user and association allot has and Slurm lacks are
 # added to Slurm with sacctmgr; a partition drift is reported 'unresolvable'.
 test_description='allot-agent sync: report, follow, push against real Slurm'
 . /usr/share/sharness/sharness.sh
@@ -66,9 +66,12 @@ test_expect_success 'cluster with plugins; allot'"'"'s copy of big: CPU=1.0, max
 	grep "sync: report pass" agent0.log
 '
 
-test_expect_success 'slurm.conf: big bills CPU=1.5 with MaxTime=30 (scontrol reconfigure)' '
+test_expect_success 'slurm.conf: big bills CPU=1.5 with MaxTime=30, new partition gpu (reconfigure)' '
 	sed -i "s/^PartitionName=big .*/PartitionName=big Nodes=ALL MaxTime=30 DefaultTime=5 TRESBillingWeights=CPU=1.5 State=UP/" "$SLURM_CONF" &&
+	echo "PartitionName=gpu Nodes=ALL MaxTime=60 TRESBillingWeights=CPU=2.0 State=UP" >>"$SLURM_CONF" &&
 	scontrol reconfigure &&
+	wait_for 30 sh -c "scontrol show partition gpu -o >/dev/null 2>&1" &&
+	sacctmgr -i add user $U account=chem partition=gpu cluster=$SLURM_CLUSTER >/dev/null &&
 	wait_for 30 sh -c "scontrol show partition big -o | tr \" \" \"\\n\" | grep -qx TRESBillingWeights=CPU=1.5" &&
 	scontrol show partition big -o | tr " " "\n" | grep -x MaxTime=00:30:00
 '
@@ -98,8 +101,10 @@ test_expect_success 'report: every drift shown with both values; allot'"'"'s cop
 	test "$(drift partition big max_time)" = "00:30:00|00:10:00|reported" &&
 	test "$(drift user $U exists)" = "default_account=chem||reported" &&
 	test "$(drift assoc chem/$U/ exists)" = "present||reported" &&
+	test "$(drift assoc chem/$U/gpu exists)" = "present||reported" &&
+	drift partition gpu exists | grep "^TRESBillingWeights=CPU=2.0 MaxTime=01:00:00 DefaultTime=NONE||reported$" &&
 	test "$(part billing_weights)" = CPU=1.0 && test "$(part max_time_s)" = 600 &&
-	test "$(metric "allot_sync_drifts{cluster=\"$SLURM_CLUSTER\",kind=\"partition\"}")" = 2 &&
+	test "$(metric "allot_sync_drifts{cluster=\"$SLURM_CLUSTER\",kind=\"partition\"}")" = 3 &&
 	test "$(metric "allot_sync_drifts{cluster=\"$SLURM_CLUSTER\",kind=\"user\"}")" -ge 1 &&
 	test "$(metric "allot_sync_drifts_resolved_total{cluster=\"$SLURM_CLUSTER\"}")" = 0 &&
 	metric "allot_sync_last_pass_seconds{cluster=\"$SLURM_CLUSTER\",mode=\"report\"}" | grep -q "^[0-9]"
@@ -114,6 +119,9 @@ test_expect_success 'follow: allot takes Slurm'"'"'s weights, MaxTime, user and 
 	test -z "$(drift partition big max_time)" &&
 	test -z "$(drift user $U exists)" &&
 	test -z "$(drift assoc chem/$U/ exists)" &&
+	test -z "$(drift assoc chem/$U/gpu exists)" && test -z "$(drift partition gpu exists)" &&
+	api GET "/v1/partitions/$SLURM_CLUSTER/gpu" >gpu && test "$(json_get billing_weights <gpu)" = CPU=2.0 &&
+	test "$(json_get max_time_s <gpu)" = 3600 &&
 	api GET /v1/users/$U >u && test "$(json_get default_account <u)" = chem &&
 	test "$(json_get uid <u)" = "$(id -u $U)" &&
 	test -z "$(metric "allot_sync_drifts{cluster=\"$SLURM_CLUSTER\",kind=\"partition\"}")" &&
