@@ -6,26 +6,40 @@
 # beside it), through the documented command against a private allotd (SQLite, durable).
 # Per round: a dry run on the empty bank, the import into it (one transaction), the second
 # import (no changes), and the export; wall time of each command, best and median of ROUNDS
-# (default 5), each round on a new bank file.
-#   ROUNDS=5 bash bench/import_bench.sh build
+# (default 5), each round on a new bank: a new SQLite file, or with BACKEND=pg a private
+# PostgreSQL (tests/sharness.d/20-postgres.sh) whose schema is dropped between rounds.
+#   ROUNDS=5 [BACKEND=pg] bash bench/import_bench.sh build
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
 ROUNDS=${ROUNDS:-5}
+BACKEND=${BACKEND:-sqlite}
 . "$src/tests/sharness.d/00-common.sh"
+. "$src/tests/sharness.d/20-postgres.sh"
 dump=$src/bench/data/sacctmgr-dump-1000-22.05.8.txt
 qos=$src/bench/data/sacctmgr-show-qos-22.05.8.txt
 tmp=$(mktemp -d /tmp/allot-importbench-XXXXXX) && cd "$tmp" || exit 1
 pid=
-trap 'test -n "$pid" && kill $pid 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'test -n "$pid" && kill $pid 2>/dev/null; wait 2>/dev/null
+      [ "$BACKEND" = pg ] && pg_stop -m immediate; rm -rf "$tmp"' EXIT
+if [ "$BACKEND" = pg ]; then
+    pg_start "$tmp/pg" >/dev/null || exit 1
+    storage="StorageType=pg
+StorageLoc=$ALLOT_TEST_PG"
+fi
 ms() { echo $((($(date +%s%N) - $1) / 1000000)); }
 for r in $(seq 1 "$ROUNDS"); do
     port=$(find_free_port) || exit 1
     url=http://127.0.0.1:$port
     rm -f bank.sqlite*
+    if [ "$BACKEND" = pg ]; then
+        pg_psql "DROP SCHEMA public CASCADE; CREATE SCHEMA public;" >/dev/null 2>&1 || exit 1
+    else
+        storage="StorageType=sqlite
+StorageLoc=$tmp/bank.sqlite"
+    fi
     cat >allot.conf <<CONF
-StorageType=sqlite
-StorageLoc=$tmp/bank.sqlite
+$storage
 ListenAddr=127.0.0.1:$port
 AuthType=none
 TestMode=local
