@@ -109,6 +109,15 @@ test_expect_success 'reference data errors' '
 	python3 -c "print(\"{\\\"name\\\":\\\"\" + \"a\"*70000 + \"\\\"}\")" >big &&
 	api_fails 413 POST /v1/accounts "$(cat big)"
 '
+test_expect_success 'sync drifts: put twice, read, metrics, refusals' '
+	api PUT /v1/sync/c1 "{\"mode\":\"report\",\"drifts\":[{\"kind\":\"partition\",\"object\":\"std\",\"field\":\"billing_weights\",\"slurm\":\"CPU=4.0\",\"allot\":\"CPU=1.0\",\"status\":\"reported\"},{\"kind\":\"user\",\"object\":\"carol\",\"field\":\"exists\",\"slurm\":\"default_account=chem\",\"status\":\"reported\"}]}" &&
+	api PUT /v1/sync/c1 "{\"mode\":\"follow\",\"resolved\":1,\"drifts\":[{\"kind\":\"partition\",\"object\":\"std\",\"field\":\"billing_weights\",\"slurm\":\"CPU=4.0\",\"allot\":\"CPU=1.0\",\"status\":\"failed\",\"note\":\"403\"}]}" &&
+	api GET /v1/sync >out && test "$(json_get items.0.status <out)" = failed &&
+	API_NOAUTH=1 api GET /metrics >out && grep "allot_sync_drifts{cluster=\"c1\",kind=\"partition\"} 1" out &&
+	api_fails 400 PUT /v1/sync/c1 "{\"mode\":\"report\",\"drifts\":[{\"kind\":\"node\",\"object\":\"n\",\"field\":\"f\",\"status\":\"reported\"}]}" &&
+	api_fails 400 PUT /v1/sync/c1 "{\"mode\":\"report\",\"drifts\":[7]}" &&
+	api_fails 404 PUT /v1/sync/nosuch "{\"mode\":\"report\",\"drifts\":[]}"
+'
 test_expect_success 'allocations, credit, balances, ledger' '
 	api POST /v1/allocations "{\"account\":\"science\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"10h\"}" >out &&
 	json_get id <out >alloc_id &&
