@@ -47,8 +47,7 @@ struct attempts {
 };
 
 /* Text cut to fit on purpose (evidence and notes for allotd's one-line fields). */
-__attribute__((format(printf, 3, 4))) static void textf(char *buf, size_t len, const char *fmt,
-                                                        ...)
+__attribute__((format(printf, 3, 4))) static void textf(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -70,7 +69,10 @@ int sync_mode_parse(const char *s, enum sync_mode *out)
 
 const char *sync_mode_name(enum sync_mode m)
 {
-    return m == SYNC_FOLLOW ? "follow" : m == SYNC_PUSH ? "push" : m == SYNC_REPORT ? "report" : "off";
+    return m == SYNC_FOLLOW   ? "follow"
+           : m == SYNC_PUSH   ? "push"
+           : m == SYNC_REPORT ? "report"
+                              : "off";
 }
 
 static struct drift *add_drift(struct drifts *d, const char *kind, const char *object,
@@ -90,10 +92,8 @@ static struct drift *add_drift(struct drifts *d, const char *kind, const char *o
     return x;
 }
 
-__attribute__((format(printf, 4, 5))) static void add_attempt(struct attempts *a,
-                                                              const char *kind,
-                                                              const char *object,
-                                                              const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void
+add_attempt(struct attempts *a, const char *kind, const char *object, const char *fmt, ...)
 {
     if (a->n == a->cap) {
         a->cap = a->cap ? a->cap * 2 : 16;
@@ -145,7 +145,7 @@ static void part_text(const struct sv_part *p, char *buf, size_t size)
     time_text(p->max_time_s, "UNLIMITED", mt, sizeof mt);
     time_text(p->default_time_s, "NONE", dt, sizeof dt);
     textf(buf, size, "TRESBillingWeights=%s MaxTime=%s DefaultTime=%s",
-             p->weights[0] ? p->weights : "(none)", mt, dt);
+          p->weights[0] ? p->weights : "(none)", mt, dt);
 }
 
 static void assoc_key(const struct sv_assoc *a, char *buf, size_t size)
@@ -283,9 +283,9 @@ static void follow(allot_client_t *c, const char *cluster, const struct sync_vie
         const struct sv_part *x = &s->parts[i], *y = sv_find_part(a, x->name);
         /* Weights, MaxTime and DefaultTime in one request: allotd checks them together
          * (a DefaultTime may not exceed the MaxTime). */
-        json_t *b = json_pack("{s:s, s:I, s:I}", "billing_weights", x->weights, "max_time_s",
-                              (json_int_t)x->max_time_s, "default_time_s",
-                              (json_int_t)x->default_time_s);
+        json_t *b =
+            json_pack("{s:s, s:I, s:I}", "billing_weights", x->weights, "max_time_s",
+                      (json_int_t)x->max_time_s, "default_time_s", (json_int_t)x->default_time_s);
         int rc;
         if (!y) {
             json_object_set_new(b, "cluster", json_string(cluster));
@@ -351,8 +351,8 @@ static void follow(allot_client_t *c, const char *cluster, const struct sync_vie
         const struct sv_assoc *x = &s->assocs[i];
         if (sv_find_assoc(a, x))
             continue;
-        json_t *b = json_pack("{s:s, s:s, s:s}", "cluster", cluster, "account", x->account,
-                              "user", x->user);
+        json_t *b = json_pack("{s:s, s:s, s:s}", "cluster", cluster, "account", x->account, "user",
+                              x->user);
         if (x->partition[0])
             json_object_set_new(b, "partition", json_string(x->partition));
         if (api_call(c, "POST", "/v1/assocs", b, why, sizeof why) < 0) {
@@ -388,7 +388,7 @@ static int sacctmgr(const struct agent_tools *t, char *const args[], char *why, 
     int rc = child_run(argv, NULL, t->timeout_s, 1024 * 1024, &c);
     if (rc != 0)
         textf(why, len, "sacctmgr %s %s: %s%s%s", args[0], args[1],
-                 rc < 0 ? "" : "exit status non-zero; ", c.errtext, c.out ? c.out : "");
+              rc < 0 ? "" : "exit status non-zero; ", c.errtext, c.out ? c.out : "");
     child_out_free(&c);
     return rc == 0 ? 0 : -1;
 }
@@ -506,16 +506,16 @@ static void settle_status(struct drift *x, enum sync_mode m, const struct attemp
     }
 }
 
-static int report(allot_client_t *c, const char *cluster, enum sync_mode m,
-                  const struct drifts *d, int resolved, struct allot_error *err)
+static int report(allot_client_t *c, const char *cluster, enum sync_mode m, const struct drifts *d,
+                  int resolved, struct allot_error *err)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < d->n && i < DRIFTS_MAX; i++) {
         const struct drift *x = &d->v[i];
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "kind",
-                                             x->kind, "object", x->object, "field", x->field,
-                                             "slurm", x->slurm, "allot", x->allot, "status",
-                                             x->status, "note", x->note));
+        json_array_append_new(arr,
+                              json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "kind", x->kind,
+                                        "object", x->object, "field", x->field, "slurm", x->slurm,
+                                        "allot", x->allot, "status", x->status, "note", x->note));
     }
     json_t *body = json_pack("{s:s, s:i, s:o}", "mode", sync_mode_name(m), "resolved", resolved,
                              "drifts", arr);
@@ -545,8 +545,8 @@ static int read_both(allot_client_t *c, const struct agent_tools *t, const char 
     return 0;
 }
 
-int sync_pass(allot_client_t *c, const struct agent_tools *t, const char *cluster,
-              enum sync_mode m, sync_log_f log, struct sync_stats *st, struct allot_error *err)
+int sync_pass(allot_client_t *c, const struct agent_tools *t, const char *cluster, enum sync_mode m,
+              sync_log_f log, struct sync_stats *st, struct allot_error *err)
 {
     struct sync_view s, a;
     struct drifts first = {0}, last = {0};

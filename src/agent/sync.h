@@ -38,7 +38,7 @@ typedef void (*sync_log_f)(const char *fmt, ...) __attribute__((format(printf, 1
 
 /* One pass for CLUSTER in mode M (not SYNC_OFF).  0, or -1 with ERR when a side could not
  * be read or the report not posted (nothing is changed when a side cannot be read). */
-int sync_pass(allot_client_t *c, const struct agent_tools *t, const char *cluster,
-              enum sync_mode m, sync_log_f log, struct sync_stats *st, struct allot_error *err);
+int sync_pass(allot_client_t *c, const struct agent_tools *t, const char *cluster, enum sync_mode m,
+              sync_log_f log, struct sync_stats *st, struct allot_error *err);
 
 #endif

@@ -115,8 +115,8 @@ static int span_copy(char *dst, size_t size, struct st_span s)
 }
 
 /* Run a Slurm tool; 0 with its whole stdout in *c, or -1 with why. */
-static int run_tool(const struct agent_tools *t, char *const argv[], struct child_out *c,
-                    char *why, size_t len)
+static int run_tool(const struct agent_tools *t, char *const argv[], struct child_out *c, char *why,
+                    size_t len)
 {
     int rc = child_run(argv, NULL, t->timeout_s, VIEW_OUT_MAX, c);
     if (rc == 0 && !c->too_big)
@@ -161,8 +161,7 @@ static int slurm_parts(const struct agent_tools *t, struct sync_view *v, char *w
 }
 
 /* `sacctmgr -P -n show ARGS... format=COLS`, each row to cb; 0 or -1 with why. */
-typedef int (*mgr_row_f)(const struct st_mgr_row *row, struct sync_view *v, char *why,
-                         size_t len);
+typedef int (*mgr_row_f)(const struct st_mgr_row *row, struct sync_view *v, char *why, size_t len);
 static int sacctmgr_rows(const struct agent_tools *t, char *const args[], const char *cols,
                          mgr_row_f cb, struct sync_view *v, char *why, size_t len)
 {
@@ -266,8 +265,7 @@ int sync_view_slurm(const struct agent_tools *t, const char *cluster, struct syn
 }
 
 /* GET path; its "items" array (a new reference in *doc), or NULL with why. */
-static json_t *get_items(allot_client_t *c, const char *path, json_t **doc, char *why,
-                         size_t len)
+static json_t *get_items(allot_client_t *c, const char *path, json_t **doc, char *why, size_t len)
 {
     struct allot_error err = {0};
     char *reply = NULL;

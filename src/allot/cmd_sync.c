@@ -11,18 +11,21 @@
 #include "allot/cli.h"
 
 static const struct column pass_cols[] = {
-    {"Cluster", "cluster", C_STR},      {"Mode", "mode", C_STR},
-    {"LastPass", "synced", C_TIME},     {"Drifts", "drifts", C_INT},
-    {"Found", "found_total", C_INT},    {"Resolved", "resolved_total", C_INT},
+    {"Cluster", "cluster", C_STR},
+    {"Mode", "mode", C_STR},
+    {"LastPass", "synced", C_TIME},
+    {"Drifts", "drifts", C_INT},
+    {"Found", "found_total", C_INT},
+    {"Resolved", "resolved_total", C_INT},
     {0},
 };
 
 static const struct column drift_cols[] = {
-    {"Cluster", "cluster", C_STR},       {"Kind", "kind", C_STR},
-    {"Object", "object", C_STR},         {"Field", "field", C_STR},
-    {"Slurm", "slurm", C_STR},           {"Allot", "allot", C_STR},
-    {"Status", "status", C_STR},         {"FirstSeen", "first_seen", C_TIME},
-    {"Note", "note", C_STR},             {0},
+    {"Cluster", "cluster", C_STR}, {"Kind", "kind", C_STR},
+    {"Object", "object", C_STR},   {"Field", "field", C_STR},
+    {"Slurm", "slurm", C_STR},     {"Allot", "allot", C_STR},
+    {"Status", "status", C_STR},   {"FirstSeen", "first_seen", C_TIME},
+    {"Note", "note", C_STR},       {0},
 };
 
 static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)

@@ -47,14 +47,8 @@ static int read_drift(json_t *v, int i, struct sync_drift *d, struct allot_error
          .dst = d->object,
          .size = sizeof d->object},
         {.name = "field", .type = JF_TEXT, .required = 1, .dst = d->field, .size = sizeof d->field},
-        {.name = "slurm",
-         .type = JF_TEXT,
-         .dst = d->slurm_value,
-         .size = sizeof d->slurm_value},
-        {.name = "allot",
-         .type = JF_TEXT,
-         .dst = d->allot_value,
-         .size = sizeof d->allot_value},
+        {.name = "slurm", .type = JF_TEXT, .dst = d->slurm_value, .size = sizeof d->slurm_value},
+        {.name = "allot", .type = JF_TEXT, .dst = d->allot_value, .size = sizeof d->allot_value},
         {.name = "status",
          .type = JF_TEXT,
          .required = 1,
@@ -107,22 +101,22 @@ int api_sync_put(struct req *r, struct allot_error *err)
 
 static int on_state(const struct sync_state *s, void *arg)
 {
-    json_array_append_new(
-        arg, json_pack("{s:s, s:s, s:o, s:I, s:I, s:I}", "cluster", s->cluster, "mode", s->mode,
-                       "synced", json_time(s->synced_s), "drifts", (json_int_t)s->drifts,
-                       "found_total", (json_int_t)s->found_total, "resolved_total",
-                       (json_int_t)s->resolved_total));
+    json_array_append_new(arg, json_pack("{s:s, s:s, s:o, s:I, s:I, s:I}", "cluster", s->cluster,
+                                         "mode", s->mode, "synced", json_time(s->synced_s),
+                                         "drifts", (json_int_t)s->drifts, "found_total",
+                                         (json_int_t)s->found_total, "resolved_total",
+                                         (json_int_t)s->resolved_total));
     return 0;
 }
 
 static int on_drift(const struct sync_drift *d, void *arg)
 {
-    json_array_append_new(
-        arg, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "cluster",
-                       d->cluster, "kind", d->kind, "object", d->object, "field", d->field,
-                       "slurm", d->slurm_value, "allot", d->allot_value, "status", d->status,
-                       "note", d->note, "first_seen", json_time(d->first_seen_s), "last_seen",
-                       json_time(d->last_seen_s)));
+    json_array_append_new(arg, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}",
+                                         "cluster", d->cluster, "kind", d->kind, "object",
+                                         d->object, "field", d->field, "slurm", d->slurm_value,
+                                         "allot", d->allot_value, "status", d->status, "note",
+                                         d->note, "first_seen", json_time(d->first_seen_s),
+                                         "last_seen", json_time(d->last_seen_s)));
     return 0;
 }
 

@@ -176,7 +176,8 @@ static int on_sync_state(const struct sync_state *s, void *arg)
         out_printf(x->o, "allot_sync_drifts_resolved_total{cluster=\"%s\"} %lld\n", s->cluster,
                    (long long)s->resolved_total);
     else
-        out_printf(x->o, "allot_sync_last_pass_seconds{cluster=\"%s\",mode=\"%s\"} %lld\n",
+        out_printf(x->o,
+                   "allot_sync_last_pass_timestamp_seconds{cluster=\"%s\",mode=\"%s\"} %lld\n",
                    s->cluster, s->mode, (long long)s->synced_s);
     return 0;
 }
@@ -190,8 +191,9 @@ static void render_sync(struct out *o, store_t *st)
         "# TYPE allot_sync_drifts_found_total counter\n",
         "# HELP allot_sync_drifts_resolved_total Drifts the sync mode resolved.\n"
         "# TYPE allot_sync_drifts_resolved_total counter\n",
-        "# HELP allot_sync_last_pass_seconds When the agent's last sync pass reported (epoch "
-        "seconds), with its mode.\n# TYPE allot_sync_last_pass_seconds gauge\n",
+        "# HELP allot_sync_last_pass_timestamp_seconds When the agent's last sync pass "
+        "reported (epoch seconds), with its mode.\n"
+        "# TYPE allot_sync_last_pass_timestamp_seconds gauge\n",
     };
     struct sync_out x = {.o = o};
     struct allot_error err;

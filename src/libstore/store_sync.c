@@ -35,7 +35,7 @@ static const char SQL_SYNC_DRIFT_PUT[] =
 static const char SQL_SYNC_DRIFT_PRUNE[] =
     "DELETE FROM sync_drifts WHERE cluster = $1 AND generation < $2";
 #define DRIFT_COLS                                                                                 \
-    "cluster, kind, object, field, slurm_value, allot_value, status, note, first_seen_s, "        \
+    "cluster, kind, object, field, slurm_value, allot_value, status, note, first_seen_s, "         \
     "last_seen_s"
 static const char SQL_SYNC_DRIFT_LIST[] =
     "SELECT " DRIFT_COLS " FROM sync_drifts WHERE ($1 = '' OR cluster = $1) "
@@ -49,8 +49,7 @@ static int check_text(const char *field, const char *v, struct allot_error *err)
 {
     for (const unsigned char *p = (const unsigned char *)v; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
-            return allot_errorf(err, ALLOT_EINVAL, "%s: control characters are not allowed",
-                                field);
+            return allot_errorf(err, ALLOT_EINVAL, "%s: control characters are not allowed", field);
     return 0;
 }
 
@@ -84,8 +83,7 @@ static int check_drift(const struct sync_drift *d, struct allot_error *err)
 }
 
 int store_sync_replace(store_t *st, const char *cluster, const char *mode, int64_t now_s,
-                       const struct sync_drift *d, int n, int64_t resolved,
-                       struct allot_error *err)
+                       const struct sync_drift *d, int n, int64_t resolved, struct allot_error *err)
 {
     if (store_ready_write(st, "sync replace", err) < 0 ||
         model_check_name("cluster", cluster, 0, err) < 0)

@@ -7,8 +7,9 @@
 # of MaxTime.  report: both values of every drift shown by `allot sync status` and
 # /metrics, allot's copy unchanged.  follow: allot's copy takes Slurm's weights and MaxTime,
 # the user and association Slurm has and allot lacked are created, the drifts are gone and
-# sbatch -t 20 runs; a new partition gpu and an association naming it are created.  push: an account, user and association allot has and Slurm lacks are
-# added to Slurm with sacctmgr; a partition drift is reported 'unresolvable'.
+# sbatch -t 20 runs; a new partition gpu and an association naming it are created.
+# push: an account, user and association allot has and Slurm lacks are added to Slurm with
+# sacctmgr; a partition drift is reported 'unresolvable'.
 test_description='allot-agent sync: report, follow, push against real Slurm'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -107,7 +108,7 @@ test_expect_success 'report: every drift shown with both values; allot'"'"'s cop
 	test "$(metric "allot_sync_drifts{cluster=\"$SLURM_CLUSTER\",kind=\"partition\"}")" = 3 &&
 	test "$(metric "allot_sync_drifts{cluster=\"$SLURM_CLUSTER\",kind=\"user\"}")" -ge 1 &&
 	test "$(metric "allot_sync_drifts_resolved_total{cluster=\"$SLURM_CLUSTER\"}")" = 0 &&
-	metric "allot_sync_last_pass_seconds{cluster=\"$SLURM_CLUSTER\",mode=\"report\"}" | grep -q "^[0-9]"
+	metric "allot_sync_last_pass_timestamp_seconds{cluster=\"$SLURM_CLUSTER\",mode=\"report\"}" | grep -q "^[0-9]"
 '
 
 test_expect_success 'follow: allot takes Slurm'"'"'s weights, MaxTime, user and association' '

@@ -103,7 +103,8 @@ static void test_refused(void **state)
     struct sync_view v;
     char why[256];
     fake(sacctmgr, good_sacctmgr);
-    fake(scontrol, "printf 'PartitionName=big MaxTime=00:30:00\\nPartitionName=bad MaxTime=soon\\n'");
+    fake(scontrol,
+         "printf 'PartitionName=big MaxTime=00:30:00\\nPartitionName=bad MaxTime=soon\\n'");
     assert_int_equal(read_view(&v, why, sizeof why), -1);
     assert_non_null(strstr(why, "scontrol show partition line 2: MaxTime"));
     assert_int_equal(v.nparts, 0);

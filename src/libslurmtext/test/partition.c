@@ -52,8 +52,7 @@ static void test_unlimited_none(void **state)
     assert_string_equal(p.billing_weights, "");
     assert_int_equal(p.max_time_s, -1);
     assert_int_equal(p.default_time_s, -1);
-    assert_int_equal(st_partition_parse(span("  PartitionName=long MaxTime=2-00:00:00 "), &p,
-                                        &err),
+    assert_int_equal(st_partition_parse(span("  PartitionName=long MaxTime=2-00:00:00 "), &p, &err),
                      0);
     assert_int_equal(p.max_time_s, 2 * 86400);
     assert_int_equal(st_partition_parse(span("PartitionName=gpu QoS=gpuq MaxTime=60"), &p, &err),

@@ -5,8 +5,8 @@
 #include "libcore/billing.h"
 #include "libcore/tres.h"
 
-int slurm_price_billing(const char *weights, int max_tres, const char *tres,
-                        int64_t *billing_micro, struct allot_error *err)
+int slurm_price_billing(const char *weights, int max_tres, const char *tres, int64_t *billing_micro,
+                        struct allot_error *err)
 {
     struct billing_weights w;
     struct tres_list t;

@@ -26,7 +26,7 @@
  * TRES); *BILLING_MICRO untouched then.  A billing of 0 (all weights 0) sent to allotd
  * means "not given": allotd then prices with its own copy.
  */
-int slurm_price_billing(const char *weights, int max_tres, const char *tres,
-                        int64_t *billing_micro, struct allot_error *err);
+int slurm_price_billing(const char *weights, int max_tres, const char *tres, int64_t *billing_micro,
+                        struct allot_error *err);
 
 #endif

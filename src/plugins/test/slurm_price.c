@@ -20,9 +20,11 @@ static void test_fraction_kept(void **state)
     (void)state;
     struct allot_error err;
     int64_t b = 0;
-    assert_int_equal(slurm_price_billing("CPU=2.5", 0, "cpu=1,mem=1G,node=1,billing=2", &b, &err), 0);
+    assert_int_equal(slurm_price_billing("CPU=2.5", 0, "cpu=1,mem=1G,node=1,billing=2", &b, &err),
+                     0);
     assert_int_equal(b, 2500000);
-    assert_int_equal(slurm_price_billing("CPU=1.0,Mem=0.5G", 0, "cpu=1,mem=2048M,node=1", &b, &err), 0);
+    assert_int_equal(slurm_price_billing("CPU=1.0,Mem=0.5G", 0, "cpu=1,mem=2048M,node=1", &b, &err),
+                     0);
     assert_int_equal(b, 2000000);
 }
 
