@@ -137,8 +137,15 @@ struct allot_job_desc {
     /* HoldMode=submit (doc/slurm.md "Hold at submit"): the job's submit token, in
      * [2^32, 2^62]; 0 = none.  admit: take the provisional hold under it; hold: move that
      * hold to (job_id, run).  Other verbs ignore it (release a provisional hold by passing
-     * the token as job_id). */
+     * the token as job_id; release with job_id a task's own id releases that task's share
+     * of the token's hold, for an array task that ended pending). */
     int64_t submit_token;
+    /* admit: the number of tasks of a job array (doc/slurm.md "Hold at submit"): admission
+     * and the hold at submit cover tasks x the cost of one; 0 = 1. */
+    int64_t tasks;
+    /* admit: credit the same submission needs besides this job (the het components
+     * admitted before this one), checked with it when no hold is taken at submit; 0 = none. */
+    int64_t extra_sumin;
 };
 
 /* The decision of a job verb and its numbers (0 when the reply did not carry them). */
@@ -156,6 +163,8 @@ struct allot_job_result {
     int64_t charge_sumin; /* settle: the debit */
     char message[1024];   /* refusal text a user can act on ("" when admitted) */
     int64_t submit_token; /* admit with a token: the token allotd held under, else 0 */
+    int64_t tasks;        /* admit: the tasks priced (1 unless a job array) */
+    int64_t total_sumin;  /* admit: tasks x cost_sumin (+ extra_sumin), what was checked */
 };
 
 /* POST /v1/jobs/admit, /hold, /settle, /release.  A refusal (insufficient funds, a limit) is

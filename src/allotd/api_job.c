@@ -27,7 +27,7 @@ int api_job_admit(struct req *r, struct allot_error *err)
 {
     char cluster[ALLOT_NAME_MAX] = "", user[ALLOT_NAME_MAX] = "", account[ALLOT_NAME_MAX] = "",
          partition[ALLOT_NAME_MAX] = "", qos[ALLOT_NAME_MAX] = "", tres[ALLOT_TRES_MAX] = "";
-    int64_t time_limit_s = 0, billing = 0, token = 0;
+    int64_t time_limit_s = 0, billing = 0, token = 0, tasks = 1, extra = 0;
     struct jfield f[] = {
         {.name = "cluster", .type = JF_NAME, .required = 1, .dst = cluster},
         {.name = "user", .type = JF_NAME, .required = 1, .dst = user},
@@ -39,6 +39,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
         {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
         {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &token}, /* api_submit.c */
+        {.name = "tasks", .type = JF_INT, .required = 0, .dst = &tasks, .min = 1},
+        {.name = "extra_sumin", .type = JF_INT, .required = 0, .dst = &extra},
     };
     store_t *st = req_reader(r, err);
     if (!st || json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
@@ -48,10 +50,19 @@ int api_job_admit(struct req *r, struct allot_error *err)
     if (token && !api_submit_enabled(r->d))
         return allot_errorf(err, ALLOT_EINVAL,
                             "submit_token: hold-at-submit is off (allot.conf HoldMode=start)");
+    if (tasks > API_ADMIT_TASKS_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "tasks: at most %d (Slurm's largest job array)",
+                            API_ADMIT_TASKS_MAX);
+    if (extra < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "extra_sumin: must not be negative");
     struct bank_job j = {cluster, account, partition, tres, billing, time_limit_s, "tres"};
     struct bank_cost c;
     if (bank_cost(r->d->partcache, st, &j, &c, err) < 0)
         return -1;
+    /* An array's tasks may all run, so admission checks them all (doc/money.md). */
+    int64_t total;
+    if (money_mul(c.cost_sumin, tasks, &total) < 0 || money_add(total, extra, &total) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "tasks: the array's cost overflows");
     char why[ALLOT_MSG_MAX];
     int lim = limit_check_admit(st, cluster, user, account, partition, qos, time_limit_s, tres, why,
                                 sizeof(why), err);
@@ -76,9 +87,10 @@ int api_job_admit(struct req *r, struct allot_error *err)
         *err = ferr;
         return -1;
     }
-    int ok = have && b.available_sumin >= c.cost_sumin;
+    int ok = have && b.available_sumin >= total;
     if (ok && token) { /* HoldMode=submit: admitted, so take the provisional hold */
-        struct api_submit_job sj = {cluster, user, account, partition, qos, tres, time_limit_s, &c};
+        struct api_submit_job sj = {cluster, user,         account, partition, qos,
+                                    tres,    time_limit_s, &c,      tasks};
         struct api_submit_admit sa = {
             .alloc_id = a.id, .available_sumin = b.available_sumin, .held_sumin = b.held_sumin};
         text_copy(sa.payer_account, sizeof(sa.payer_account), a.account);
@@ -91,6 +103,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
                        (json_int_t)c.billing_micro, "cost_sumin", (json_int_t)c.cost_sumin,
                        "available_sumin", (json_int_t)b.available_sumin, "held_sumin",
                        (json_int_t)b.held_sumin);
+    json_object_set_new(r->out, "tasks", json_integer((json_int_t)tasks));
+    json_object_set_new(r->out, "total_sumin", json_integer((json_int_t)total));
     if (lim == 2)
         json_object_set_new(r->out, "pending_reason", json_string(why));
     if (!ok) {
@@ -103,6 +117,8 @@ int api_job_admit(struct req *r, struct allot_error *err)
                            .cluster = cluster,
                            .at_s = now,
                            .cost_sumin = c.cost_sumin,
+                           .tasks = tasks,
+                           .extra_sumin = extra,
                            .billing_micro = c.billing_micro,
                            .time_limit_s = time_limit_s,
                            .alloc_id = have ? a.id : 0,
@@ -117,7 +133,7 @@ int api_job_admit(struct req *r, struct allot_error *err)
         r->status = 402;
         log_info("msg=\"admission denied\" req=%llu cluster=%s account=%s user=%s cost_sumin=%lld "
                  "available_sumin=%lld",
-                 (unsigned long long)r->id, cluster, account, user, (long long)c.cost_sumin,
+                 (unsigned long long)r->id, cluster, account, user, (long long)total,
                  (long long)b.available_sumin);
     }
     return 0;
@@ -307,6 +323,7 @@ struct settle_op {
     struct settle_req q;
     struct settle_result res;
     int release;
+    int64_t submit_token; /* release: the token whose share job_id's task gives back */
     char comment[ALLOT_TEXT_MAX];
     struct store_job_op job; /* offered to the batch (writer.h); not for release */
 };
@@ -314,6 +331,14 @@ struct settle_op {
 static int run_settle(store_t *st, void *arg, struct allot_error *err)
 {
     struct settle_op *s = arg;
+    /* HoldMode=submit: a token's hold is its last run; an array task's share is released
+     * under the task's id (store_submit.c). */
+    if (s->release && s->submit_token)
+        return store_submit_release_task(st, s->q.cluster, s->submit_token, s->q.job_id,
+                                         s->q.run, s->q.actor, s->q.now_s, &s->res, err);
+    if (s->release && s->q.run == 0 && store_submit_token_valid(s->q.job_id))
+        return store_submit_release_all(st, s->q.cluster, s->q.job_id, s->q.actor, s->comment,
+                                        s->q.now_s, &s->res, err);
     if (s->release)
         return store_release(st, s->q.cluster, s->q.job_id, s->q.run, s->q.actor, s->comment,
                              s->q.now_s, &s->res, err);
@@ -426,10 +451,13 @@ int api_job_release(struct req *r, struct allot_error *err)
          .required = 0,
          .dst = s->comment,
          .size = sizeof(s->comment)},
+        {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &s->submit_token},
     };
     if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
         api_cluster_served(r, s->q.cluster, err) < 0)
         return -1;
+    if (s->submit_token && !store_submit_token_valid(s->submit_token))
+        return allot_errorf(err, ALLOT_EINVAL, "submit_token: must be in [2^32, 2^62]");
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
     s->q.run = (int32_t)run;

@@ -21,6 +21,7 @@ struct submit_op {
     struct hold_req q;
     struct hold_result res;
     struct api_submit_admit a; /* the admit's read-only answer, sent with the hold */
+    int64_t tasks;
 };
 
 static int run_submit(store_t *st, void *arg, struct allot_error *err)
@@ -37,12 +38,14 @@ static int finish_submit(struct req *r, struct allot_error *err)
     json_t *out = json_pack("{s:b, s:I, s:s, s:I, s:I, s:I, s:I}", "admitted", 1, "alloc_id",
                             (json_int_t)s->a.alloc_id, "payer_account", s->a.payer_account,
                             "billing_micro", (json_int_t)s->q.billing_micro, "cost_sumin",
-                            (json_int_t)s->q.amount_sumin, "available_sumin",
+                            (json_int_t)(s->q.amount_sumin / s->tasks), "available_sumin",
                             (json_int_t)s->a.available_sumin, "held_sumin",
                             (json_int_t)s->a.held_sumin);
     if (s->a.pending_reason[0])
         json_object_set_new(out, "pending_reason", json_string(s->a.pending_reason));
     json_object_set_new(out, "submit_token", json_integer((json_int_t)s->q.job_id));
+    json_object_set_new(out, "tasks", json_integer((json_int_t)s->tasks));
+    json_object_set_new(out, "total_sumin", json_integer((json_int_t)s->q.amount_sumin));
     json_object_set_new(out, "held", json_boolean(!h->refused));
     json_object_set_new(out, "replay", json_boolean(h->replay));
     json_object_set_new(out, "job", json_job(&h->job));
@@ -93,7 +96,11 @@ int api_submit_admit_hold(struct req *r, int64_t token, const struct api_submit_
     q->start_s = q->now_s; /* picks the allocation paying now, as the admit's answer did */
     q->time_limit_s = j->time_limit_s;
     q->billing_micro = j->cost->billing_micro;
-    q->amount_sumin = j->cost->cost_sumin;
+    /* An array's hold covers every task; each task's start takes one share of it
+     * (store_submit_bind).  admit checked that the product does not overflow. */
+    s->tasks = j->tasks > 1 ? j->tasks : 1;
+    q->amount_sumin = j->cost->cost_sumin * s->tasks;
+    q->tasks = s->tasks;
     return req_defer_write(r, run_submit, s, finish_submit);
 }
 

@@ -17,7 +17,11 @@ struct api_submit_job {
     const char *cluster, *user, *account, *partition, *qos, *tres;
     int64_t time_limit_s;
     const struct bank_cost *cost;
+    int64_t tasks; /* a job array's tasks: the hold is tasks x cost, one share per task */
 };
+
+/* The largest job array admit prices (Slurm's largest MaxArraySize). */
+#define API_ADMIT_TASKS_MAX 4000001
 
 /* The admit's read-only answer, returned with the hold's outcome. */
 struct api_submit_admit {

@@ -67,8 +67,13 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_str(o, "tres", j->tres);
     if (verb == VERB_HOLD)
         bad |= put_int(o, "submit", j->submit_s);
-    if (verb == VERB_ADMIT || verb == VERB_HOLD)
+    if (verb == VERB_ADMIT || verb == VERB_HOLD ||
+        (verb == VERB_RELEASE && j->job_id != j->submit_token))
         bad |= put_int(o, "submit_token", j->submit_token);
+    if (verb == VERB_ADMIT) {
+        bad |= put_int(o, "tasks", j->tasks);
+        bad |= put_int(o, "extra_sumin", j->extra_sumin);
+    }
     if (verb == VERB_HOLD || verb == VERB_SETTLE) {
         bad |= put_int(o, "start", j->start_s);
         bad |= put_str(o, "alloc_tres", j->alloc_tres);
@@ -125,6 +130,8 @@ static void read_numbers(json_t *root, struct allot_job_result *res)
     res->hold_sumin = get_int(job, "hold_sumin");
     res->charge_sumin = get_int(job, "charge_sumin");
     res->submit_token = get_int(root, "submit_token");
+    res->tasks = get_int(root, "tasks");
+    res->total_sumin = get_int(root, "total_sumin");
     if (msg)
         text_copy(res->message, sizeof(res->message), msg);
 }

@@ -58,17 +58,38 @@ void denial_format(char *buf, size_t size, const struct denial *d)
                  job, d->account, d->resource, d->cluster, at, cost, billing, limit);
         return;
     }
+    /* What the whole submission may cost: an array's tasks x one task's cost, a het
+     * component's cost on top of its other components' (doc/money.md "Admission"). */
+    char what[4 * MONEY_FORMAT_MAX + 256];
+    int64_t total = d->cost_sumin;
+    char totals[MONEY_FORMAT_MAX], extra[MONEY_FORMAT_MAX];
+    if (d->tasks > 1 && money_mul(d->cost_sumin, d->tasks, &total) == 0 &&
+        money_add(total, d->extra_sumin > 0 ? d->extra_sumin : 0, &total) == 0 &&
+        money_format_sumin(total, totals, sizeof totals) == 0)
+        snprintf(what, sizeof what,
+                 "this job array may cost up to %s SU (%lld tasks x %s SU, billing %s x time "
+                 "limit %s)",
+                 totals, (long long)d->tasks, cost, billing, limit);
+    else if (d->extra_sumin > 0 && money_add(d->cost_sumin, d->extra_sumin, &total) == 0 &&
+             money_format_sumin(total, totals, sizeof totals) == 0 &&
+             money_format_sumin(d->extra_sumin, extra, sizeof extra) == 0)
+        snprintf(what, sizeof what,
+                 "this heterogeneous job may cost up to %s SU (this component %s SU, billing "
+                 "%s x time limit %s, and its other components %s SU)",
+                 totals, cost, billing, limit, extra);
+    else
+        snprintf(what, sizeof what, "this job may cost up to %s SU (billing %s x time limit %s)",
+                 cost, billing, limit);
     char avail[MONEY_FORMAT_MAX], holds[2 * MONEY_FORMAT_MAX + 64];
     if (money_format_sumin(d->available_sumin, avail, sizeof avail) < 0)
         snprintf(avail, sizeof avail, "?");
     holds_format(holds, sizeof holds, d->held_sumin, d->held_pending_sumin);
     snprintf(buf, size,
-             "%saccount %s, allocation %lld (%s of account %s): available %s SU, but this job "
-             "may cost up to %s SU (billing %s x time limit %s); %s. "
+             "%saccount %s, allocation %lld (%s of account %s): available %s SU, but %s; %s. "
              "Lower the time limit (--time) or the resources, wait for %s, ask your PI for "
              "more credit, or use another account (-A).",
-             job, d->account, (long long)d->alloc_id, d->resource, d->payer_account, avail, cost,
-             billing, limit, holds,
+             job, d->account, (long long)d->alloc_id, d->resource, d->payer_account, avail, what,
+             holds,
              d->held_pending_sumin > 0 && d->held_sumin <= d->held_pending_sumin
                  ? "pending jobs to run and finish"
                  : "running jobs to finish");

@@ -22,7 +22,9 @@ struct denial {
     const char *resource; /* its partition's resource type */
     const char *cluster;
     int64_t at_s; /* when the payer was looked for (the hold's start, or now) */
-    int64_t cost_sumin;
+    int64_t cost_sumin;  /* one job's, or one task's of an array */
+    int64_t tasks;       /* > 1: a job array of that many tasks, each costing cost_sumin */
+    int64_t extra_sumin; /* > 0: what the other components of its het job need besides */
     int64_t billing_micro;
     int64_t time_limit_s;
     /* The payer found: alloc_id 0 means none, for the account or any ancestor. */

@@ -231,6 +231,7 @@ struct hold_req {
     char req_tres[ALLOT_TRES_MAX];
     char alloc_tres[ALLOT_TRES_MAX];
     int64_t amount_sumin; /* = money_hold_sumin(billing, time limit), computed by the caller */
+    int64_t tasks;        /* a submit hold of a job array: amount is tasks x one task's; 0 = 1 */
     char actor[ALLOT_NAME_MAX];
     int64_t now_s;
 };
@@ -740,13 +741,26 @@ const char *store_dump_derived_table(int i);
 #define STORE_SUBMIT_TOKEN_MAX ((int64_t)1 << 62)
 /* 1 if TOKEN is in the submit-token range, else 0.  Pure; any thread. */
 int store_submit_token_valid(int64_t token);
-/* Hold REQ (a real job run) in place of the provisional hold (cluster, TOKEN, run 0): if that
- * run is still held for the same user and account it is released first, in the caller's
- * transaction, so the same amount is held again without needing new credit; otherwise REQ
- * is an ordinary store_hold.  Outcomes as store_hold (refused = 0 with res->refused).
+/* Hold REQ (a real job run) in place of the provisional hold of TOKEN (its last run): if that
+ * run is still held for the same user and account, one task's share of it is released first
+ * (all of it for a single job; the rest is held again as the token's next run), in the
+ * caller's transaction, so the same amount is held again without needing new credit;
+ * otherwise REQ is an ordinary store_hold.  A replay of REQ's run takes no share.  Outcomes as store_hold (refused = 0 with res->refused).
  * Errors: EINVAL (bad token, or a token as job id), store errors; nothing changed on -1. */
 int store_submit_bind(store_t *st, int64_t token, const struct hold_req *req,
                       struct hold_result *res, struct allot_error *err);
+/* A job array's task that ended before it started (cancelled pending): release its share
+ * of TOKEN's provisional hold, recorded under the task's own (cluster, JOB_ID, RUN) as a
+ * bound-then-released run, so a repeat is a replay.  Nothing held under the token any more:
+ * a replay that writes nothing.  res as store_release.  Errors: EINVAL, store errors. */
+int store_submit_release_task(store_t *st, const char *cluster, int64_t token, int64_t job_id,
+                              int32_t run, const char *actor, int64_t now_s,
+                              struct settle_result *res, struct allot_error *err);
+/* Release what TOKEN's provisional hold still holds (its last run): the job, or the whole
+ * job array, ended before (all its tasks) started.  As store_release otherwise. */
+int store_submit_release_all(store_t *st, const char *cluster, int64_t token, const char *actor,
+                             const char *comment, int64_t now_s, struct settle_result *res,
+                             struct allot_error *err);
 /* Release at most MAX provisional holds not updated for TTL_S seconds before NOW_S (their job
  * was cancelled while pending, refused later, or never created); *RELEASED = how many.
  * Write transaction of the caller.  Errors: EINVAL, ENOMEM, store errors. */

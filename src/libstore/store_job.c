@@ -503,7 +503,9 @@ void store_hold_denial(const struct hold_req *req, const struct hold_result *res
                        .resource = req->resource,
                        .cluster = req->cluster,
                        .at_s = store_hold_at(req, f->time_s),
-                       .cost_sumin = req->amount_sumin,
+                       .cost_sumin = req->tasks > 1 ? req->amount_sumin / req->tasks
+                                                    : req->amount_sumin,
+                       .tasks = req->tasks,
                        .billing_micro = req->billing_micro,
                        .time_limit_s = req->time_limit_s,
                        .alloc_id = f->alloc_id,

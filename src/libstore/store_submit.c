@@ -4,56 +4,227 @@
  * orphans.
  *
  * Design: a provisional hold is an ordinary JOB_HELD run (store_hold, so the same atomic
- * check-and-hold and the same ledger) keyed (cluster, submit token, run 0).  Tokens are
+ * check-and-hold and the same ledger) keyed (cluster, submit token, run).  Tokens are
  * >= STORE_SUBMIT_TOKEN_MIN = 2^32 and Slurm job ids are 32-bit, so the two key spaces never
  * meet and no schema change is needed.  Binding releases the provisional run and holds the
  * real run in the caller's transaction: the release gives back exactly what the new hold
  * takes when the price did not change, so the second check cannot fail then; a larger price
  * at start (allocated TRES above the request) is checked for the difference only, and may
- * be refused like any hold (no overdraft, ever).  Invariant: every provisional run is either
- * HELD (waiting for its job), or RELEASED (bound, cancelled, or swept after the TTL).
+ * be refused like any hold (no overdraft, ever).
+ * A job array's provisional hold covers all its tasks (tasks x one task's cost, the cost of
+ * one being money_hold_sumin of the run's billing and time limit).  Each task's start takes
+ * one share: the provisional run is released and what is left held again as the token's
+ * next run, so every run keeps one hold and at most one release (store_check), the ledger
+ * shows each move, and the re-hold cannot fail (the release just gave back more).  A task
+ * that ended pending has its share bound to its own id and released there, so its id records
+ * it and a repeat is a replay.  Invariant: every provisional run is either HELD (the token's
+ * last run, waiting for its tasks), or RELEASED (bound, cancelled, moved on, or swept after
+ * the TTL).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcore/money.h"
 #include "libstore/store.h"
+#include "libutil/text.h"
 
 int store_submit_token_valid(int64_t token)
 {
     return token >= STORE_SUBMIT_TOKEN_MIN && token <= STORE_SUBMIT_TOKEN_MAX;
 }
 
-int store_submit_bind(store_t *st, int64_t token, const struct hold_req *req,
-                      struct hold_result *res, struct allot_error *err)
+/* The token's last run, the one a bind or release works on. */
+struct last_run {
+    struct job j;
+    int found;
+};
+
+static int on_run(const struct job *j, void *arg)
+{
+    struct last_run *l = arg;
+    if (!l->found || j->run > l->j.run) {
+        l->j = *j;
+        l->found = 1;
+    }
+    return 0;
+}
+
+/* The token's last provisional run into *P: 1 when it is still held, 0 when there is none
+ * or it is not held, -1 with err. */
+static int provisional(store_t *st, const char *cluster, int64_t token, struct job *p,
+                       struct allot_error *err)
+{
+    struct last_run l = {.found = 0};
+    memset(p, 0, sizeof *p);
+    struct job_filter f = {.cluster = cluster, .job_id = token, .status = -1};
+    if (store_job_list(st, &f, on_run, &l, err) < 0)
+        return -1;
+    if (!l.found)
+        return 0;
+    *p = l.j;
+    return p->status == JOB_HELD;
+}
+
+/* Release SHARES tasks' shares of provisional run P (0: all of it): P is released and what
+ * is left held again as the token's next run, on the allocation that held P (P's start
+ * picks it again).  RESOURCE: the partition's resource type, for that lookup. */
+static int take_shares(store_t *st, const struct job *p, int64_t shares, const char *resource,
+                       const char *actor, const char *comment, int64_t now_s,
+                       struct allot_error *err)
+{
+    int64_t one = 0, left = 0;
+    if (shares > 0 && money_hold_sumin(p->billing_micro, p->time_limit_s, &one, NULL) == 0 &&
+        one > 0 && p->hold_sumin / one > shares)
+        left = p->hold_sumin - one * shares;
+    struct settle_result sr;
+    if (store_release(st, p->cluster, p->job_id, p->run, actor, comment, now_s, &sr, err) < 0)
+        return -1;
+    if (left <= 0)
+        return 0;
+    struct hold_req q;
+    memset(&q, 0, sizeof q);
+    text_copy(q.cluster, sizeof q.cluster, p->cluster);
+    q.job_id = p->job_id;
+    q.run = p->run + 1;
+    text_copy(q.user, sizeof q.user, p->user);
+    text_copy(q.account, sizeof q.account, p->account);
+    text_copy(q.partition, sizeof q.partition, p->partition);
+    text_copy(q.qos, sizeof q.qos, p->qos);
+    text_copy(q.resource, sizeof q.resource, resource);
+    q.submit_s = p->submit_s;
+    q.start_s = p->start_s;
+    q.time_limit_s = p->time_limit_s;
+    q.billing_micro = p->billing_micro;
+    text_copy(q.req_tres, sizeof q.req_tres, p->req_tres);
+    q.amount_sumin = left;
+    q.tasks = left / one;
+    text_copy(q.actor, sizeof q.actor, actor);
+    q.now_s = now_s;
+    struct hold_result hr;
+    return store_hold(st, &q, &hr, err);
+}
+
+/* 1 when (cluster, job_id, run) has a record (a bind or release of it was done), 0 if not. */
+static int run_known(store_t *st, const char *cluster, int64_t job_id, int32_t run,
+                     struct allot_error *err)
+{
+    struct job j;
+    struct allot_error gerr = {0};
+    if (store_job_get(st, cluster, job_id, run, &j, &gerr) == 0)
+        return 1;
+    if (gerr.code == ALLOT_ENOENT)
+        return 0;
+    if (err)
+        *err = gerr;
+    return -1;
+}
+
+static int check_ids(int64_t token, int64_t job_id, struct allot_error *err)
 {
     if (!store_submit_token_valid(token))
         return allot_errorf(err, ALLOT_EINVAL, "submit_token: %lld is not a submit token",
                             (long long)token);
-    if (store_submit_token_valid(req->job_id))
+    if (store_submit_token_valid(job_id))
         return allot_errorf(err, ALLOT_EINVAL, "job_id: %lld is a submit token, not a job id",
-                            (long long)req->job_id);
+                            (long long)job_id);
+    return 0;
+}
+
+int store_submit_bind(store_t *st, int64_t token, const struct hold_req *req,
+                      struct hold_result *res, struct allot_error *err)
+{
+    if (check_ids(token, req->job_id, err) < 0)
+        return -1;
+    /* A repeat of this run's hold is a replay: it must not take a second share. */
+    int known = run_known(st, req->cluster, req->job_id, req->run, err);
+    if (known < 0)
+        return -1;
     struct job p;
-    struct allot_error gerr = {0};
-    if (store_job_get(st, req->cluster, token, 0, &p, &gerr) < 0) {
-        if (gerr.code != ALLOT_ENOENT) {
-            if (err)
-                *err = gerr;
-            return -1;
-        }
-        /* Swept already (or never taken): the real hold checks funds on its own. */
-        return store_hold(st, req, res, err);
-    }
-    /* Only the job that made the token may take its credit over. */
-    if (p.status == JOB_HELD && !strcmp(p.user, req->user) && !strcmp(p.account, req->account)) {
+    int held = known ? 0 : provisional(st, req->cluster, token, &p, err);
+    if (held < 0)
+        return -1;
+    /* Swept already (or never taken): the real hold checks funds on its own.  Only the job
+     * that made the token may take its credit over. */
+    if (held && !strcmp(p.user, req->user) && !strcmp(p.account, req->account)) {
         char comment[96];
-        struct settle_result sr;
         snprintf(comment, sizeof comment, "submit hold bound to job %lld run %d",
                  (long long)req->job_id, (int)req->run);
-        if (store_release(st, req->cluster, token, 0, req->actor, comment, req->now_s, &sr,
-                          err) < 0)
+        if (take_shares(st, &p, 1, req->resource, req->actor, comment, req->now_s, err) < 0)
             return -1;
     }
     return store_hold(st, req, res, err);
+}
+
+int store_submit_release_task(store_t *st, const char *cluster, int64_t token, int64_t job_id,
+                              int32_t run, const char *actor, int64_t now_s,
+                              struct settle_result *res, struct allot_error *err)
+{
+    if (check_ids(token, job_id, err) < 0)
+        return -1;
+    if (job_id < 1)
+        return allot_errorf(err, ALLOT_EINVAL, "job_id: must be positive");
+    memset(res, 0, sizeof *res);
+    int known = run_known(st, cluster, job_id, run, err);
+    if (known < 0)
+        return -1;
+    struct job p;
+    int held = known ? 0 : provisional(st, cluster, token, &p, err);
+    if (held < 0)
+        return -1;
+    if (held) {
+        /* The task's share moves to its own id and is released there: the id records that
+         * it is done, so a repeat (or a later bind of the same run) finds it. */
+        struct partition part;
+        if (store_partition_get(st, cluster, p.partition, &part, err) < 0)
+            return -1;
+        struct hold_req q;
+        memset(&q, 0, sizeof q);
+        text_copy(q.cluster, sizeof q.cluster, cluster);
+        q.job_id = job_id;
+        q.run = run;
+        text_copy(q.user, sizeof q.user, p.user);
+        text_copy(q.account, sizeof q.account, p.account);
+        text_copy(q.partition, sizeof q.partition, p.partition);
+        text_copy(q.qos, sizeof q.qos, p.qos);
+        text_copy(q.resource, sizeof q.resource, part.resource);
+        q.submit_s = p.submit_s;
+        q.start_s = p.start_s;
+        q.time_limit_s = p.time_limit_s;
+        q.billing_micro = p.billing_micro;
+        text_copy(q.req_tres, sizeof q.req_tres, p.req_tres);
+        if (money_hold_sumin(p.billing_micro, p.time_limit_s, &q.amount_sumin, err) < 0)
+            return -1;
+        if (q.amount_sumin > p.hold_sumin)
+            q.amount_sumin = p.hold_sumin;
+        text_copy(q.actor, sizeof q.actor, actor);
+        q.now_s = now_s;
+        struct hold_result hr;
+        if (store_submit_bind(st, token, &q, &hr, err) < 0)
+            return -1; /* a refused one (never, as the share was just given back) is not held:
+                        * the release below is then a replay */
+    } else if (!known) {
+        /* Nothing held under the token any more: nothing to give back, and no record. */
+        res->replay = 1;
+        return 0;
+    }
+    return store_release(st, cluster, job_id, run, actor, "array task ended before it started",
+                         now_s, res, err);
+}
+
+int store_submit_release_all(store_t *st, const char *cluster, int64_t token, const char *actor,
+                             const char *comment, int64_t now_s, struct settle_result *res,
+                             struct allot_error *err)
+{
+    if (!store_submit_token_valid(token))
+        return allot_errorf(err, ALLOT_EINVAL, "submit_token: %lld is not a submit token",
+                            (long long)token);
+    struct job p;
+    int held = provisional(st, cluster, token, &p, err);
+    if (held < 0)
+        return -1;
+    /* None at all: store_release says the run is not known. */
+    return store_release(st, cluster, token, p.job_id ? p.run : 0, actor, comment, now_s, res,
+                         err);
 }
 
 struct sweep_keys {
@@ -89,7 +260,7 @@ int store_submit_sweep(store_t *st, int64_t ttl_s, const char *actor, int64_t no
         char comment[64];
         snprintf(comment, sizeof comment, "submit hold not bound within %llds",
                  (long long)ttl_s);
-        if (store_release(st, k.v[i].cluster, k.v[i].job_id, 0, actor, comment, now_s, &sr,
+        if (store_release(st, k.v[i].cluster, k.v[i].job_id, k.v[i].run, actor, comment, now_s, &sr,
                           err) < 0)
             rc = -1;
         else if (!sr.replay)

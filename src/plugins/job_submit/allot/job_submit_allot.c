@@ -45,9 +45,11 @@
 
 #include "allot/allot.h"
 #include "libutil/text.h"
+#include "plugins/common/array_spec.h"
 #include "plugins/common/plugin_conf.h"
 #include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
+#include "plugins/job_submit/allot/submit_group.h"
 #include "plugins/job_submit/allot/submit_req.h"
 #include "plugins/plugin_export.h"
 #include "plugins/slurm_api.h"
@@ -95,6 +97,7 @@ static int js_stop;
 static pthread_t js_thread;
 static int js_thread_started;
 static int64_t js_last_token; /* last submit token made (submit_token.h) */
+static submit_group_t js_group; /* the het job being admitted (submit_group.h) */
 
 /* ---- partition facts, refreshed by our own thread ---------------------------------- */
 
@@ -489,6 +492,27 @@ static int set_token(job_desc_msg_t *desc, int64_t token)
     return 0;
 }
 
+/* A het job's component was refused, so the whole job is: give back the submit holds its
+ * earlier components took (one try each; SubmitHoldTTL is the backstop).  Caller holds
+ * js_mu. */
+static void het_refused(uint32_t uid)
+{
+    int64_t tokens[SUBMIT_GROUP_MAX];
+    int n = submit_group_refused(&js_group, tokens, SUBMIT_GROUP_MAX);
+    for (int i = 0; i < n; i++) {
+        struct allot_job_desc d = {.cluster = slurm_conf.cluster_name,
+                                   .job_id = tokens[i],
+                                   .elapsed_s = -1,
+                                   .comment = "another component of its het job was refused"};
+        struct allot_job_result res;
+        struct allot_error err = {0};
+        if (allot_job_release(js_client, &d, &res, &err) < 0)
+            slurm_error("job_submit/allot: uid %u: submit hold %lld of a refused het job not "
+                        "released (%s); SubmitHoldTTL releases it",
+                        uid, (long long)tokens[i], err.msg);
+    }
+}
+
 ALLOT_PLUGIN_EXPORT int init(void)
 {
     slurm_info("job_submit/allot: loaded, built for Slurm %d.%02d.%d",
@@ -573,6 +597,18 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         rc = ESLURM_INVALID_TRES;
         goto out;
     }
+    /* A job array costs all its tasks, a het job all its components (doc/slurm.md). */
+    uint32_t tasks = 1;
+    if (job_desc->array_inx && job_desc->array_inx[0] &&
+        array_spec_count(job_desc->array_inx, &tasks, msg, sizeof(msg)) < 0) {
+        char full[MSG_MAX + 8];
+        snprintf(full, sizeof(full), "allot: %s", msg);
+        *err_msg = slurm_xstrdup(full);
+        rc = ESLURM_INVALID_ARRAY;
+        goto out;
+    }
+    int het = job_desc->het_job_offset != NO_VAL;
+    int64_t het_before = het ? submit_group_begin(&js_group, uid, job_desc->het_job_offset) : 0;
     struct allot_job_desc d = {
         .cluster = slurm_conf.cluster_name,
         .user = user,
@@ -583,6 +619,9 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         .tres = tres,
         .billing_micro = slurm_billing_locked(req.partition, tres),
         .elapsed_s = -1,
+        .tasks = tasks,
+        /* With a hold at submit the earlier components already hold theirs. */
+        .extra_sumin = js_conf.hold_at_submit ? 0 : het_before,
     };
     if (js_conf.hold_at_submit) {
         struct timespec now;
@@ -615,6 +654,8 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
             slurm_info("job_submit/allot: uid %u account %s refused: %s", uid,
                        req.account, err.msg);
             rc = err.code == ALLOT_ENOENT ? ESLURM_INVALID_ACCOUNT : ESLURM_ACCOUNTING_POLICY;
+            if (het)
+                het_refused(uid);
             goto out;
         }
         rc = fail_mode("admit", uid, req.account, &err, err_msg);
@@ -626,8 +667,14 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         slurm_info("job_submit/allot: uid %u account %s refused: %s", uid, req.account,
                    res.message);
         rc = ESLURM_ACCOUNTING_POLICY;
+        if (het)
+            het_refused(uid);
         goto out;
     }
+    if (het)
+        submit_group_admitted(&js_group, job_desc->het_job_offset,
+                              res.total_sumin ? res.total_sumin : res.cost_sumin,
+                              res.submit_token);
     if (set_token(job_desc, res.submit_token) < 0) {
         /* Admitted and held, but prep/allot could not find the hold: refuse rather than
          * hold the credit twice; the provisional hold is released by SubmitHoldTTL. */
@@ -640,9 +687,9 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
     /* Bill and run the job under the account allot priced (allot's default account). */
     if (!job_desc->account || !job_desc->account[0])
         job_desc->account = slurm_xstrdup(req.account);
-    slurm_debug("job_submit/allot: uid %u account %s partition %s admitted, cost up to %lld "
-                "SU-min of %lld available",
-                uid, req.account, req.partition, (long long)res.cost_sumin,
+    slurm_debug("job_submit/allot: uid %u account %s partition %s admitted, %u task(s) cost "
+                "up to %lld SU-min each of %lld available",
+                uid, req.account, req.partition, tasks, (long long)res.cost_sumin,
                 (long long)res.available_sumin);
     rc = SLURM_SUCCESS;
 out:

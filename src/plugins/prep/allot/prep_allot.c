@@ -299,8 +299,9 @@ static enum prep_outcome handle_release(prep_job_t *j, allot_client_t *c, int at
     if (v == PREP_JOB_RETRY && attempt + 1 < RELEASE_ATTEMPTS)
         return PREP_RETRY;
     if (v == PREP_JOB_OK)
-        info("prep/allot: JobId=%u ended without starting: submit hold %lld released%s",
-             j->job_id, (long long)j->submit_token, res.replay ? " (already)" : "");
+        info("prep/allot: JobId=%u ended without starting: %s of submit hold %lld released%s",
+             j->job_id, j->task_share ? "its array task's share" : "what is left",
+             (long long)j->submit_token, res.replay ? " (already)" : "");
     else
         error("prep/allot: JobId=%u submit hold %lld not released (%s); SubmitHoldTTL "
               "releases it",
@@ -343,7 +344,9 @@ static void sweep_pending_once(void)
     slurmctld_lock_t lk = {.job = READ_LOCK};
     struct {
         uint32_t job_id;
+        int32_t run;
         int64_t token;
+        int task_share; /* a job array's task: its share only (the meta record: all) */
     } found[SWEEP_BATCH_MAX];
     int n = 0;
 
@@ -358,10 +361,17 @@ static void sweep_pending_once(void)
          * would only be a harmless replay, so skip those. */
         if (!IS_JOB_FINISHED(job_ptr) || !job_ptr->admin_comment ||
             (job_ptr->tres_alloc_str && job_ptr->tres_alloc_str[0]) ||
-            submit_token_parse(job_ptr->admin_comment, &token) != 1 || released_has(token))
+            submit_token_parse(job_ptr->admin_comment, &token) != 1)
+            continue;
+        /* A task Slurm split off the array (its own record) gives back its share; the
+         * array's meta record (the tasks never split off) ends with all that is left. */
+        int share = !job_ptr->array_recs && job_ptr->array_task_id != NO_VAL;
+        if (released_has(share ? (int64_t)job_ptr->job_id : token))
             continue;
         found[n].job_id = job_ptr->job_id;
+        found[n].run = (int32_t)job_ptr->restart_cnt;
         found[n].token = token;
+        found[n].task_share = share;
         n++;
     }
     list_iterator_destroy(it);
@@ -374,7 +384,9 @@ static void sweep_pending_once(void)
         j->kind = PREP_JOB_RELEASE;
         copy_str(j->cluster, sizeof(j->cluster), slurm_conf.cluster_name);
         j->job_id = found[i].job_id;
+        j->run = found[i].run;
         j->submit_token = found[i].token;
+        j->task_share = found[i].task_share;
         j->enqueued_ms = prep_pool_now_ms();
         pthread_mutex_lock(&allot_mu);
         int pushed = allot_pool && prep_pool_push(allot_pool, j) == 0;
@@ -383,7 +395,9 @@ static void sweep_pending_once(void)
             free(j);
             return;
         }
-        allot_released[allot_released_next++ % RELEASED_MAX] = found[i].token;
+        /* Job ids are below 2^32, tokens above: one ring keys both. */
+        allot_released[allot_released_next++ % RELEASED_MAX] =
+            found[i].task_share ? (int64_t)found[i].job_id : found[i].token;
     }
 }
 
