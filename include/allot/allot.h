@@ -137,11 +137,11 @@ struct allot_job_desc {
     /* HoldMode=submit (doc/slurm.md "Hold at submit"): the job's submit token, in
      * [2^32, 2^62]; 0 = none.  admit: take the provisional hold under it; hold: move that
      * hold to (job_id, run).  Other verbs ignore it (release a provisional hold by passing
-     * the token as job_id; release with job_id a task's own id releases that task's share
-     * of the token's hold, for an array task that ended pending). */
+     * the token as job_id). */
     int64_t submit_token;
     /* admit: the number of tasks of a job array (doc/slurm.md "Hold at submit"): admission
-     * and the hold at submit cover tasks x the cost of one; 0 = 1. */
+     * and the hold at submit cover tasks x the cost of one; 0 = 1.  release of a submit
+     * hold (job_id = token): keep the shares of this many tasks, release the rest; 0 = all. */
     int64_t tasks;
     /* admit: credit the same submission needs besides this job (the het components
      * admitted before this one), checked with it when no hold is taken at submit; 0 = none. */

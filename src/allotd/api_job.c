@@ -323,7 +323,7 @@ struct settle_op {
     struct settle_req q;
     struct settle_result res;
     int release;
-    int64_t submit_token; /* release: the token whose share job_id's task gives back */
+    int64_t keep_tasks; /* release of a submit token: the array tasks' shares to keep */
     char comment[ALLOT_TEXT_MAX];
     struct store_job_op job; /* offered to the batch (writer.h); not for release */
 };
@@ -333,12 +333,9 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
     struct settle_op *s = arg;
     /* HoldMode=submit: a token's hold is its last run; an array task's share is released
      * under the task's id (store_submit.c). */
-    if (s->release && s->submit_token)
-        return store_submit_release_task(st, s->q.cluster, s->submit_token, s->q.job_id,
-                                         s->q.run, s->q.actor, s->q.now_s, &s->res, err);
     if (s->release && s->q.run == 0 && store_submit_token_valid(s->q.job_id))
-        return store_submit_release_all(st, s->q.cluster, s->q.job_id, s->q.actor, s->comment,
-                                        s->q.now_s, &s->res, err);
+        return store_submit_release_all(st, s->q.cluster, s->q.job_id, s->keep_tasks, s->q.actor,
+                                        s->comment, s->q.now_s, &s->res, err);
     if (s->release)
         return store_release(st, s->q.cluster, s->q.job_id, s->q.run, s->q.actor, s->comment,
                              s->q.now_s, &s->res, err);
@@ -451,13 +448,16 @@ int api_job_release(struct req *r, struct allot_error *err)
          .required = 0,
          .dst = s->comment,
          .size = sizeof(s->comment)},
-        {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &s->submit_token},
+        {.name = "keep_tasks", .type = JF_INT, .required = 0, .dst = &s->keep_tasks},
     };
     if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
         api_cluster_served(r, s->q.cluster, err) < 0)
         return -1;
-    if (s->submit_token && !store_submit_token_valid(s->submit_token))
-        return allot_errorf(err, ALLOT_EINVAL, "submit_token: must be in [2^32, 2^62]");
+    if (s->keep_tasks < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "keep_tasks: must not be negative");
+    if (s->keep_tasks && (run != 0 || !store_submit_token_valid(s->q.job_id)))
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "keep_tasks: only for a submit hold (job_id a submit token, run 0)");
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
     s->q.run = (int32_t)run;

@@ -67,9 +67,10 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_str(o, "tres", j->tres);
     if (verb == VERB_HOLD)
         bad |= put_int(o, "submit", j->submit_s);
-    if (verb == VERB_ADMIT || verb == VERB_HOLD ||
-        (verb == VERB_RELEASE && j->job_id != j->submit_token))
+    if (verb == VERB_ADMIT || verb == VERB_HOLD)
         bad |= put_int(o, "submit_token", j->submit_token);
+    if (verb == VERB_RELEASE)
+        bad |= put_int(o, "keep_tasks", j->tasks);
     if (verb == VERB_ADMIT) {
         bad |= put_int(o, "tasks", j->tasks);
         bad |= put_int(o, "extra_sumin", j->extra_sumin);

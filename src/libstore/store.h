@@ -749,18 +749,15 @@ int store_submit_token_valid(int64_t token);
  * Errors: EINVAL (bad token, or a token as job id), store errors; nothing changed on -1. */
 int store_submit_bind(store_t *st, int64_t token, const struct hold_req *req,
                       struct hold_result *res, struct allot_error *err);
-/* A job array's task that ended before it started (cancelled pending): release its share
- * of TOKEN's provisional hold, recorded under the task's own (cluster, JOB_ID, RUN) as a
- * bound-then-released run, so a repeat is a replay.  Nothing held under the token any more:
- * a replay that writes nothing.  res as store_release.  Errors: EINVAL, store errors. */
-int store_submit_release_task(store_t *st, const char *cluster, int64_t token, int64_t job_id,
-                              int32_t run, const char *actor, int64_t now_s,
-                              struct settle_result *res, struct allot_error *err);
-/* Release what TOKEN's provisional hold still holds (its last run): the job, or the whole
- * job array, ended before (all its tasks) started.  As store_release otherwise. */
-int store_submit_release_all(store_t *st, const char *cluster, int64_t token, const char *actor,
-                             const char *comment, int64_t now_s, struct settle_result *res,
-                             struct allot_error *err);
+/* Release what TOKEN's provisional hold holds (its last run) above KEEP tasks' shares:
+ * KEEP 0, all of it (the job, or the whole job array, ended before it started); KEEP > 0,
+ * a job array whose other tasks were cancelled pending keeps the shares of the KEEP tasks
+ * that may still start.  Holding KEEP shares or fewer already: a replay that writes
+ * nothing.  res->job: the token's run that holds what is left (or the released one).
+ * Errors: EINVAL, ENOENT (no such token), store errors. */
+int store_submit_release_all(store_t *st, const char *cluster, int64_t token, int64_t keep,
+                             const char *actor, const char *comment, int64_t now_s,
+                             struct settle_result *res, struct allot_error *err);
 /* Release at most MAX provisional holds not updated for TTL_S seconds before NOW_S (their job
  * was cancelled while pending, refused later, or never created); *RELEASED = how many.
  * Write transaction of the caller.  Errors: EINVAL, ENOMEM, store errors. */

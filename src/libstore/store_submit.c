@@ -15,9 +15,9 @@
  * one being money_hold_sumin of the run's billing and time limit).  Each task's start takes
  * one share: the provisional run is released and what is left held again as the token's
  * next run, so every run keeps one hold and at most one release (store_check), the ledger
- * shows each move, and the re-hold cannot fail (the release just gave back more).  A task
- * that ended pending has its share bound to its own id and released there, so its id records
- * it and a repeat is a replay.  Invariant: every provisional run is either HELD (the token's
+ * shows each move, and the re-hold cannot fail (the release just gave back more).  Tasks
+ * cancelled while pending are given back by asking to keep only the shares of the tasks
+ * that may still start (an absolute number, so a repeat changes nothing).  Invariant: every provisional run is either HELD (the token's
  * last run, waiting for its tasks), or RELEASED (bound, cancelled, moved on, or swept after
  * the TTL).
  */
@@ -155,73 +155,39 @@ int store_submit_bind(store_t *st, int64_t token, const struct hold_req *req,
     return store_hold(st, req, res, err);
 }
 
-int store_submit_release_task(store_t *st, const char *cluster, int64_t token, int64_t job_id,
-                              int32_t run, const char *actor, int64_t now_s,
-                              struct settle_result *res, struct allot_error *err)
-{
-    if (check_ids(token, job_id, err) < 0)
-        return -1;
-    if (job_id < 1)
-        return allot_errorf(err, ALLOT_EINVAL, "job_id: must be positive");
-    memset(res, 0, sizeof *res);
-    int known = run_known(st, cluster, job_id, run, err);
-    if (known < 0)
-        return -1;
-    struct job p;
-    int held = known ? 0 : provisional(st, cluster, token, &p, err);
-    if (held < 0)
-        return -1;
-    if (held) {
-        /* The task's share moves to its own id and is released there: the id records that
-         * it is done, so a repeat (or a later bind of the same run) finds it. */
-        struct partition part;
-        if (store_partition_get(st, cluster, p.partition, &part, err) < 0)
-            return -1;
-        struct hold_req q;
-        memset(&q, 0, sizeof q);
-        text_copy(q.cluster, sizeof q.cluster, cluster);
-        q.job_id = job_id;
-        q.run = run;
-        text_copy(q.user, sizeof q.user, p.user);
-        text_copy(q.account, sizeof q.account, p.account);
-        text_copy(q.partition, sizeof q.partition, p.partition);
-        text_copy(q.qos, sizeof q.qos, p.qos);
-        text_copy(q.resource, sizeof q.resource, part.resource);
-        q.submit_s = p.submit_s;
-        q.start_s = p.start_s;
-        q.time_limit_s = p.time_limit_s;
-        q.billing_micro = p.billing_micro;
-        text_copy(q.req_tres, sizeof q.req_tres, p.req_tres);
-        if (money_hold_sumin(p.billing_micro, p.time_limit_s, &q.amount_sumin, err) < 0)
-            return -1;
-        if (q.amount_sumin > p.hold_sumin)
-            q.amount_sumin = p.hold_sumin;
-        text_copy(q.actor, sizeof q.actor, actor);
-        q.now_s = now_s;
-        struct hold_result hr;
-        if (store_submit_bind(st, token, &q, &hr, err) < 0)
-            return -1; /* a refused one (never, as the share was just given back) is not held:
-                        * the release below is then a replay */
-    } else if (!known) {
-        /* Nothing held under the token any more: nothing to give back, and no record. */
-        res->replay = 1;
-        return 0;
-    }
-    return store_release(st, cluster, job_id, run, actor, "array task ended before it started",
-                         now_s, res, err);
-}
-
-int store_submit_release_all(store_t *st, const char *cluster, int64_t token, const char *actor,
-                             const char *comment, int64_t now_s, struct settle_result *res,
-                             struct allot_error *err)
+int store_submit_release_all(store_t *st, const char *cluster, int64_t token, int64_t keep,
+                             const char *actor, const char *comment, int64_t now_s,
+                             struct settle_result *res, struct allot_error *err)
 {
     if (!store_submit_token_valid(token))
         return allot_errorf(err, ALLOT_EINVAL, "submit_token: %lld is not a submit token",
                             (long long)token);
+    if (keep < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "keep_tasks: must not be negative");
     struct job p;
     int held = provisional(st, cluster, token, &p, err);
     if (held < 0)
         return -1;
+    int64_t one = 0;
+    if (held && keep > 0) {
+        /* Keep KEEP tasks' shares: give back only what is above them (never more). */
+        if (money_hold_sumin(p.billing_micro, p.time_limit_s, &one, err) < 0)
+            return -1;
+        if (one <= 0 || p.hold_sumin <= one * keep) {
+            memset(res, 0, sizeof *res);
+            res->replay = 1;
+            res->job = p;
+            return 0;
+        }
+        struct partition part;
+        if (store_partition_get(st, cluster, p.partition, &part, err) < 0 ||
+            take_shares(st, &p, p.hold_sumin / one - keep, part.resource, actor, comment, now_s,
+                        err) < 0)
+            return -1;
+        memset(res, 0, sizeof *res);
+        /* The run that holds the rest now. */
+        return store_job_get(st, cluster, token, p.run + 1, &res->job, err);
+    }
     /* None at all: store_release says the run is not known. */
     return store_release(st, cluster, token, p.job_id ? p.run : 0, actor, comment, now_s, res,
                          err);

@@ -66,6 +66,7 @@
  * slurmctld, where the sweep never runs. */
 #pragma weak job_list
 #include "plugins/plugin_export.h"
+#include "plugins/prep/allot/prep_array.h"
 #include "plugins/prep/allot/prep_job.h"
 #include "plugins/prep/allot/prep_pool.h"
 
@@ -235,6 +236,8 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
         }
         break;
     }
+    if (j->submit_token)
+        prep_array_inflight_done(j->submit_token, j->job_id);
     prolog_done(j->job_id);
     return PREP_DONE;
 }
@@ -298,10 +301,13 @@ static enum prep_outcome handle_release(prep_job_t *j, allot_client_t *c, int at
     v = prep_job_call(c, j, attempt, prep_pool_now_ms(), 0, due_ms, &res, &err);
     if (v == PREP_JOB_RETRY && attempt + 1 < RELEASE_ATTEMPTS)
         return PREP_RETRY;
-    if (v == PREP_JOB_OK)
-        info("prep/allot: JobId=%u ended without starting: %s of submit hold %lld released%s",
-             j->job_id, j->task_share ? "its array task's share" : "what is left",
-             (long long)j->submit_token, res.replay ? " (already)" : "");
+    if (v == PREP_JOB_OK && !j->job_id)
+        info("prep/allot: job array of submit hold %lld: %d task(s) may still start, the "
+             "rest of its hold released%s",
+             (long long)j->submit_token, (int)j->keep_tasks, res.replay ? " (already)" : "");
+    else if (v == PREP_JOB_OK)
+        info("prep/allot: JobId=%u ended without starting: submit hold %lld released%s",
+             j->job_id, (long long)j->submit_token, res.replay ? " (already)" : "");
     else
         error("prep/allot: JobId=%u submit hold %lld not released (%s); SubmitHoldTTL "
               "releases it",
@@ -344,14 +350,16 @@ static void sweep_pending_once(void)
     slurmctld_lock_t lk = {.job = READ_LOCK};
     struct {
         uint32_t job_id;
-        int32_t run;
         int64_t token;
-        int task_share; /* a job array's task: its share only (the meta record: all) */
+        int32_t keep_tasks; /* a job array's: the shares its tasks still need */
     } found[SWEEP_BATCH_MAX];
+    static prep_array_pass_t pass; /* the sweep thread's own; too large for its stack */
+    prep_array_count_t arrays[PREP_ARRAY_PASS_MAX];
     int n = 0;
 
     if (!&job_list)
         return;
+    pass.n = 0;
     lock_slurmctld(lk);
     ListIterator it = list_iterator_create(job_list);
     job_record_t *job_ptr;
@@ -359,23 +367,33 @@ static void sweep_pending_once(void)
         int64_t token;
         /* Resources once allocated means the prolog ran and bound the token; a release
          * would only be a harmless replay, so skip those. */
+        if (job_ptr->array_job_id && job_ptr->admin_comment &&
+            submit_token_parse(job_ptr->admin_comment, &token) == 1) {
+            /* A job array: count its tasks that may still start (prep_array.h). */
+            uint32_t pending = !IS_JOB_PENDING(job_ptr) ? 0
+                               : job_ptr->array_recs    ? job_ptr->array_recs->task_cnt
+                                                        : 1;
+            (void)prep_array_pass_add(&pass, token, pending);
+            continue;
+        }
         if (!IS_JOB_FINISHED(job_ptr) || !job_ptr->admin_comment ||
             (job_ptr->tres_alloc_str && job_ptr->tres_alloc_str[0]) ||
-            submit_token_parse(job_ptr->admin_comment, &token) != 1)
-            continue;
-        /* A task Slurm split off the array (its own record) gives back its share; the
-         * array's meta record (the tasks never split off) ends with all that is left. */
-        int share = !job_ptr->array_recs && job_ptr->array_task_id != NO_VAL;
-        if (released_has(share ? (int64_t)job_ptr->job_id : token))
+            submit_token_parse(job_ptr->admin_comment, &token) != 1 || released_has(token))
             continue;
         found[n].job_id = job_ptr->job_id;
-        found[n].run = (int32_t)job_ptr->restart_cnt;
         found[n].token = token;
-        found[n].task_share = share;
+        found[n].keep_tasks = 0;
         n++;
     }
     list_iterator_destroy(it);
     unlock_slurmctld(lk);
+    int na = prep_array_decide(&pass, arrays, PREP_ARRAY_PASS_MAX);
+    for (int i = 0; i < na && n < SWEEP_BATCH_MAX; i++) {
+        found[n].job_id = 0;
+        found[n].token = arrays[i].token;
+        found[n].keep_tasks = (int32_t)arrays[i].may_start;
+        n++;
+    }
 
     for (int i = 0; i < n; i++) {
         prep_job_t *j = calloc(1, sizeof(*j));
@@ -384,9 +402,8 @@ static void sweep_pending_once(void)
         j->kind = PREP_JOB_RELEASE;
         copy_str(j->cluster, sizeof(j->cluster), slurm_conf.cluster_name);
         j->job_id = found[i].job_id;
-        j->run = found[i].run;
         j->submit_token = found[i].token;
-        j->task_share = found[i].task_share;
+        j->keep_tasks = found[i].keep_tasks;
         j->enqueued_ms = prep_pool_now_ms();
         pthread_mutex_lock(&allot_mu);
         int pushed = allot_pool && prep_pool_push(allot_pool, j) == 0;
@@ -395,11 +412,13 @@ static void sweep_pending_once(void)
             free(j);
             return;
         }
-        /* Job ids are below 2^32, tokens above: one ring keys both. */
-        allot_released[allot_released_next++ % RELEASED_MAX] =
-            found[i].task_share ? (int64_t)found[i].job_id : found[i].token;
+        if (!found[i].job_id) /* an array's: prep_array.c remembers what it sent */
+            continue;
+        allot_released[allot_released_next++ % RELEASED_MAX] = found[i].token;
     }
 }
+
+static int start_locked(void);
 
 static void *sweep_thread(void *arg)
 {
@@ -412,8 +431,12 @@ static void *sweep_thread(void *arg)
         pthread_cond_timedwait(&allot_sweep_cv, &allot_mu, &ts);
         if (allot_sweep_stop)
             break;
+        /* allot.conf may appear after slurmctld started, before any job starts (which
+         * would read it): each pass looks for it, and sweeps only with HoldMode=submit. */
+        int sweep = start_locked() == 0 && allot_conf.hold_at_submit;
         pthread_mutex_unlock(&allot_mu);
-        sweep_pending_once();
+        if (sweep)
+            sweep_pending_once();
         pthread_mutex_lock(&allot_mu);
     }
     pthread_mutex_unlock(&allot_mu);
@@ -476,14 +499,6 @@ static int start_locked(void)
          allot_conf.fail_open ? "open" : "closed",
          allot_conf.hold_at_submit ? "submit" : "start", allot_conf.min_threads,
          allot_conf.max_threads, allot_conf.spool_dir);
-    if (allot_conf.hold_at_submit && !allot_sweeper_started) {
-        allot_sweep_stop = 0;
-        if (pthread_create(&allot_sweeper, NULL, sweep_thread, NULL) == 0)
-            allot_sweeper_started = 1;
-        else
-            error("prep/allot: no sweep thread: submit holds of jobs cancelled while pending "
-                  "wait for SubmitHoldTTL");
-    }
     int n = prep_job_spool_scan(allot_conf.spool_dir, requeue_spooled, spool_bad, NULL, &err);
     if (n < 0)
         error("prep/allot: spool: %s", err.msg);
@@ -499,6 +514,12 @@ ALLOT_PLUGIN_EXPORT int init(void)
     if (running_in_slurmctld()) {
         pthread_mutex_lock(&allot_mu);
         (void)start_locked();
+        allot_sweep_stop = 0;
+        if (pthread_create(&allot_sweeper, NULL, sweep_thread, NULL) == 0)
+            allot_sweeper_started = 1;
+        else
+            error("prep/allot: no sweep thread: submit holds of jobs cancelled while pending "
+                  "wait for SubmitHoldTTL");
         pthread_mutex_unlock(&allot_mu);
     }
     return SLURM_SUCCESS;
@@ -653,8 +674,12 @@ ALLOT_PLUGIN_EXPORT int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *asy
         return SLURM_SUCCESS;
     }
     job_copy(job_ptr, PREP_JOB_HOLD, j);
+    if (j->submit_token && job_ptr->array_job_id) /* its share is taken by this hold */
+        prep_array_inflight_add(j->submit_token, j->job_id);
     /* The worker's callback needs the job lock we hold: it cannot overtake our return. */
     if (prep_pool_push(allot_pool, j) < 0) {
+        if (j->submit_token)
+            prep_array_inflight_done(j->submit_token, j->job_id);
         free(j);
         error("prep/allot: JobId=%u: queue refused, starts without a hold", job_ptr->job_id);
         return SLURM_SUCCESS;

@@ -38,11 +38,10 @@ void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
     d->time_limit_s = job->time_limit_s;
     d->alloc_tres = job->alloc_tres;
     if (job->kind == PREP_JOB_RELEASE) {
-        /* The provisional run is keyed by the token (doc/slurm.md "Hold at submit"); an
-         * array task's share is released under the task's own id. */
-        d->job_id = job->task_share ? job->job_id : job->submit_token;
-        d->run = job->task_share ? job->run : 0;
-        d->submit_token = job->task_share ? job->submit_token : 0;
+        /* The provisional run is keyed by the token (doc/slurm.md "Hold at submit"). */
+        d->job_id = job->submit_token;
+        d->run = 0;
+        d->tasks = job->keep_tasks;
         d->elapsed_s = -1;
         d->comment = "job ended before it started (cancelled or rejected while pending)";
         return;

@@ -53,8 +53,8 @@ typedef struct prep_job {
                                * has no hold to take it from; other settles: 0 */
     int64_t submit_token;     /* HoldMode=submit: the job's "allot_token=" from AdminComment
                                * (hold: bind it; release: the provisional run); 0 = none */
-    int task_share;           /* release: job_id is a job array task that ended pending:
-                               * release its share of the token's hold, not all of it */
+    int32_t keep_tasks;       /* release: a job array keeps this many tasks' shares of its
+                               * submit hold (prep_array.h); 0 = release all */
     int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
 } prep_job_t;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * array_spec.c - tests of counting a job array's tasks (plugins/common/array_spec.h):
+ * arrayspec.c - tests of a job array's --array spec (libslurmtext/arrayspec.h):
  * ranges, steps, lists, throttles (which never change the count), repeated indexes counted
- * once, and every malformed spec refused with *tasks untouched.
+ * once, and every malformed spec refused with *tasks untouched; membership of a task.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "plugins/common/array_spec.h"
+#include "libslurmtext/arrayspec.h"
 
 static void test_counts(void **state)
 {
@@ -29,7 +29,7 @@ static void test_counts(void **state)
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         uint32_t n = 0;
         char msg[128];
-        assert_int_equal(array_spec_count(v[i].spec, &n, msg, sizeof(msg)), 0);
+        assert_int_equal(st_array_spec_count(v[i].spec, &n, msg, sizeof(msg)), 0);
         if (n != v[i].tasks)
             fail_msg("%s: %u tasks, expected %u", v[i].spec, n, v[i].tasks);
     }
@@ -46,14 +46,31 @@ static void test_refused(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         uint32_t n = 42;
         char msg[128] = "";
-        if (array_spec_count(bad[i], &n, msg, sizeof(msg)) != -1)
+        if (st_array_spec_count(bad[i], &n, msg, sizeof(msg)) != -1)
             fail_msg("'%s' was accepted", bad[i]);
         assert_int_equal(n, 42);
         assert_non_null(strstr(msg, "--array="));
     }
     uint32_t n = 42;
-    assert_int_equal(array_spec_count(NULL, &n, NULL, 0), -1);
+    assert_int_equal(st_array_spec_count(NULL, &n, NULL, 0), -1);
     assert_int_equal(n, 42);
+}
+
+static void test_has(void **state)
+{
+    (void)state;
+    assert_true(st_array_spec_has("1-3", 1));
+    assert_true(st_array_spec_has("1-3", 3));
+    assert_false(st_array_spec_has("1-3", 0));
+    assert_false(st_array_spec_has("1-3", 4));
+    assert_true(st_array_spec_has("1-9:2%2", 5));
+    assert_false(st_array_spec_has("1-9:2%2", 4));
+    assert_true(st_array_spec_has("1,3,10-12", 11));
+    assert_false(st_array_spec_has("1,3,10-12", 2));
+    assert_true(st_array_spec_has("7", 7));
+    assert_false(st_array_spec_has("1-", 1));
+    assert_false(st_array_spec_has(NULL, 1));
+    assert_false(st_array_spec_has("", 0));
 }
 
 int main(void)
@@ -61,6 +78,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_has),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
