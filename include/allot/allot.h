@@ -146,6 +146,11 @@ struct allot_job_desc {
     /* admit: credit the same submission needs besides this job (the het components
      * admitted before this one), checked with it when no hold is taken at submit; 0 = none. */
     int64_t extra_sumin;
+    /* hold, settle: Slurm's names of the job (doc/api.md "Job ids"): a task of job array
+     * array_job_id (Slurm prints "J_T"), a component of het job het_job_id ("J+C"); 0 =
+     * none (the task id or offset is then not sent). */
+    int64_t array_job_id, array_task_id;
+    int64_t het_job_id, het_job_offset;
 };
 
 /* The decision of a job verb and its numbers (0 when the reply did not carry them). */

@@ -135,6 +135,10 @@ static int known_runs(allot_client_t *c, const char *cluster, int64_t id, int64_
     json_t *r;
     json_array_foreach(runs, i, r)
     {
+        /* The id of a job array or het job names its tasks or components too (doc/api.md
+         * "Job ids"): only this job id's own runs count. */
+        if (json_integer_value(json_object_get(r, "job_id")) != id)
+            continue;
         int run = (int)json_integer_value(json_object_get(r, "run"));
         json_t *st = json_object_get(r, "start");
         int64_t start_s = 0;

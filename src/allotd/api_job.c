@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "allotd/api.h"
+#include "allotd/api_job_ids.h"
 #include "allotd/auth.h"
 #include "allotd/bank.h"
 #include "allotd/json.h"
@@ -145,17 +146,20 @@ struct hold_op {
     struct bank_job j;
     struct bank_cost c;
     int64_t submit_token;    /* 0, or the provisional hold to move to this run */
+    struct job_slurm_ids ids; /* Slurm's array / het ids sent with it (api_job_ids.c) */
     struct store_job_op job; /* offered to the batch (writer.h) */
 };
 
 static int run_hold(store_t *st, void *arg, struct allot_error *err)
 {
     struct hold_op *s = arg;
-    if (s->job.done) /* applied with its batch */
+    if (s->job.done) /* applied with its batch (never with ids) */
         return 0;
-    if (s->submit_token)
-        return store_submit_bind(st, s->submit_token, &s->q, &s->res, err);
-    return store_hold(st, &s->q, &s->res, err);
+    int rc = s->submit_token ? store_submit_bind(st, s->submit_token, &s->q, &s->res, err)
+                             : store_hold(st, &s->q, &s->res, err);
+    if (rc == 0 && api_job_ids_given(&s->ids))
+        rc = store_job_ids_put(st, s->q.cluster, s->q.job_id, &s->ids, err);
+    return rc;
 }
 
 static int finish_hold(struct req *r, struct allot_error *err)
@@ -244,10 +248,12 @@ int api_job_hold(struct req *r, struct allot_error *err)
         {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
         {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing},
         {.name = "submit_token", .type = JF_INT, .required = 0, .dst = &s->submit_token},
+        API_JOB_IDS_FIELDS(s->ids),
     };
+    api_job_ids_none(&s->ids);
     store_t *st = req_reader(r, err);
     if (!st || json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
-        api_cluster_served(r, q->cluster, err) < 0)
+        api_cluster_served(r, q->cluster, err) < 0 || store_job_ids_check(&s->ids, err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
@@ -272,7 +278,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
     q->amount_sumin = s->c.cost_sumin;
     text_copy(q->actor, sizeof(q->actor), r->who.user);
     r->op.rerunnable = 1; /* run_hold rewrites its result; nothing outside the store */
-    if (!s->submit_token) {
+    if (!s->submit_token && !api_job_ids_given(&s->ids)) {
         s->job.hold = q;
         s->job.hold_res = &s->res;
         r->op.job = &s->job;
@@ -323,6 +329,7 @@ struct settle_op {
     struct settle_req q;
     struct settle_result res;
     int release;
+    struct job_slurm_ids ids; /* settle: Slurm's array / het ids sent with it */
     int64_t keep_tasks; /* release of a submit token: the array tasks' shares to keep */
     char comment[ALLOT_TEXT_MAX];
     struct store_job_op job; /* offered to the batch (writer.h); not for release */
@@ -340,6 +347,9 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
         return store_release(st, s->q.cluster, s->q.job_id, s->q.run, s->q.actor, s->comment,
                              s->q.now_s, &s->res, err);
     if (!s->job.done && store_settle(st, &s->q, &s->res, err) < 0)
+        return -1;
+    if (api_job_ids_given(&s->ids) &&
+        store_job_ids_put(st, s->q.cluster, s->q.job_id, &s->ids, err) < 0)
         return -1;
     /* DESIGN §5: thresholds are evaluated on each settle (of an allocation with a policy) */
     if (!s->res.replay && !s->res.no_policy)
@@ -393,9 +403,11 @@ int api_job_settle(struct req *r, struct allot_error *err)
         {.name = "partition", .type = JF_NAME, .required = 0, .dst = q->partition},
         {.name = "qos", .type = JF_NAME, .required = 0, .dst = q->qos, .allow_empty = 1},
         {.name = "time_limit_s", .type = JF_INT, .required = 0, .dst = &q->time_limit_s},
+        API_JOB_IDS_FIELDS(s->ids),
     };
+    api_job_ids_none(&s->ids);
     if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
-        api_cluster_served(r, q->cluster, err) < 0)
+        api_cluster_served(r, q->cluster, err) < 0 || store_job_ids_check(&s->ids, err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");
@@ -427,9 +439,11 @@ int api_job_settle(struct req *r, struct allot_error *err)
     text_copy(q->actor, sizeof(q->actor), r->who.user);
     q->now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
-    s->job.settle = q;
-    s->job.settle_res = &s->res;
-    r->op.job = &s->job;
+    if (!api_job_ids_given(&s->ids)) { /* with ids: one transaction, in run_settle */
+        s->job.settle = q;
+        s->job.settle_res = &s->res;
+        r->op.job = &s->job;
+    }
     return req_defer_write(r, run_settle, s, finish_settle);
 }
 
@@ -471,6 +485,7 @@ struct list_arg {
     struct req *r;
     json_t *items;
     struct allot_error *err;
+    store_t *ids_st; /* non-NULL: add each job's Slurm array / het ids (schema 0019) */
 };
 
 static int on_job(const struct job *j, void *arg)
@@ -481,7 +496,14 @@ static int on_job(const struct job *j, void *arg)
         if (vis <= 0)
             return vis;
     }
-    json_array_append_new(l->items, json_job(j));
+    if (!l->ids_st) {
+        json_array_append_new(l->items, json_job(j));
+        return 0;
+    }
+    struct job with = *j;
+    if (store_job_ids_get(l->ids_st, j->cluster, j->job_id, &with.ids, l->err) < 0)
+        return -1;
+    json_array_append_new(l->items, json_job(&with));
     return 0;
 }
 
@@ -504,9 +526,32 @@ int api_job_list(struct req *r, struct allot_error *err)
         f.status = (int)js;
     }
     f.limit = limit > 100000 ? 100000 : (int)limit;
-    struct list_arg l = {r, json_array(), err};
-    if (store_job_list(st, &f, on_job, &l, err) < 0 ||
-        (json_array_size(l.items) == 0 &&
+    int any = store_job_ids_any(st, err);
+    if (any < 0)
+        return -1;
+    struct list_arg l = {r, json_array(), err, any ? st : NULL};
+    /* job=NAME (api_job_ids.h): the runs of the job ids it names. */
+    const char *name = req_query(r, "job");
+    int rc = 0;
+    if (name) {
+        int64_t *ids = NULL;
+        size_t n = 0;
+        if (!f.cluster || !f.cluster[0] || api_job_ids_resolve(st, f.cluster, name, &ids, &n, err) < 0) {
+            json_decref(l.items);
+            return f.cluster && f.cluster[0] ? -1
+                                             : allot_errorf(err, ALLOT_EINVAL,
+                                                            "job: needs cluster= as well");
+        }
+        for (size_t i = 0; rc == 0 && i < n; i++) {
+            f.job_id = ids[i];
+            rc = store_job_list(st, &f, on_job, &l, err);
+        }
+        free(ids);
+    } else {
+        rc = store_job_list(st, &f, on_job, &l, err);
+    }
+    if (rc < 0 ||
+        (!name && json_array_size(l.items) == 0 &&
          api_empty_listing_names(r, st, f.account, f.user, "job", err) < 0)) {
         json_decref(l.items);
         return -1;
@@ -515,19 +560,23 @@ int api_job_list(struct req *r, struct allot_error *err)
     return 0;
 }
 
-/* GET /v1/jobs/{cluster}/{job_id} shows a job as all its runs (a requeue is a new run): the
+/* GET /v1/jobs/{cluster}/{job} shows a job as all its runs (a requeue is a new run): the
  * runs the caller may see, and the ledger entries and failures of those runs and of no
  * other, so that every entry's run is one of "runs".  A plain user may see some runs of a
  * job id and not others (a run on an account it has no association with); the money of
  * the others is not its to read.  A run whose record was scrubbed is not listed, nor its
- * entries: /v1/ledger?cluster=&job= still has them. */
+ * entries: /v1/ledger?cluster=&job= still has them.  {job} is a name as Slurm prints it
+ * (api_job_ids.h): a job array or het job shows every task or component it names, each
+ * under its own job id, and "total" sums their holds and charges. */
 struct job_view {
     struct list_arg l; /* first: on_job's argument */
-    int32_t *runs;     /* the run numbers in l.items */
+    int32_t *runs;     /* the run numbers of job_id in l.items */
     size_t n, cap;
     const char *cluster;
     int64_t job_id;
     json_t *out; /* the array a ledger or failure callback fills */
+    int64_t hold_sumin, charge_sumin; /* of the runs shown: held runs' holds, charges */
+    size_t jobs;                      /* job ids with a run shown */
 };
 
 static int view_has_run(const struct job_view *v, int32_t run)
@@ -550,6 +599,9 @@ static int on_view_job(const struct job *j, void *arg)
         v->runs = xrealloc(v->runs, v->cap * sizeof(*v->runs));
     }
     v->runs[v->n++] = j->run;
+    if (j->status == JOB_HELD)
+        v->hold_sumin += j->hold_sumin;
+    v->charge_sumin += j->charge_sumin;
     return 0;
 }
 
@@ -569,59 +621,64 @@ static int on_view_failure(const struct failure *fl, void *arg)
     return 0;
 }
 
-/* The job's failures (failures_job), of the listed runs only. */
-static int view_failures(store_t *st, struct job_view *v, struct allot_error *err)
+/* Add job v->job_id's runs, ledger entries and failures (failures_job) to the reply's
+ * arrays; 0, or -1 with err. */
+static int view_add(store_t *st, struct job_view *v, json_t *ledger, json_t *failures,
+                    struct allot_error *err)
 {
-    struct failure_filter f = {.cluster = v->cluster, .job_id = v->job_id};
-    return store_failure_list(st, &f, on_view_failure, v, err);
-}
-
-/* The reply's parts, or -1 with err; on success *ledger and *failures are new arrays. */
-static int view_build(store_t *st, struct job_view *v, json_t **ledger, json_t **failures,
-                      struct allot_error *err)
-{
+    v->n = 0;
     struct job_filter f = {.cluster = v->cluster, .job_id = v->job_id, .status = -1};
     if (store_job_list(st, &f, on_view_job, v, err) < 0)
         return -1;
     if (v->n == 0)
-        return allot_errorf(err, ALLOT_ENOENT, "job %s/%lld: not found", v->cluster,
-                            (long long)v->job_id);
+        return 0;
+    v->jobs++;
     struct ledger_filter lf = {.cluster = v->cluster, .job_id = v->job_id};
-    json_t *l = v->out = json_array();
-    if (store_ledger_list(st, &lf, on_view_ledger, v, err) < 0) {
-        json_decref(l);
+    v->out = ledger;
+    if (store_ledger_list(st, &lf, on_view_ledger, v, err) < 0)
         return -1;
-    }
-    json_t *fl = v->out = json_array();
-    if (view_failures(st, v, err) < 0) {
-        json_decref(l);
-        json_decref(fl);
-        return -1;
-    }
-    *ledger = l;
-    *failures = fl;
-    return 0;
+    struct failure_filter ff = {.cluster = v->cluster, .job_id = v->job_id};
+    v->out = failures;
+    return store_failure_list(st, &ff, on_view_failure, v, err);
 }
 
 int api_job_get(struct req *r, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
-    char *end;
-    long long id = strtoll(r->param[1], &end, 10);
-    if (!st || model_check_name("cluster", r->param[0], 0, err) < 0)
+    int64_t *ids = NULL;
+    size_t nids = 0;
+    if (!st || model_check_name("cluster", r->param[0], 0, err) < 0 ||
+        api_job_ids_resolve(st, r->param[0], r->param[1], &ids, &nids, err) < 0)
         return -1;
-    if (!r->param[1][0] || *end || id <= 0)
-        return allot_errorf(err, ALLOT_EINVAL, "job_id: '%s' is not a job id", r->param[1]);
-    struct job_view v = {.l = {r, json_array(), err}, .cluster = r->param[0], .job_id = id};
-    json_t *ledger = NULL, *failures = NULL;
-    int rc = view_build(st, &v, &ledger, &failures, err);
+    int any = store_job_ids_any(st, err);
+    if (any < 0) {
+        free(ids);
+        return -1;
+    }
+    struct job_view v = {.l = {r, json_array(), err, any ? st : NULL}, .cluster = r->param[0]};
+    json_t *ledger = json_array(), *failures = json_array();
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < nids; i++) {
+        v.job_id = ids[i];
+        rc = view_add(st, &v, ledger, failures, err);
+    }
     free(v.runs);
+    free(ids);
+    if (rc == 0 && json_array_size(v.l.items) == 0)
+        rc = allot_errorf(err, ALLOT_ENOENT, "job %s/%s: not found", v.cluster, r->param[1]);
     if (rc < 0) {
         json_decref(v.l.items);
+        json_decref(ledger);
+        json_decref(failures);
         return -1;
     }
     r->out =
         json_pack("{s:o, s:o, s:o}", "runs", v.l.items, "ledger", ledger, "failures", failures);
+    if (v.jobs > 1)
+        json_object_set_new(r->out, "total",
+                            json_pack("{s:I, s:I, s:I}", "jobs", (json_int_t)v.jobs,
+                                      "hold_sumin", (json_int_t)v.hold_sumin, "charge_sumin",
+                                      (json_int_t)v.charge_sumin));
     return 0;
 }
 

@@ -357,6 +357,23 @@ json_t *json_job(const struct job *j)
     json_object_update(o, m);
     json_decref(m);
     json_object_set_new(o, "updated", json_time(j->updated_s));
+    /* Slurm's names of the job (schema 0019), when known: "54_3", "60+1". */
+    const struct job_slurm_ids *ids = &j->ids;
+    char slurm_id[48];
+    if (ids->array_job_id > 0) {
+        json_object_set_new(o, "array_job_id", json_integer((json_int_t)ids->array_job_id));
+        json_object_set_new(o, "array_task_id", json_integer((json_int_t)ids->array_task_id));
+        snprintf(slurm_id, sizeof slurm_id, "%lld_%lld", (long long)ids->array_job_id,
+                 (long long)ids->array_task_id);
+        json_object_set_new(o, "slurm_job_id", json_string(slurm_id));
+    }
+    if (ids->het_job_id > 0) {
+        json_object_set_new(o, "het_job_id", json_integer((json_int_t)ids->het_job_id));
+        json_object_set_new(o, "het_job_offset", json_integer((json_int_t)ids->het_job_offset));
+        snprintf(slurm_id, sizeof slurm_id, "%lld+%lld", (long long)ids->het_job_id,
+                 (long long)ids->het_job_offset);
+        json_object_set_new(o, "slurm_job_id", json_string(slurm_id));
+    }
     return o;
 }
 

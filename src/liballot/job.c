@@ -71,6 +71,14 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_int(o, "submit_token", j->submit_token);
     if (verb == VERB_RELEASE)
         bad |= put_int(o, "keep_tasks", j->tasks);
+    if ((verb == VERB_HOLD || verb == VERB_SETTLE) && j->array_job_id > 0) {
+        bad |= put_int(o, "array_job_id", j->array_job_id);
+        bad |= json_object_set_new(o, "array_task_id", json_integer(j->array_task_id));
+    }
+    if ((verb == VERB_HOLD || verb == VERB_SETTLE) && j->het_job_id > 0) {
+        bad |= put_int(o, "het_job_id", j->het_job_id);
+        bad |= json_object_set_new(o, "het_job_offset", json_integer(j->het_job_offset));
+    }
     if (verb == VERB_ADMIT) {
         bad |= put_int(o, "tasks", j->tasks);
         bad |= put_int(o, "extra_sumin", j->extra_sumin);

@@ -146,6 +146,15 @@ enum job_status {
     JOB_STATUS_MAX
 };
 
+/* Slurm's array and het ids of a job id (schema 0019): a task of job array ARRAY_JOB_ID
+ * (Slurm prints it "ARRAY_JOB_ID_ARRAY_TASK_ID"), a component of het job HET_JOB_ID
+ * ("HET_JOB_ID+HET_JOB_OFFSET").  array_job_id 0: not an array task; het_job_id 0: not a
+ * het component (the task id and offset are then -1). */
+struct job_slurm_ids {
+    int64_t array_job_id, array_task_id;
+    int64_t het_job_id, het_job_offset;
+};
+
 struct job {
     char cluster[ALLOT_NAME_MAX];
     int64_t job_id;
@@ -168,6 +177,8 @@ struct job {
     char payer_account[ALLOT_NAME_MAX]; /* account owning alloc_id (self or ancestor) */
     char settle_source[ALLOT_NAME_MAX]; /* "epilog", "sacct", "api", ... */
     int64_t updated_s;
+    /* Filled by readers that ask (store_job_ids_get); zero (none known) otherwise. */
+    struct job_slurm_ids ids;
 };
 
 /* A job refused for lack of credit (or a limit), with the numbers that refused it. */

@@ -349,6 +349,26 @@ int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
                   struct job *out, struct allot_error *err);
 int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void *arg,
                    struct allot_error *err);
+/* Slurm's array and het ids of job ids (store_job_ids.c, schema 0019).  put: record IDS
+ * for (CLUSTER, JOB_ID), replacing what was recorded (ids with neither an array nor a het
+ * job id are refused: EINVAL).  get: 1 with *IDS, 0 when none is recorded (*IDS zeroed).
+ * find: call CB for each job id of CLUSTER that is a task of array MATCH->array_job_id
+ * (only task MATCH->array_task_id when >= 0), or else a component of het job
+ * MATCH->het_job_id (only offset MATCH->het_job_offset when >= 0), in task / offset order;
+ * a CB returning non-zero stops the walk with that value. */
+int store_job_ids_put(store_t *st, const char *cluster, int64_t job_id,
+                      const struct job_slurm_ids *ids, struct allot_error *err);
+int store_job_ids_get(store_t *st, const char *cluster, int64_t job_id, struct job_slurm_ids *ids,
+                      struct allot_error *err);
+typedef int (*store_job_ids_f)(int64_t job_id, const struct job_slurm_ids *ids, void *arg);
+int store_job_ids_find(store_t *st, const char *cluster, const struct job_slurm_ids *match,
+                       store_job_ids_f cb, void *arg, struct allot_error *err);
+/* 1 when any job id has ids recorded, else 0 (readers skip the lookups then). */
+int store_job_ids_any(store_t *st, struct allot_error *err);
+/* EINVAL unless IDS is none (all zero / -1), an array task (array_job_id > 0, task >= 0),
+ * or a het component (het_job_id > 0, offset >= 0), or both; ids of 32 bits. */
+int store_job_ids_check(const struct job_slurm_ids *ids, struct allot_error *err);
+
 /* Number of runs in JOB_HELD for a user and/or account (NULL = any): submit-time counts. */
 int store_job_count_held(store_t *st, const char *cluster, const char *account, const char *user,
                          int64_t *count, struct allot_error *err);

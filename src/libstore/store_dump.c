@@ -236,6 +236,13 @@ static const struct dump_table dump_tables[] = {
      NULL,
      {T("cluster"), T("kind"), T("object"), T("field"), T("slurm_value"), T("allot_value"),
       T("status"), T("note"), I("generation"), I("first_seen_s"), I("last_seen_s")}},
+    {"job_slurm_ids",
+     "cluster, job_id",
+     NULL,
+     NULL,
+     NULL,
+     {T("cluster"), I("job_id"), I("array_job_id"), I("array_task_id"), I("het_job_id"),
+      I("het_job_offset")}},
 };
 #undef I
 #undef T

@@ -184,6 +184,12 @@ enum store_stmt_id {
     STMT_POLICY_LAST = STMT_POLICY_FIRST + 39,
     /* store_ref.c: associations and partitions naming a QOS (qos remove) */
     STMT_QOS_USED,
+    /* store_job_ids.c */
+    STMT_JOB_IDS_PUT,
+    STMT_JOB_IDS_GET,
+    STMT_JOB_IDS_ARRAY,
+    STMT_JOB_IDS_HET,
+    STMT_JOB_IDS_ANY,
     STMT_MAX
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX, "raise DB_STMT_MAX");

@@ -162,6 +162,8 @@ static void build_bank(struct fx *f)
     snprintf(d[1].status, sizeof d[1].status, "failed");
     snprintf(d[1].note, sizeof d[1].note, "it's \"quoted\"");
     TX(f, store_sync_replace(f->st, "c1", "follow", T0 + 300, d, 2, 3, &f->err));
+    fx_sql(f, "INSERT INTO job_slurm_ids (cluster, job_id, array_job_id, array_task_id, "
+              "het_job_id, het_job_offset) VALUES ('c1', 1, 54, 3, 0, -1)");
     fx_check_clean(f);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * prep_array.c - tests of the shares a job array keeps (plugins/prep/allot/prep_array.h):
- * the first count is a baseline (nothing sent) unless it is 0; a fall sends the new count,
+ * the first count is sent (allotd's hold is the baseline); a fall sends the new count,
  * a rise or the same count nothing; a bind in flight counts as a task that may start, so a
  * task whose start is being bound never loses its share; records of one token add up.
  */
@@ -34,7 +34,8 @@ static void test_baseline_then_falls(void **state)
     (void)state;
     prep_array_count_t out[PREP_ARRAY_PASS_MAX];
     prep_array_reset();
-    assert_int_equal(one_pass((uint32_t[]){4}, 1, out), 0); /* baseline: 4 tasks */
+    assert_int_equal(one_pass((uint32_t[]){4}, 1, out), 1); /* first seen: 4 tasks */
+    assert_int_equal(out[0].may_start, 4);
     assert_int_equal(one_pass((uint32_t[]){4}, 1, out), 0);
     assert_int_equal(one_pass((uint32_t[]){3}, 1, out), 1); /* one cancelled pending */
     assert_true(out[0].token == T1);
@@ -51,7 +52,7 @@ static void test_inflight_bind_keeps_its_share(void **state)
     (void)state;
     prep_array_count_t out[PREP_ARRAY_PASS_MAX];
     prep_array_reset();
-    assert_int_equal(one_pass((uint32_t[]){3}, 1, out), 0);
+    assert_int_equal(one_pass((uint32_t[]){3}, 1, out), 1);
     /* Task starts: no longer pending, its bind not yet answered: still 3. */
     prep_array_inflight_add(T1, 77);
     assert_int_equal(one_pass((uint32_t[]){2, 0}, 2, out), 0);
@@ -65,7 +66,7 @@ static void test_inflight_bind_keeps_its_share(void **state)
     prep_array_inflight_done(T2, 78);
 }
 
-static void test_first_sight_empty_releases(void **state)
+static void test_first_sight_sent(void **state)
 {
     (void)state;
     prep_array_count_t out[PREP_ARRAY_PASS_MAX];
@@ -73,9 +74,11 @@ static void test_first_sight_empty_releases(void **state)
     pass.n = 0;
     assert_int_equal(prep_array_pass_add(&pass, T2, 0), 0);
     assert_int_equal(prep_array_pass_add(&pass, T1, 5), 0);
-    assert_int_equal(prep_array_decide(&pass, out, PREP_ARRAY_PASS_MAX), 1);
+    assert_int_equal(prep_array_decide(&pass, out, PREP_ARRAY_PASS_MAX), 2);
     assert_true(out[0].token == T2);
     assert_int_equal(out[0].may_start, 0);
+    assert_true(out[1].token == T1);
+    assert_int_equal(out[1].may_start, 5);
     /* A full pass refuses more tokens; MAX bounds the releases. */
     pass.n = 0;
     for (int i = 0; i < PREP_ARRAY_PASS_MAX; i++)
@@ -89,7 +92,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_baseline_then_falls),
         cmocka_unit_test(test_inflight_bind_keeps_its_share),
-        cmocka_unit_test(test_first_sight_empty_releases),
+        cmocka_unit_test(test_first_sight_sent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -635,6 +635,14 @@ static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_
               job_ptr->job_id, sizeof(j->alloc_tres) - 1, j->alloc_tres);
     /* Only job_submit/allot writes the word (users cannot set AdminComment); a malformed
      * or doubled one binds nothing: the hold is then an ordinary one. */
+    if (job_ptr->array_task_id != NO_VAL) { /* a task, or the meta record run last */
+        j->array_job_id = job_ptr->array_job_id;
+        j->array_task_id = job_ptr->array_task_id;
+    }
+    if (job_ptr->het_job_id && job_ptr->het_job_offset != NO_VAL) {
+        j->het_job_id = job_ptr->het_job_id;
+        j->het_job_offset = job_ptr->het_job_offset;
+    }
     if (submit_token_parse(job_ptr->admin_comment, &j->submit_token) < 0) {
         error("prep/allot: JobId=%u: malformed submit token in AdminComment \"%s\" ignored",
               job_ptr->job_id, job_ptr->admin_comment);

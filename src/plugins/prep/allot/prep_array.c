@@ -85,11 +85,10 @@ int prep_array_decide(prep_array_pass_t *p, prep_array_count_t *out, int max)
         if (!m) {
             m = &pa_memory[pa_memory_next++ % PREP_ARRAY_MEMORY];
             m->token = p->v[i].token;
-            /* The first count is the baseline, but an array with none left to start ends
-             * its hold now (it may have been cancelled before any sweep saw it). */
+            /* First seen (a new array, or this plugin restarted): tasks may have been
+             * cancelled before, and allotd's hold is the baseline, so ask once. */
             m->last = p->v[i].may_start;
-            if (p->v[i].may_start == 0)
-                out[n++] = p->v[i];
+            out[n++] = p->v[i];
             continue;
         }
         if (p->v[i].may_start < m->last) {

@@ -13,8 +13,8 @@
  * task is no longer pending but its share not yet taken).  allotd is asked to keep that
  * many shares (an absolute number: a repeat changes nothing, a bind racing it cannot lose
  * a share) whenever the count falls below the last one; at 0 the rest is released.
- * The first count of a token is its baseline and sends nothing (after a restart, a drop
- * missed while down is caught when the count reaches 0).
+ * The first count of a token is sent too (tasks may have been cancelled before a sweep
+ * saw the array, or while this plugin was down): one request per array.
  * No Slurm headers: unit-tested without slurmctld.
  * Threads: the in-flight table has its own mutex (prolog and workers); a pass and
  * prep_array_decide belong to the sweep thread.
@@ -49,8 +49,8 @@ void prep_array_inflight_add(int64_t token, uint32_t job_id);
 void prep_array_inflight_done(int64_t token, uint32_t job_id);
 
 /* After a pass: add the binds in flight to each count and fill OUT (at most MAX) with the
- * releases to send: {token, keep}, keep = the count, when it fell below the last one sent
- * or seen (0: release all).  The memory is updated as if each was sent.  Returns how many. */
+ * releases to send: {token, keep}, keep = the count, when the token is first seen or its
+ * count fell below the last one sent (0: release all).  The memory is updated as if each was sent.  Returns how many. */
 int prep_array_decide(prep_array_pass_t *p, prep_array_count_t *out, int max);
 
 /* Forget everything (tests; plugin unload). */

@@ -7,7 +7,8 @@
  * strings never hold one).  Unknown keys are errors, so a file from a newer release is set
  * aside (renamed .bad) rather than half-understood.  submit_token (HoldMode=submit) is
  * written only when set and optional when read, so files of the release before it still
- * load, and files without a token are byte-identical to that release's.
+ * load, and files without a token are byte-identical to that release's; so are the array
+ * and het ids (array_job_id, array_task_id, het_job_id, het_job_offset).
  */
 #include "plugins/prep/allot/prep_job.h"
 
@@ -47,6 +48,10 @@ void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
         return;
     }
     d->submit_token = job->submit_token;
+    d->array_job_id = job->array_job_id;
+    d->array_task_id = job->array_task_id;
+    d->het_job_id = job->het_job_id;
+    d->het_job_offset = job->het_job_offset;
     if (job->kind == PREP_JOB_HOLD) {
         d->submit_s = job->submit_s;
         d->start_s = job->start_s;
@@ -213,6 +218,22 @@ static int spool_format(const prep_job_t *job, char *buf, size_t size)
     if (job->submit_token) {
         int m =
             snprintf(buf + n, size - (size_t)n, "submit_token=%" PRId64 "\n", job->submit_token);
+        if (m < 0 || (size_t)m >= size - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (job->array_job_id) {
+        int m = snprintf(buf + n, size - (size_t)n,
+                         "array_job_id=%" PRIu32 "\narray_task_id=%" PRIu32 "\n",
+                         job->array_job_id, job->array_task_id);
+        if (m < 0 || (size_t)m >= size - (size_t)n)
+            return -1;
+        n += m;
+    }
+    if (job->het_job_id) {
+        int m = snprintf(buf + n, size - (size_t)n,
+                         "het_job_id=%" PRIu32 "\nhet_job_offset=%" PRIu32 "\n", job->het_job_id,
+                         job->het_job_offset);
         if (m < 0 || (size_t)m >= size - (size_t)n)
             return -1;
         n += m;
@@ -389,7 +410,13 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
             bad = set_int(&j.end_s, val, 0, INT64_MAX);
         else if (!strcmp(k, "submit_token"))
             bad = set_int(&j.submit_token, val, (int64_t)1 << 32, (int64_t)1 << 62);
-        else if (!strcmp(k, "billing_micro"))
+        else if (!strcmp(k, "array_job_id") || !strcmp(k, "array_task_id") ||
+                 !strcmp(k, "het_job_id") || !strcmp(k, "het_job_offset")) {
+            int id = !strcmp(k, "array_job_id") || !strcmp(k, "het_job_id");
+            bad = set_int(&v, val, id ? 1 : 0, UINT32_MAX);
+            *(k[0] == 'a' ? (id ? &j.array_job_id : &j.array_task_id)
+                          : (id ? &j.het_job_id : &j.het_job_offset)) = (uint32_t)v;
+        } else if (!strcmp(k, "billing_micro"))
             bad = set_int(&j.billing_micro, val, 0, INT64_MAX);
         else if (!strcmp(k, "time_limit_s"))
             bad = set_int(&j.time_limit_s, val, 0, INT64_MAX);

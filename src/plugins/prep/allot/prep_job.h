@@ -13,8 +13,8 @@
  * idempotent per (cluster, job, run), so sending one twice is harmless.
  * prep_job_call decides what an outcome means: a refusal is final, an unreachable allotd
  * is retried with backoff (settles forever, holds within a budget), other errors are final.
- * Spool files carry the submit token as an optional line (files written before it existed
- * read as token 0).
+ * Spool files carry the submit token and the array / het ids as optional lines (files
+ * written before them read as 0, none).
  * No Slurm headers: unit-tested without slurmctld.
  * Threads: functions are reentrant; a prep_job_t belongs to one thread at a time.
  */
@@ -53,6 +53,8 @@ typedef struct prep_job {
                                * has no hold to take it from; other settles: 0 */
     int64_t submit_token;     /* HoldMode=submit: the job's "allot_token=" from AdminComment
                                * (hold: bind it; release: the provisional run); 0 = none */
+    uint32_t array_job_id, array_task_id; /* a job array's task (Slurm prints J_T); 0: none */
+    uint32_t het_job_id, het_job_offset;   /* a het job's component (J+C); het_job_id 0: none */
     int32_t keep_tasks;       /* release: a job array keeps this many tasks' shares of its
                                * submit hold (prep_array.h); 0 = release all */
     int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
