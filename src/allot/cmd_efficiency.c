@@ -13,7 +13,8 @@
  * GET /v1/jobs?account=&since= for an account; the charge is the sum of the settled runs'
  * charges.  allotd being unreachable leaves the charge column empty with a warning: the
  * efficiency is still worth printing.  Array tasks are shown under sacct's JobID ("12_3");
- * their bank charge is looked up under the array's job id, so it is empty.
+ * their bank charge is looked up under their own job id (JobIDRaw), as the bank charged
+ * them.
  * Bounds: sacct runs at most ALLOT_SACCT_TIMEOUT_S (60 s) and its output is capped at
  * SACCT_OUT_MAX; beyond either the command fails rather than print a partial answer.
  */
@@ -41,7 +42,10 @@
 
 extern char **environ;
 
-#define SACCT_FORMAT "JobID,Cluster,User,Account,State,Elapsed,TotalCPU,AllocCPUS,ReqMem,MaxRSS,NNodes"
+/* JobIDRaw last: an array task's own job id, under which the bank charged it (its JobID is
+ * "12_3"); read from the line's last column (libslurmtext skips it). */
+#define SACCT_FORMAT                                                                               \
+    "JobID,Cluster,User,Account,State,Elapsed,TotalCPU,AllocCPUS,ReqMem,MaxRSS,NNodes,JobIDRaw"
 #define SACCT_OUT_MAX (256L * 1024 * 1024)
 #define SACCT_TIMEOUT_MS 60000L
 #define EFF_JOBS_MAX 512 /* job ids on one command line */
@@ -183,7 +187,7 @@ static int run_capture(char *const argv[], char **out, size_t *len, struct allot
 struct eff_job {
     char key[64];        /* JobID of the job row as sacct printed it ("12", "12_3") */
     uint32_t job;
-    bool array_task;
+    uint32_t raw;        /* its own job id (JobIDRaw), the bank's key; 0 = not read */
     char cluster[64], user[64], account[64], state[64];
     int64_t elapsed_ms;  /* -1 = unknown */
     int64_t alloc_cpus;  /* -1 = unknown */
@@ -235,11 +239,18 @@ static int eff_parse(const char *out, size_t len, struct eff_report *rep, struct
             memset(j, 0, sizeof *j);
             span_copy(j->key, sizeof j->key, (struct st_span){line.p, kn});
             j->job = row.id.job;
-            j->array_task = row.id.has_array_task || row.id.array_spec.n > 0;
             j->elapsed_ms = j->alloc_cpus = j->charge_sumin = -1;
             st_efficiency_init(&j->e, row.id.job);
         }
         if (row.id.step_kind == ST_STEP_NONE) {
+            /* JobIDRaw, the last column; a pending array's "12_[1-5]" row has the array's. */
+            const char *last = line.p + line.n;
+            while (last > line.p && last[-1] != '|')
+                last--;
+            uint64_t raw;
+            if (row.id.array_spec.n == 0 &&
+                st_uint(last, (size_t)(line.p + line.n - last), UINT32_MAX, &raw) == 0)
+                j->raw = (uint32_t)raw;
             span_copy(j->cluster, sizeof j->cluster, row.cluster);
             span_copy(j->user, sizeof j->user, row.user);
             span_copy(j->account, sizeof j->account, row.account);
@@ -267,7 +278,7 @@ static void eff_add_run(struct eff_report *rep, json_t *run)
     json_t *charge = json_object_get(run, "charge_sumin");
     for (size_t i = 0; i < rep->n; i++) {
         struct eff_job *j = &rep->jobs[i];
-        if (j->array_task || (json_int_t)j->job != id || !cluster ||
+        if (!j->raw || (json_int_t)j->raw != id || !cluster ||
             (j->cluster[0] && strcmp(j->cluster, cluster) != 0))
             continue;
         if (!j->bank_status[0] && status) /* runs come newest first */
@@ -278,14 +289,20 @@ static void eff_add_run(struct eff_report *rep, json_t *run)
     }
 }
 
-static int eff_join_runs(struct eff_report *rep, json_t *reply)
+/* ONLY: the job id asked for (0 = any): the runs of a job array's id include its other
+ * tasks' (doc/api.md "Job ids"), which their own requests add. */
+static int eff_join_runs(struct eff_report *rep, json_t *reply, json_int_t only)
 {
     json_t *rows = json_object_get(reply, "runs");
     if (!rows)
         rows = cli_rows(reply);
     size_t i;
     json_t *run;
-    json_array_foreach(rows, i, run) eff_add_run(rep, run);
+    json_array_foreach(rows, i, run)
+    {
+        if (!only || json_integer_value(json_object_get(run, "job_id")) == only)
+            eff_add_run(rep, run);
+    }
     return 0;
 }
 
@@ -487,10 +504,10 @@ static void eff_join_bank(struct cli *cli, const struct eff_args *a, struct eff_
         for (size_t i = 0; i < rep->n; i++) {
             const struct eff_job *j = &rep->jobs[i];
             const char *cluster = j->cluster[0] ? j->cluster : a->cluster;
-            if (j->array_task || !cluster)
+            if (!j->raw || !cluster)
                 continue;
             char num[32];
-            snprintf(num, sizeof num, "%u", j->job);
+            snprintf(num, sizeof num, "%u", j->raw);
             struct path p;
             path_init(&p, "/v1/jobs");
             path_segment(&p, cluster);
@@ -498,7 +515,7 @@ static void eff_join_bank(struct cli *cli, const struct eff_args *a, struct eff_
             json_t *reply = cli_get_json(cli, p.s, &err);
             path_fini(&p);
             if (reply) {
-                eff_join_runs(rep, reply);
+                eff_join_runs(rep, reply, (json_int_t)j->raw);
                 json_decref(reply);
             } else if (err.code != ALLOT_ENOENT) {
                 break;
@@ -522,7 +539,7 @@ static void eff_join_bank(struct cli *cli, const struct eff_args *a, struct eff_
         json_t *reply = cli_get_json(cli, p.s, &err);
         path_fini(&p);
         if (reply) {
-            eff_join_runs(rep, reply);
+            eff_join_runs(rep, reply, 0);
             json_decref(reply);
         }
     }

@@ -7,6 +7,7 @@
  * still parse the numbers from stdout.
  */
 #include "allot/cli.h"
+#include "libslurmtext/jobname.h"
 #include "libutil/text.h"
 
 #include <stdio.h>
@@ -89,6 +90,17 @@ static const struct column job_columns[] = {
     {"Alloc", "alloc_id", C_INT},
     {"Payer", "payer_account", C_STR},
     {"Billing", "billing_micro", C_MICRO},
+    /* Slurm's name of an array task or het component ("54_3", "60+1"), last so that the
+     * columns before it keep their places. */
+    {"SlurmJobID", "slurm_job_id", C_STR},
+    {0},
+};
+
+/* An array's or het job's sum (GET /v1/jobs/{cluster}/{job} "total"). */
+static const struct column total_columns[] = {
+    {"Jobs", "jobs", C_INT},
+    {"Hold", "hold_sumin", C_SUMIN},
+    {"Charge", "charge_sumin", C_SUMIN},
     {0},
 };
 
@@ -159,7 +171,6 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
     int npos = 0, rc = -1;
     struct kvlist kvs;
     struct path p = {0};
-    int64_t id;
     char cluster[128] = "";
     json_t *root = NULL;
 
@@ -174,7 +185,8 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
         rc = cli_show_page(cli, p.s, job_columns, NULL, &pg, err);
         goto out;
     }
-    /* "1234", or "darwin:1234" naming the cluster too. */
+    /* "1234", or "darwin:1234" naming the cluster too; the id as Slurm prints it (a task
+     * "1234_5", tasks "1234_[1-3]", a het component "1234+1"). */
     const char *idtext = pos[0], *colon = strchr(pos[0], ':');
     const char *c = args_get(&kvs, "cluster");
     if (colon) {
@@ -196,7 +208,9 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
         allot_errorf(err, ALLOT_EINVAL, "job show: '%s': empty cluster name before ':'", pos[0]);
         goto out;
     }
-    if (args_uint("job id", idtext, &id, err) < 0 || args_check_used(&kvs, "job show", err) < 0)
+    struct st_job_name name;
+    if (st_job_name_parse(idtext, "job id", &name, err) < 0 ||
+        args_check_used(&kvs, "job show", err) < 0)
         goto out;
     path_init(&p, "/v1/jobs");
     path_segment(&p, cluster);
@@ -209,6 +223,13 @@ static int job_show(struct cli *cli, int argc, char **argv, struct allot_error *
     if (!root)
         goto out;
     print_section(cli, "Runs", json_object_get(root, "runs"), job_columns, 1);
+    json_t *total = json_object_get(root, "total");
+    if (json_is_object(total)) {
+        json_t *rows = json_array();
+        json_array_append(rows, total);
+        print_section(cli, "Total", rows, total_columns, 0);
+        json_decref(rows);
+    }
     print_section(cli, "Ledger", json_object_get(root, "ledger"), ledger_columns, 0);
     print_section(cli, "Failures", json_object_get(root, "failures"), failure_columns, 0);
     rc = 0;
@@ -322,7 +343,7 @@ const struct cli_command cmd_job = {
     .noun = "job",
     .summary = "a job's money (show) and the plugins' job verbs (admit, hold, settle, release)",
     .help =
-        "usage: allot job show [CLUSTER:]JOBID [cluster=C]\n"
+        "usage: allot job show [CLUSTER:]JOB [cluster=C]\n"
         "       allot job show [cluster=C] [account=A] [user=U] [status=S] [since=DATE] [limit=N]\n"
         "       allot job admit user=U account=A partition=P timelimit=T tres=TRES [billing=N]\n"
         "                       [cluster=C] [qos=Q]\n"
@@ -333,7 +354,7 @@ const struct cli_command cmd_job = {
         "                        [source=epilog|sacct|api] [user=U] [account=A]\n"
         "                        [partition=P] [qos=Q] [timelimit=T]\n"
         "       allot job release jobid=N [run=N] [comment=TEXT] [cluster=C]\n"
-        "       allot job efficiency [CLUSTER:]JOBID... [cluster=C]\n"
+        "       allot job efficiency [CLUSTER:]JOB... [cluster=C]\n"
         "       allot job efficiency account=A [since=DATE] [until=DATE] [user=U] [cluster=C]\n"
         "\n"
         "The Slurm plugins call admit (job_submit), hold (job start) and settle (job end)\n"
@@ -343,6 +364,9 @@ const struct cli_command cmd_job = {
         "1:30:00, 2-00:00:00; elapsed also accepts seconds as 90s, and 0 (00:00:00) for a\n"
         "job cancelled as it started.  settle's user=, account=, partition=, qos= and\n"
         "timelimit= describe a run that was never held.\n"
+        "JOB is a job id or a name as Slurm prints it: 1234_5 (task 5 of job array 1234),\n"
+        "1234_[1-3] (those tasks), 1234+1 (component 1 of het job 1234); 1234 alone shows\n"
+        "a job array's or het job's every task or component, and their total.\n"
         "efficiency runs sacct (seff's rules: CPU = TotalCPU / (Elapsed x CPUs), memory =\n"
         "MaxRSS / requested) and shows each job's charge from the bank beside it.\n"
         "\n"
@@ -351,7 +375,8 @@ const struct cli_command cmd_job = {
         "  allot job hold jobid=1234 user=alice account=chem partition=standard timelimit=60 "
         "tres=cpu=4\n"
         "  allot job settle jobid=1234 elapsed=1800s state=COMPLETED\n"
-        "  allot job show darwin:1234\n",
+        "  allot job show darwin:1234\n"
+        "  allot job show 1234_[1-3]\n",
     .run = run,
     .needs_verb = 1,
 };

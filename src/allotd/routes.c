@@ -87,8 +87,9 @@ static const struct route routes[] = {
     {"POST", "/v1/jobs/settle", ACCESS_OPERATOR, api_job_settle, 1, NULL, NULL},
     {"POST", "/v1/jobs/release", ACCESS_OPERATOR, api_job_release, 0, NULL, NULL},
     {"GET", "/v1/jobs", ACCESS_ANY, api_job_list, 0, NULL,
-     "cluster account user status since limit"},
-    {"GET", "/v1/jobs/{}/{}", ACCESS_ANY, api_job_get, 0, "cluster #job_id", NULL},
+     "cluster account user status since limit job"},
+    /* job_id: a job id or a name as Slurm prints it ("54_3", "60+1"): api_job_ids.c */
+    {"GET", "/v1/jobs/{}/{}", ACCESS_ANY, api_job_get, 0, "cluster job_id", NULL},
     {"GET", "/v1/failures", ACCESS_ANY, api_failure_list, 0, NULL, "account user since limit"},
     {"GET", "/v1/share", ACCESS_ANY, api_share_get, 0, NULL, "cluster algo"},
     {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0, NULL, "cluster"},

@@ -7,7 +7,8 @@
 # the submit hold covers every task, each task's start takes one share, a task cancelled
 # pending gives back its share and the array's end the rest, all checked on the balance and
 # the ledger to the SU-minute; a het job is held as the sum of its components, and when a
-# later component is refused the earlier ones' submit holds are given back.
+# later component is refused the earlier ones' submit holds are given back; `allot job show`
+# and `allot job efficiency` name array tasks as Slurm does (J_T, J_[LIST], J summed).
 test_description='job arrays and het jobs held at submit through the Slurm plugins'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -18,6 +19,8 @@ export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
 SPOOL=$PWD/spool
 
 ctld_log() { cat "$SLURM_DIR/log/slurmctld.log"; }
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 bal() { api GET "/v1/balances?account=chem" | json_get "items.0.$1"; }
 held_is() { test "$(bal held_sumin)" = "$1"; }
 token() { scontrol show job "$1" | sed -n 's/.*AdminComment=.*allot_token=\([0-9]*\).*/\1/p' | head -n 1; }
@@ -117,6 +120,49 @@ test_expect_success 'an array it can pay runs every task, each charged once, not
 	test "$used" = "$charged" &&
 	test "$(jobs_py "sum(1 for j in J if j[\"status\"]==\"refused\")")" = 0 &&
 	t=$(token $a) && ledger_of $t
+'
+
+test_expect_success 'allot job show names array tasks as Slurm does: J_T, J_[LIST], J (summed)' '
+	a=$(cat arr) &&
+	r2=$(sacct -n -X -P -j ${a}_2 -o JobIDRaw) && echo "task 2 is job $r2" &&
+	allot job show ${a}_2 >t2 && cat t2 &&
+	grep "settled .* ${a}_2\$" t2 &&
+	allot --json job show ${a}_2 >t2.json &&
+	test "$(json_get runs.0.job_id <t2.json)" = $r2 &&
+	test "$(json_get runs.0.array_job_id <t2.json)" = $a &&
+	test "$(json_get runs.0.array_task_id <t2.json)" = 2 &&
+	test "$(json_get runs <t2.json | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")" = 1 &&
+	allot --json job show "${a}_[1-2]" >t12.json &&
+	test "$(json_get runs <t12.json | python3 -c "import json,sys; print(*sorted(r[\"slurm_job_id\"] for r in json.load(sys.stdin)))")" = "${a}_1 ${a}_2" &&
+	allot --json job show $a >all.json &&
+	python3 - "$a" <<-\EOF &&
+	import json, sys
+	d = json.load(open("all.json")); a = sys.argv[1]
+	names = sorted(r["slurm_job_id"] for r in d["runs"])
+	assert names == ["%s_%d" % (a, t) for t in (1, 2, 3)], names
+	assert d["total"]["jobs"] == 3, d["total"]
+	assert d["total"]["charge_sumin"] == sum(r["charge_sumin"] for r in d["runs"]), d
+	assert d["total"]["hold_sumin"] == 0, d["total"]
+	EOF
+	allot job show $a >all.txt && cat all.txt && grep "^Total:" all.txt &&
+	api GET "/v1/jobs?cluster=$SLURM_CLUSTER&job=${a}_3" >j3 &&
+	test "$(json_get items.0.slurm_job_id <j3)" = "${a}_3" &&
+	test_expect_code 2 allot job show ${a}.batch 2>err && grep "is not a job" err
+'
+
+test_expect_success 'allot job efficiency J shows each task with the charge the bank made' '
+	a=$(cat arr) &&
+	allot --json job efficiency $a >eff.json && cat eff.json &&
+	allot --json job show $a >all.json &&
+	python3 - "$a" <<-\EOF
+	import json, sys
+	a = sys.argv[1]
+	eff = {r["job_id"]: r for r in json.load(open("eff.json"))["items"]}
+	bank = {r["slurm_job_id"]: r["charge_sumin"] for r in json.load(open("all.json"))["runs"]}
+	assert sorted(eff) == sorted(bank), (sorted(eff), sorted(bank))
+	for k, c in bank.items():
+	    assert eff[k]["charged"] and eff[k]["charge_sumin"] == c, (k, eff[k], c)
+	EOF
 '
 
 test_expect_success 'pending tasks cancelled while others run: the running keep their holds' '

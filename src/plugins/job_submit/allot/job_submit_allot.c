@@ -27,6 +27,8 @@
  * administrators (job_mgr.c validate_job_create_req / update_job), and this plugin removes
  * any "allot_token=" word it did not write (at submit and at job_modify), so a token in a
  * job's AdminComment is always the one allotd admitted that job with.
+ * A job array is admitted (and held at submit) as all its tasks (libslurmtext/arrayspec.c),
+ * a het job's component with its earlier components' cost (submit_group.c).
  * Without allot.conf the plugin is inactive and says so in slurmctld's log.
  * State: file-static, one mutex (STYLE §2 "Global state"); the partition thread is the
  * only other thread.

@@ -31,7 +31,9 @@
  *   SWEEP_PENDING_S through slurmctld's job list (job read lock, no allotd call under it)
  *   for ended jobs that never had resources and carry a token, and queues a release of
  *   the token.  Ended jobs stay in the list for MinJobAge (default 300 s); one purged
- *   before a sweep saw it is left to allotd's SubmitHoldTTL.
+ *   before a sweep saw it is left to allotd's SubmitHoldTTL.  A job array's tasks
+ *   cancelled pending leave no record: the sweep counts its tasks that may still start
+ *   and has allotd keep that many shares (prep_array.c).
  * The configuration (allot.conf) is read at init, or at the first job when it was not
  * there yet; without it the plugin only logs (nothing to talk to).
  * slurmd loads PrEp plugins too: the slurmd-side calls do nothing and are not required.
