@@ -8,7 +8,8 @@
  * *during* the window; the agent keeps only rows whose End lies in [from, to), so consecutive
  * windows partition the jobs by end time and the marker means "every job that ended before
  * it".  JobIDRaw (not JobID) is the key: an array task prints JobID as 12_3, but the plugins
- * and allotd know it by its own job id.  Output is read into a growing buffer capped at
+ * and allotd know it by its own job id; JobID (the last column) goes with the settle as the
+ * job's array or het ids.  Output is read into a growing buffer capped at
  * SACCT_OUT_MAX; a window whose output exceeds it is halved and retried.  Output that cannot
  * be read whole (a row with extra or missing columns, an unknown state, a billing with a
  * unit, a last line without its newline) refuses the window: the marker stays.
@@ -34,8 +35,10 @@
 #define SACCT_OUT_MAX (256L * 1024 * 1024)
 #define REPORT_MAX 240 /* fits ALLOT_TEXT_MAX on allotd's side */
 
+/* JobID last: Slurm's name of an array task ("12_3") or het component ("12+1"), sent with
+ * the settle so the bank finds the job under it (doc/api.md "Job ids"). */
 static const char SACCT_FORMAT[] = "JobIDRaw,State,User,Account,Partition,QOS,Start,End,"
-                                   "Elapsed,Timelimit,AllocTRES,AllocCPUS";
+                                   "Elapsed,Timelimit,AllocTRES,AllocCPUS,JobID";
 /* Final job states (sacct --state short names): the job will not change any more. */
 static const char SACCT_STATES[] = "CA,CD,DL,F,NF,OOM,PR,TO,BF";
 
@@ -251,6 +254,13 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         .state = state,
         .source = "sacct",
     };
+    if (row->has_id && row->id.has_array_task) {
+        d.array_job_id = row->id.job;
+        d.array_task_id = row->id.array_task;
+    } else if (row->has_id && row->id.has_het) {
+        d.het_job_id = row->id.job;
+        d.het_job_offset = row->id.het_offset;
+    }
     if (pick < 0) { /* never held: allotd needs who and where */
         d.user = user;
         d.account = account;

@@ -6,7 +6,8 @@
 # of an account without allocation is reported; the window marker lives in allotd, so a
 # second agent run resumes after it, and a replayed window changes nothing in the ledger;
 # a failing sacct leaves the marker where it was; a job with more runs than the agent once
-# read settles the run whose start sacct gives.
+# read settles the run whose start sacct gives; a job array's tasks reconciled from sacct
+# are found under Slurm's names (their array ids come with the settle).
 test_description='allot-agent reconciles sacct records exactly once'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -119,7 +120,7 @@ test_expect_success 'a job with 20 runs: the sacct record of run 18 settles run 
 	now=$(date +%s) &&
 	start=$(date -u -d @$((t0 + 3600 * 18)) +%Y-%m-%dT%H:%M:%S) &&
 	end=$(date -u -d @$((now - 540)) +%Y-%m-%dT%H:%M:%S) &&
-	printf "#!/bin/sh\necho \"$j|COMPLETED|root|chem|debug|normal|$start|$end|00:02:00|00:05:00|billing=1,cpu=1,node=1|1\"\n" >manyruns &&
+	printf "#!/bin/sh\necho \"$j|COMPLETED|root|chem|debug|normal|$start|$end|00:02:00|00:05:00|billing=1,cpu=1,node=1|1|$j\"\n" >manyruns &&
 	chmod +x manyruns &&
 	ALLOT_SACCT=$PWD/manyruns agent --reconcile-from $((now - 3600)) 2>many.log; cat many.log &&
 	grep -q "settled=1 " many.log &&
@@ -134,6 +135,18 @@ test_expect_success 'a job with 20 runs: the sacct record of run 18 settles run 
 	for n in (16, 17, 19):
 	    assert runs[n]["status"] == "held", runs[n]
 	EOF
+'
+test_expect_success 'a job array reconciled from sacct is found under Slurm'"'"'s names (J_T, J)' '
+	a=$(sbatch --parsable -A chem -n 1 -t 5 -o /dev/null --array=1-2 --wrap "sleep 1") &&
+	wait_for 90 sh -c "test \"\$(sacct -n -X -P -j $a -o State | grep -c ^COMPLETED)\" = 2" &&
+	r2=$(sacct -n -X -P -j ${a}_2 -o JobIDRaw) && echo "task 2 is job $r2" &&
+	agent --reconcile-from $(( $(date +%s) - 3600 )) 2>arr.log; cat arr.log &&
+	api GET "/v1/jobs/$SLURM_CLUSTER/${a}_2" >t2 &&
+	test "$(json_get runs.0.job_id <t2)" = "$r2" &&
+	test "$(json_get runs.0.slurm_job_id <t2)" = "${a}_2" &&
+	test "$(json_get runs.0.settle_source <t2)" = sacct &&
+	api GET "/v1/jobs/$SLURM_CLUSTER/$a" >all &&
+	test "$(json_get total.jobs <all)" = 2
 '
 test_expect_success 'stop' '
 	allotd_stop && slurm_stop
