@@ -276,9 +276,10 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
               spool_rc == 0 ? kept : "slurmctld's log only (see the next error)");
     if (spool_rc < 0)
         error("prep/allot: %s", serr.msg);
-    if (v == PREP_JOB_OK && j->submit_token && j->billing_micro) {
+    if (v == PREP_JOB_OK && j->submit_token && j->billing_micro && !j->array_job_id) {
         /* Started fail-open, so its provisional hold was never moved: free it now (one try;
-         * SubmitHoldTTL is the backstop). */
+         * SubmitHoldTTL is the backstop).  An array task's share is the sweep's: the rest
+         * of the hold belongs to the other tasks (prep_array.h). */
         prep_job_t r = *j;
         r.kind = PREP_JOB_RELEASE;
         if (prep_job_call(c, &r, 0, prep_pool_now_ms(), 0, due_ms, &res, &err) != PREP_JOB_OK)
