@@ -485,7 +485,7 @@ struct list_arg {
     struct req *r;
     json_t *items;
     struct allot_error *err;
-    store_t *ids_st; /* non-NULL: add each job's Slurm array / het ids (schema 0019) */
+    store_t *ids_st; /* non-NULL: add each job's Slurm array / het ids (schema 0020) */
 };
 
 static int on_job(const struct job *j, void *arg)

@@ -357,7 +357,7 @@ json_t *json_job(const struct job *j)
     json_object_update(o, m);
     json_decref(m);
     json_object_set_new(o, "updated", json_time(j->updated_s));
-    /* Slurm's names of the job (schema 0019), when known: "54_3", "60+1". */
+    /* Slurm's names of the job (schema 0020), when known: "54_3", "60+1". */
     const struct job_slurm_ids *ids = &j->ids;
     char slurm_id[48];
     if (ids->array_job_id > 0) {

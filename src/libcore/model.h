@@ -146,7 +146,7 @@ enum job_status {
     JOB_STATUS_MAX
 };
 
-/* Slurm's array and het ids of a job id (schema 0019): a task of job array ARRAY_JOB_ID
+/* Slurm's array and het ids of a job id (schema 0020): a task of job array ARRAY_JOB_ID
  * (Slurm prints it "ARRAY_JOB_ID_ARRAY_TASK_ID"), a component of het job HET_JOB_ID
  * ("HET_JOB_ID+HET_JOB_OFFSET").  array_job_id 0: not an array task; het_job_id 0: not a
  * het component (the task id and offset are then -1). */

@@ -349,7 +349,7 @@ int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
                   struct job *out, struct allot_error *err);
 int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void *arg,
                    struct allot_error *err);
-/* Slurm's array and het ids of job ids (store_job_ids.c, schema 0019).  put: record IDS
+/* Slurm's array and het ids of job ids (store_job_ids.c, schema 0020).  put: record IDS
  * for (CLUSTER, JOB_ID), replacing what was recorded (ids with neither an array nor a het
  * job id are refused: EINVAL).  get: 1 with *IDS, 0 when none is recorded (*IDS zeroed).
  * find: call CB for each job id of CLUSTER that is a task of array MATCH->array_job_id

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store_job_ids.c - Slurm's array and het ids of job ids (store.h, schema 0019), so a job is
+/* store_job_ids.c - Slurm's array and het ids of job ids (store.h, schema 0020), so a job is
  * found under the name Slurm prints for it ("54_3", "60+1") as well as its own id.
  * One row per (cluster, job id), replaced by each put (the last sender knows best: the
  * plugins and the agent read them from Slurm). */

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- 0019-job-slurm-ids.sql: Slurm's array and het ids of a job id (doc/api.md "Job ids").
+-- 0020-job-slurm-ids.sql: Slurm's array and het ids of a job id (doc/api.md "Job ids").
 -- A job array's task and a het job's component each have a job id of their own, under
 -- which they are held and charged, but users name them as Slurm prints them: 54_3 (array
 -- job 54, task 3) or 60+1 (het job 60, component 1).  The plugins send these ids with a
