@@ -140,6 +140,9 @@ test_expect_success 'a job array reconciled from sacct is found under Slurm'"'"'
 	a=$(sbatch --parsable -A chem -n 1 -t 5 -o /dev/null --array=1-2 --wrap "sleep 1") &&
 	wait_for 90 sh -c "test \"\$(sacct -n -X -P -j $a -o State | grep -c ^COMPLETED)\" = 2" &&
 	r2=$(sacct -n -X -P -j ${a}_2 -o JobIDRaw) && echo "task 2 is job $r2" &&
+	# The agent'"'"'s window ends at now (lag 0) and takes jobs that ended before it.
+	last=$(TZ=UTC0 sacct -n -X -P -j $a -o End | sort | tail -n 1) &&
+	wait_for 10 sh -c "test \$(date +%s) -gt \$(TZ=UTC0 date -d $last +%s)" &&
 	agent --reconcile-from $(( $(date +%s) - 3600 )) 2>arr.log; cat arr.log &&
 	api GET "/v1/jobs/$SLURM_CLUSTER/${a}_2" >t2 &&
 	test "$(json_get runs.0.job_id <t2)" = "$r2" &&
