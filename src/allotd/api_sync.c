@@ -8,6 +8,7 @@
 
 #include "allotd/api.h"
 #include "allotd/json.h"
+#include "libutil/log.h"
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
 
@@ -33,6 +34,8 @@ static int finish_sync(struct req *r, struct allot_error *err)
     struct sync_op *o = r->scratch;
     r->out = json_pack("{s:s, s:s, s:I, s:I}", "cluster", o->cluster, "mode", o->mode, "drifts",
                        (json_int_t)o->n, "resolved", (json_int_t)o->resolved);
+    log_info("msg=\"sync report\" req=%llu cluster=%s mode=%s drifts=%d resolved=%lld",
+             (unsigned long long)r->id, o->cluster, o->mode, o->n, (long long)o->resolved);
     return 0;
 }
 
