@@ -57,6 +57,7 @@ enum pstmt {
     R_GET,
     R_SET,
     PP_ADD_TOTAL,
+    PP_REFUNDS,
     P_NSTMT
 };
 _Static_assert(STMT_POLICY_FIRST + P_NSTMT - 1 <= STMT_POLICY_LAST, "grow the policy id block");
@@ -95,6 +96,11 @@ static const char SQL_PP_INSERT[] =
     "total_sumin, used_open_sumin, opened_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 static const char SQL_PP_CLOSE[] = "UPDATE policy_periods SET closed_s = $1, used_sumin = $2, "
                                    "expired_sumin = $3 WHERE policy_id = $4 AND period = $5";
+/* The refunds made since the policy's open period opened (refund_credit_sumin). */
+static const char SQL_PP_REFUNDS[] =
+    "SELECT COALESCE(SUM(l.amount_sumin), 0) FROM ledger l JOIN policy_periods pp "
+    "ON pp.policy_id = $1 AND pp.period = $2 AND pp.closed_s = 0 "
+    "WHERE l.alloc_id = $3 AND l.kind = 'refund' AND l.time_s >= pp.opened_s";
 /* A hand credit moves the total of the policy's open period (store_policy_hand_credit). */
 static const char SQL_PP_ADD_TOTAL[] = "UPDATE policy_periods SET total_sumin = total_sumin + $1 "
                                        "WHERE policy_id = $2 AND period = $3 AND closed_s = 0";
@@ -927,17 +933,46 @@ static int64_t hand_delta(const struct ledger_entry *e)
     }
 }
 
-/* The period total of p moved by hand from before to after: push the limit again when its
- * value changed.  The command is keyed by the ledger entry that moved it, so two top-ups in
- * one second each push theirs, and the agent applies them in order (the last one wins). */
+/* What a GrpTRESMins limit adds for the refunds of the open period: a refund gives a job's
+ * charge back to allot's count, but slurmctld keeps the usage it counted for the job, so
+ * without it Slurm's limit would hold jobs that allot admits (doc/money.md "Slurm's
+ * counters").  Other limit types count no used minutes: 0. */
+static int refund_credit_sumin(store_t *st, const struct policy *p, int64_t *out,
+                               struct allot_error *err)
+{
+    *out = 0;
+    if (strcmp(p->limit_type, "GrpTRESMins") != 0)
+        return 0;
+    db_stmt_t *s = pstmt(st, PP_REFUNDS, SQL_PP_REFUNDS, err);
+    if (!s)
+        return -1;
+    db_bind_int64(s, 1, p->id);
+    db_bind_text(s, 2, p->current_period);
+    db_bind_int64(s, 3, p->alloc_id);
+    int rc = db_step(s, err);
+    if (rc == 1)
+        *out = db_column_int64(s, 0);
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The period total of p moved by hand from before to after, or refunds moved from
+ * refunds_before to refunds: push the limit again when its value changed.  The command is
+ * keyed by the ledger entry that moved it, so two top-ups in one second each push theirs,
+ * and the agent applies them in order (the last one wins). */
 static int push_hand_limit(store_t *st, const struct policy *p, int64_t before, int64_t after,
-                           int64_t entry_id, int64_t now_s, struct allot_error *err)
+                           int64_t refunds_before, int64_t refunds, int64_t entry_id,
+                           int64_t now_s, struct allot_error *err)
 {
     int64_t was, limit, id;
     int n = 0;
     if (limit_value(p, period_total(before), p->period_start_s, p->period_end_s, &was, err) < 0 ||
         limit_value(p, period_total(after), p->period_start_s, p->period_end_s, &limit, err) < 0)
         return -1;
+    if (__builtin_add_overflow(was, refunds_before, &was) ||
+        __builtin_add_overflow(limit, refunds, &limit))
+        return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: limit overflows",
+                            (long long)p->id);
     if (limit == was)
         return 0;
     char payload[ALLOT_TRES_MAX], tail[64];
@@ -953,7 +988,7 @@ int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct a
     struct allocation al;
     struct allot_error lookup = {0};
     int64_t delta = hand_delta(e);
-    if (delta == 0)
+    if (delta == 0 && e->kind != LEDGER_REFUND)
         return 0;
     if (get_one(st, P_GET_ALLOC, SQL_P_GET_ALLOC, e->alloc_id, &p, "allocation", &lookup) < 0) {
         if (lookup.code == ALLOT_ENOENT)
@@ -970,7 +1005,18 @@ int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct a
         return -1;
     if (e->time_s >= al.end_s)
         return 0;
-    int64_t after;
+    int64_t after, refunds;
+    if (e->kind == LEDGER_REFUND) {
+        /* The total stays (a refund lowers the period's use); the limit moves. */
+        if (refund_credit_sumin(st, &p, &refunds, err) < 0)
+            return -1;
+        if (refunds <= 0)
+            return 0; /* closed at the allocation's end, or not a GrpTRESMins limit */
+        return push_hand_limit(st, &p, p.period_total_sumin, p.period_total_sumin,
+                               refunds - e->amount_sumin, refunds, e->id, e->time_s, err);
+    }
+    if (refund_credit_sumin(st, &p, &refunds, err) < 0)
+        return -1;
     if (__builtin_add_overflow(p.period_total_sumin, delta, &after))
         return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: period total overflows",
                             (long long)p.id);
@@ -987,7 +1033,8 @@ int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct a
         return -1;
     if (db_changes(s) == 0)
         return 0; /* closed at the allocation's end */
-    return push_hand_limit(st, &p, p.period_total_sumin, after, e->id, e->time_s, err);
+    return push_hand_limit(st, &p, p.period_total_sumin, after, refunds, refunds, e->id,
+                           e->time_s, err);
 }
 
 /* ---- evaluation ---- */

@@ -9,7 +9,8 @@
 # against sacct's ElapsedRaw: Slurm's numbers follow that rule exactly, allot's used is at
 # least Slurm's GrpTRESMins count (allot is the stricter side: it pauses at L first) and at
 # most the documented bound above it, and a job allot admits with what is left is not held
-# by Slurm's limit.
+# by Slurm's limit.  A refund raises the pushed limit by its amount: Slurm keeps the usage
+# it counted, and would otherwise have less left than allot.
 test_description='fractional billing: allot ledger vs slurmctld usage counters'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -35,6 +36,7 @@ assoc_used() {
 		sed -n "s/.*GrpTRESMins=\\([^ ]*\\).*/\\1/p" | tr , "\n" | sed -n "s/^billing=//p"
 }
 assoc_used_is() { test "$(assoc_used)" = "$1"; }
+assoc_limit_is() { assoc_used | grep -q "^$1("; }
 # The account row of sshare has usage (job end applies it; the row may lag a moment).
 raw_usage_seen() {
 	sshare -A chem -n -P -o Account,User,RawUsage | awk -F"|" '$2 == "" && $3 > 0' | grep -q .
@@ -139,8 +141,23 @@ test_expect_success 'a job allot admits with what is left is not held by Slurm'"
 	echo "allot left $left SU-min before 100 %: a $mins-minute job at 2.5" &&
 	test $mins -ge 1 &&
 	j=$(sbatch --parsable -A chem -p big -c 1 --mem=100 -t $mins --wrap "sleep 1") &&
+	echo $j >job3 &&
 	slurm_wait_job $j "RUNNING|COMPLETING|COMPLETED" 60 &&
 	! grep -q "AssocGrpBilling" "$SLURM_DIR/log/slurmctld.log"
+'
+test_expect_success 'a refund raises the pushed limit by itself: Slurm keeps the usage it counted' '
+	j=$(cat job3) && slurm_wait_job $j COMPLETED 60 && wait_for 30 debits $j &&
+	api GET "/v1/balances?account=chem" >bal.json && used=$(json_get items.0.used_sumin <bal.json) &&
+	api POST /v1/allocations/$(cat alloc)/credit "{\"kind\":\"refund\",\"amount_sumin\":$used,\"comment\":\"outage\"}" &&
+	agent_once &&
+	sacctmgr -P -n show assoc where account=chem cluster=$SLURM_CLUSTER format=user,grptresmins >live &&
+	cat live && lim=$(sed -n "s/^|billing=//p" live) &&
+	echo "refunded $used: limit $lim" && test "$lim" = $((72 + used)) &&
+	wait_for 30 assoc_limit_is $lim &&
+	slurm_used=$(assoc_used | sed "s/.*(\(.*\))/\1/") &&
+	api GET "/v1/balances?account=chem" >bal.json && now=$(json_get items.0.used_sumin <bal.json) &&
+	echo "Slurm left $((lim - slurm_used)), allot left before its pause $((72 - now))" &&
+	test $((lim - slurm_used)) -ge $((72 - now))
 '
 test_expect_success 'stop' '
 	allotd_stop && slurm_stop

@@ -1030,14 +1030,18 @@ static void test_topup_pushes_limit(void **state)
     rf.amount_sumin = 100;
     rf.time_s = T_JUL15 + 180;
     TX(f, store_credit(f->st, &rf, NULL, &f->err));
-    assert_int_equal(commands(f, "set_limit", "2026-07").n, 2);
+    /* The refund leaves the total but raises the limit by itself: slurmctld still counts
+     * the usage allot gave back, so its limit would otherwise hold jobs allot admits. */
+    lim = commands(f, "set_limit", "2026-07");
+    assert_int_equal(lim.n, 3);
+    assert_string_equal(lim.last.payload, "GrpTRESMins=billing=1900");
 
-    /* Two more in the same second: each pushes its value. */
+    /* Two more in the same second: each pushes its value, the refund still counted. */
     hand(f, alloc, LEDGER_CREDIT, 250, T_JUL15 + 240, "");
     hand(f, alloc, LEDGER_CREDIT, 250, T_JUL15 + 240, "");
     lim = commands(f, "set_limit", "2026-07");
-    assert_int_equal(lim.n, 4);
-    assert_string_equal(lim.last.payload, "GrpTRESMins=billing=2400");
+    assert_int_equal(lim.n, 5);
+    assert_string_equal(lim.last.payload, "GrpTRESMins=billing=2500");
     struct policy_eval e = eval_at(f, id, T_JUL15 + 300);
     assert_int_equal(e.total_sumin, 2000);
 }
