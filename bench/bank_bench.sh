@@ -31,6 +31,8 @@ AuthType=none
 TestMode=local
 SuperUsers=root
 LogFile=$tmp/allotd.log
+# The load comes from one address and one uid by design.
+ConnectionsPerPeer=4096
 ${THREADS:+Threads=$THREADS}
 LogLevel=warn
 CONF

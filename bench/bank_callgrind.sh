@@ -25,6 +25,7 @@ AuthType=none
 TestMode=local
 SuperUsers=root
 LogFile=$tmp/allotd.log
+ConnectionsPerPeer=4096
 Threads=$CLIENTS
 LogLevel=warn
 CONF

@@ -89,7 +89,7 @@ cpu_name=hadm_api cpu_report
 hadm_api_stop
 
 echo "== allot, 1 allotd on PostgreSQL"
-pg_allotd_start A "Threads=$CLIENTS" || exit 1
+pg_allotd_start A "Threads=$CLIENTS" ConnectionsPerPeer=4096 || exit 1
 setup_bank A || exit 1
 cpu_mark "$PGA_PID_A"
 "$LG" --tcp "${PGA_URL_A#http://}" --clients "$CLIENTS" --pairs "$PAIRS" --accounts 1 \
@@ -102,7 +102,7 @@ ps --ppid "$pm" -o cputime=,args= | sort -r | head -n 4 | sed 's/^/top backend: 
 echo "backends: $(ps --ppid "$pm" -o args= | grep -c 'idle\|idle in transaction') connected"
 
 echo "== allot, 2 allotd on PostgreSQL ($((CLIENTS / 2)) clients each)"
-pg_allotd_start B "Threads=$CLIENTS" || exit 1
+pg_allotd_start B "Threads=$CLIENTS" ConnectionsPerPeer=4096 || exit 1
 cpu_mark "$PGA_PID_A" "$PGA_PID_B"
 "$LG" --tcp "${PGA_URL_A#http://}" --clients $((CLIENTS / 2)) --pairs $((PAIRS / 2)) \
     --accounts 1 --cluster c1 --partition batch --job-base 10000000000 >twoA.out &

@@ -25,7 +25,7 @@ CONF
 pg_as "$PG_BINDIR/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 30 \
     -o "-p $PG_PORT" restart >/dev/null || { tail -n 20 "$PG_DIR/server.log"; exit 1; }
 pg_psql "CREATE EXTENSION pg_stat_statements" >/dev/null || exit 1
-pg_allotd_start A "Threads=64" || exit 1
+pg_allotd_start A "Threads=64" ConnectionsPerPeer=4096 || exit 1
 pga A POST /v1/clusters '{"name":"c1"}' >/dev/null &&
 pga A POST /v1/accounts '{"name":"acct0","parent":"root"}' >/dev/null &&
 pga A POST /v1/partitions '{"cluster":"c1","name":"batch","resource":"cpu"}' >/dev/null &&

@@ -33,6 +33,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
@@ -42,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -50,6 +52,7 @@
 
 #include "allotd/auth.h"
 #include "allotd/metrics.h"
+#include "allotd/peers.h"
 #include "allotd/routes.h"
 #include "libutil/log.h"
 #include "libutil/text.h"
@@ -58,7 +61,11 @@
 struct http {
     struct MHD_Daemon *tcp;
     struct MHD_Daemon *unx;
+    struct MHD_Daemon *op; /* OperatorSocket: no per-peer cap, only trusted callers reach it */
     char unix_path[CONF_STR_MAX];
+    char op_path[CONF_STR_MAX];
+    struct peers *peers; /* public listeners' connections per uid / address */
+    atomic_llong refused_logged_s; /* the last second a refusal was logged */
     struct allotd *d;
 };
 
@@ -540,26 +547,26 @@ static int bind_tcp(const char *hostport, struct allot_error *err)
     return fd;
 }
 
-static int bind_unix(const char *path, struct allot_error *err)
+static int bind_unix(const char *key, const char *path, mode_t mode, gid_t gid,
+                     struct allot_error *err)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof(sa.sun_path))
-        return allot_errorf(err, ALLOT_EINVAL, "ListenSocket: path longer than %zu bytes",
+        return allot_errorf(err, ALLOT_EINVAL, "%s: path longer than %zu bytes", key,
                             sizeof(sa.sun_path) - 1);
     strcpy(sa.sun_path, path);
     struct stat stbuf;
     /* A stale socket from a killed allotd would make bind fail: remove sockets only. */
     if (lstat(path, &stbuf) == 0) {
         if (!S_ISSOCK(stbuf.st_mode))
-            return allot_errorf(err, ALLOT_EIO, "ListenSocket %s: exists and is not a socket",
-                                path);
+            return allot_errorf(err, ALLOT_EIO, "%s %s: exists and is not a socket", key, path);
         unlink(path);
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-        chmod(path, 0666) < 0 || listen(fd, 1024) < 0) {
-        /* 0666: anyone may connect; each request still needs its own credential. */
-        allot_errorf(err, ALLOT_EIO, "ListenSocket %s: %s", path, strerror(errno));
+        (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) || chmod(path, mode) < 0 ||
+        listen(fd, 1024) < 0) {
+        allot_errorf(err, ALLOT_EIO, "%s %s: %s", key, path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -573,17 +580,119 @@ static int bind_unix(const char *path, struct allot_error *err)
  * 16 KB leaves room for a MUNGE credential header and MHD's read buffer. */
 #define HTTP_CONN_MEMORY (16 * 1024)
 
-static struct MHD_Daemon *start_mhd(struct allotd *d, int fd, unsigned threads)
+/* A peer's key for struct peers: the uid on a Unix socket, the address on TCP (IPv4 and
+ * IPv6 folded to 64 bits; the top bit marks TCP so no uid and address collide).  -1 when
+ * the connection tells neither. */
+static int peer_key(struct MHD_Connection *conn, uint64_t *key)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return -1;
+    int fd = ci->connect_fd, domain = 0;
+    socklen_t len = sizeof(domain);
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+        return -1;
+    if (domain == AF_UNIX) {
+        struct ucred cred;
+        len = sizeof(cred);
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+            return -1;
+        *key = (uint64_t)cred.uid;
+        return 0;
+    }
+    struct sockaddr_storage sa;
+    len = sizeof(sa);
+    if (getpeername(fd, (struct sockaddr *)&sa, &len) < 0)
+        return -1;
+    uint64_t k = 0;
+    if (sa.ss_family == AF_INET) {
+        k = ((const struct sockaddr_in *)&sa)->sin_addr.s_addr;
+    } else if (sa.ss_family == AF_INET6) {
+        const unsigned char *b = ((const struct sockaddr_in6 *)&sa)->sin6_addr.s6_addr;
+        for (int i = 0; i < 16; i++)
+            k = k * 1099511628211ULL + b[i];
+    } else {
+        return -1;
+    }
+    *key = k | (1ULL << 63);
+    return 0;
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION of the public listeners: a peer's connection beyond
+ * ConnectionsPerPeer is shut down at once (MHD then reads its end and closes it), so idle
+ * connections of one local user cannot fill the listener for everyone else.  The counted
+ * ones carry their key + 1 in socket_context. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct http *h = cls;
+    uint64_t key;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (*socket_context) {
+            peers_leave(h->peers, (uint64_t)(uintptr_t)*socket_context - 1);
+            *socket_context = NULL;
+        }
+        return;
+    }
+    *socket_context = NULL;
+    if (peer_key(conn, &key) < 0)
+        return; /* nothing to count it by: MHD's own limit still bounds it */
+    if (peers_enter(h->peers, key)) {
+        *socket_context = (void *)(uintptr_t)(key + 1);
+        return;
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci)
+        (void)shutdown(ci->connect_fd, SHUT_RDWR);
+    long long now = (long long)time(NULL), last = atomic_load(&h->refused_logged_s);
+    if (now != last && atomic_compare_exchange_strong(&h->refused_logged_s, &last, now)) {
+        if (key >> 63)
+            log_warn("msg=\"connection refused: the peer address holds ConnectionsPerPeer "
+                     "connections already\" listener=tcp");
+        else
+            log_warn("msg=\"connection refused: the peer uid holds ConnectionsPerPeer "
+                     "connections already\" listener=unix uid=%llu",
+                     (unsigned long long)key);
+    }
+}
+
+/* The idle time after which a connection is closed: short on the public listeners, where
+ * a connection that sends nothing only holds a slot; longer on OperatorSocket, whose
+ * callers keep their connections between jobs. */
+#define HTTP_IDLE_PUBLIC_S 30
+#define HTTP_IDLE_OPERATOR_S 120
+
+static struct MHD_Daemon *start_mhd(struct http *h, int fd, unsigned threads, int public)
 {
     return MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC |
             MHD_USE_ERROR_LOG,
-        0, NULL, NULL, on_request, d, MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)4096, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
-        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, d, MHD_OPTION_URI_LOG_CALLBACK, on_uri, d,
-        MHD_OPTION_END);
+        0, NULL, NULL, on_request, h->d, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h->d,
+        MHD_OPTION_NOTIFY_CONNECTION, public ? on_connection : NULL, h,
+        MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)(public ? HTTP_IDLE_PUBLIC_S : HTTP_IDLE_OPERATOR_S),
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)HTTP_CONN_MEMORY, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h->d,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h->d, MHD_OPTION_END);
+}
+
+/* OperatorSocketGroup's gid; (gid_t)-1 (leave allotd's own) when the key is empty. */
+static int operator_gid(const char *name, gid_t *gid, struct allot_error *err)
+{
+    *gid = (gid_t)-1;
+    if (!name[0])
+        return 0;
+    struct group gr, *res = NULL;
+    char buf[4096];
+    int rc = getgrnam_r(name, &gr, buf, sizeof(buf), &res);
+    if (rc != 0 || !res)
+        return allot_errorf(err, ALLOT_EINVAL, "OperatorSocketGroup: no group '%s'%s%s", name,
+                            rc ? ": " : "", rc ? strerror(rc) : "");
+    *gid = gr.gr_gid;
+    return 0;
 }
 
 unsigned http_threads(const struct allot_conf *c)
@@ -599,12 +708,13 @@ struct http *http_start(struct allotd *d, const struct allot_conf *c, struct all
 {
     struct http *h = xcalloc(1, sizeof(*h));
     h->d = d;
+    h->peers = peers_new((int)c->connections_per_peer);
     unsigned threads = http_threads(c);
     if (c->listen_addr[0]) {
         int fd = bind_tcp(c->listen_addr, err);
         if (fd < 0)
             goto fail;
-        h->tcp = start_mhd(d, fd, threads);
+        h->tcp = start_mhd(h, fd, threads, 1);
         if (!h->tcp) {
             close(fd);
             allot_errorf(err, ALLOT_EIO, "ListenAddr %s: cannot start the HTTP server",
@@ -613,15 +723,33 @@ struct http *http_start(struct allotd *d, const struct allot_conf *c, struct all
         }
     }
     if (c->listen_socket[0]) {
-        int fd = bind_unix(c->listen_socket, err);
+        /* 0666: anyone may connect; each request still needs its own credential. */
+        int fd = bind_unix("ListenSocket", c->listen_socket, 0666, (gid_t)-1, err);
         if (fd < 0)
             goto fail;
         text_copy(h->unix_path, sizeof(h->unix_path), c->listen_socket);
-        h->unx = start_mhd(d, fd, threads);
+        h->unx = start_mhd(h, fd, threads, 1);
         if (!h->unx) {
             close(fd);
             allot_errorf(err, ALLOT_EIO, "ListenSocket %s: cannot start the HTTP server",
                          c->listen_socket);
+            goto fail;
+        }
+    }
+    if (c->operator_socket[0]) {
+        /* 0660: allotd's user and OperatorSocketGroup only; requests still authenticate. */
+        gid_t gid;
+        if (operator_gid(c->operator_socket_group, &gid, err) < 0)
+            goto fail;
+        int fd = bind_unix("OperatorSocket", c->operator_socket, 0660, gid, err);
+        if (fd < 0)
+            goto fail;
+        text_copy(h->op_path, sizeof(h->op_path), c->operator_socket);
+        h->op = start_mhd(h, fd, threads, 0);
+        if (!h->op) {
+            close(fd);
+            allot_errorf(err, ALLOT_EIO, "OperatorSocket %s: cannot start the HTTP server",
+                         c->operator_socket);
             goto fail;
         }
     }
@@ -646,6 +774,11 @@ void http_quiesce(struct http *h)
         if (fd != MHD_INVALID_SOCKET)
             close(fd);
     }
+    if (h->op) {
+        MHD_socket fd = MHD_quiesce_daemon(h->op);
+        if (fd != MHD_INVALID_SOCKET)
+            close(fd);
+    }
 }
 
 void http_stop(struct http *h)
@@ -656,7 +789,12 @@ void http_stop(struct http *h)
         MHD_stop_daemon(h->tcp);
     if (h->unx)
         MHD_stop_daemon(h->unx);
+    if (h->op)
+        MHD_stop_daemon(h->op);
     if (h->unix_path[0])
         unlink(h->unix_path);
+    if (h->op_path[0])
+        unlink(h->op_path);
+    peers_free(h->peers);
     free(h);
 }

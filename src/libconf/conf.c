@@ -55,6 +55,17 @@ static const struct conf_row conf_rows[] = {
     {{"ListenSocket", CONF_STRING, NULL, 0, 0, "", 0,
       "Unix socket path for local clients; empty = none"},
      S(listen_socket)},
+    {{"OperatorSocket", CONF_STRING, NULL, 0, 0, "", 0,
+      "Unix socket for the Slurm plugins, agents and operators only (mode 0660, group "
+      "OperatorSocketGroup): capacity no other local user can take; empty = none"},
+     S(operator_socket)},
+    {{"OperatorSocketGroup", CONF_STRING, NULL, 0, 0, "", 0,
+      "group that owns OperatorSocket (its members may connect); empty = allotd's own group"},
+     S(operator_socket_group)},
+    {{"ConnectionsPerPeer", CONF_INT, NULL, 1, 4096, "256", 0,
+      "open connections one uid (ListenSocket) or one address (ListenAddr) may hold; more "
+      "are closed at once"},
+     I(connections_per_peer)},
     {{"AuthType", CONF_ENUM, "munge|none", 0, 0, "munge", 0,
       "munge: a MUNGE credential per request; none: test builds with TestMode=local only"},
      S(auth_type)},
@@ -94,7 +105,8 @@ static const struct conf_row conf_rows[] = {
       "what the Slurm plugins do when allotd cannot be reached"},
      S(fail_mode)},
     {{"AllotdUrl", CONF_STRING, NULL, 0, 0, "", 1,
-      "URL the Slurm plugins use for allotd; empty = unix:ListenSocket, else ListenAddr"},
+      "URL the Slurm plugins use for allotd; empty = unix:OperatorSocket, else "
+      "unix:ListenSocket, else ListenAddr"},
      S(allotd_url)},
     {{"PluginTimeoutMs", CONF_INT, NULL, 10, 60000, "1000", 1,
       "bound of one Slurm plugin request to allotd (ms), then FailMode applies"},

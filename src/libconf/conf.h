@@ -44,6 +44,9 @@ struct allot_conf {
     /* Listeners */
     char listen_addr[CONF_STR_MAX];   /* "host:port"; "" = no TCP listener */
     char listen_socket[CONF_STR_MAX]; /* Unix socket path; "" = none */
+    char operator_socket[CONF_STR_MAX];       /* the trusted callers' socket; "" = none */
+    char operator_socket_group[CONF_STR_MAX]; /* its group; "" = allotd's own */
+    int64_t connections_per_peer;     /* open connections per uid / address (http.c) */
     /* Authentication and roles (DESIGN §8) */
     char auth_type[16];               /* "munge" | "none" (test builds with TestMode=local) */
     char munge_socket[CONF_STR_MAX];  /* munged's socket; "" = libmunge's default */

@@ -38,8 +38,10 @@ int plugin_conf_load(const char *path, plugin_conf_t *out, struct allot_error *e
     if (c->allotd_url[0]) {
         if (!fits(pc.url, sizeof(pc.url), c->allotd_url))
             goto toolong;
-    } else if (c->listen_socket[0]) {
-        if (snprintf(pc.url, sizeof(pc.url), "unix:%s", c->listen_socket) >= (int)sizeof(pc.url))
+    } else if (c->operator_socket[0] || c->listen_socket[0]) {
+        /* OperatorSocket first: no other local user can fill its connections. */
+        const char *sock = c->operator_socket[0] ? c->operator_socket : c->listen_socket;
+        if (snprintf(pc.url, sizeof(pc.url), "unix:%s", sock) >= (int)sizeof(pc.url))
             goto toolong;
     } else if (snprintf(pc.url, sizeof(pc.url), "http://%s", c->listen_addr) >=
                (int)sizeof(pc.url)) {

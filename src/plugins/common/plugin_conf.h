@@ -5,8 +5,8 @@
  * Design: the plugins read the same allot.conf as allotd (libconf, one parser), found at
  * $ALLOT_CONF or /etc/allot/allot.conf.  They keep only the few values they use in a plain
  * struct, copied once: slurmctld's threads then read it without locks.  The URL is
- * AllotdUrl, else unix:ListenSocket, else http://ListenAddr, so a controller that also runs
- * allotd needs no extra key.
+ * AllotdUrl, else unix:OperatorSocket, else unix:ListenSocket, else http://ListenAddr, so a
+ * controller that also runs allotd needs no extra key.
  * No Slurm headers here: both plugins and the unit tests use it.
  * Threads: reentrant; the struct is plain data.
  */

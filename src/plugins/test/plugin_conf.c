@@ -53,6 +53,12 @@ static void test_peer_auth(void **state)
     allot_client_destroy(c);
     load("StorageLoc=/tmp/x.db\nListenSocket=/run/a.sock\nAllotdUrl=http://127.0.0.1:1\n", &pc);
     assert_int_equal(pc.peer_auth, 0);
+    /* OperatorSocket is preferred to ListenSocket; AllotdUrl to both. */
+    load("StorageLoc=/tmp/x.db\nListenSocket=/run/a.sock\nOperatorSocket=/run/op.sock\n", &pc);
+    assert_string_equal(pc.url, "unix:/run/op.sock");
+    assert_int_equal(pc.peer_auth, 1);
+    load("StorageLoc=/tmp/x.db\nOperatorSocket=/run/op.sock\nAllotdUrl=unix:/run/b.sock\n", &pc);
+    assert_string_equal(pc.url, "unix:/run/b.sock");
     /* An explicit unix: AllotdUrl counts like the socket default. */
     load("StorageLoc=/tmp/x.db\nListenAddr=127.0.0.1:8760\nAllotdUrl=unix:/run/b.sock\n", &pc);
     assert_int_equal(pc.peer_auth, 1);
