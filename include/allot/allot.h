@@ -157,7 +157,8 @@ struct allot_job_desc {
 struct allot_job_result {
     int ok;                    /* 1: admitted / held / settled / released; 0: refused */
     int replay;                /* 1: allotd had already done this (idempotent repeat) */
-    enum allot_errnum refusal; /* EFUNDS or ELIMIT when refused, else ALLOT_OK */
+    enum allot_errnum refusal; /* EFUNDS or ELIMIT when refused (with ok = 1: observed only,
+                                * EnforceMode=observe), else ALLOT_OK */
     int64_t alloc_id;
     char payer_account[64];
     int64_t billing_micro;
@@ -166,14 +167,18 @@ struct allot_job_result {
     int64_t held_sumin;
     int64_t hold_sumin;   /* hold / settle: the job's hold */
     int64_t charge_sumin; /* settle: the debit */
-    char message[1024];   /* refusal text a user can act on ("" when admitted) */
+    char message[1024];   /* refusal text a user can act on ("" when admitted, unless
+                           * observed) */
     int64_t submit_token; /* admit with a token: the token allotd held under, else 0 */
     int64_t tasks;        /* admit: the tasks priced (1 unless a job array) */
     int64_t total_sumin;  /* admit: tasks x cost_sumin (+ extra_sumin), what was checked */
 };
 
 /* POST /v1/jobs/admit, /hold, /settle, /release.  A refusal (insufficient funds, a limit) is
- * an outcome: the call returns 0 with res->ok = 0, res->refusal and res->message set.  -1
+ * an outcome: the call returns 0 with res->ok = 0, res->refusal and res->message set.  With
+ * allotd's EnforceMode=observe, an admit or hold the bank would refuse returns res->ok = 1
+ * (the job goes on; an observed hold holds nothing) with res->refusal and res->message
+ * saying what enforcement would have refused.  -1
  * with err set means no decision was obtained (unreachable, timeout, bad request, protocol);
  * the caller then fails open or closed as configured.  res is always fully written on 0 and
  * zeroed on -1. */

@@ -212,6 +212,8 @@ struct cli_command {
 extern const struct cli_command cmd_cluster, cmd_account, cmd_user, cmd_assoc, cmd_qos,
     cmd_partition, cmd_alloc, cmd_credit, cmd_balance, cmd_ledger, cmd_job, cmd_failures,
     cmd_limits, cmd_db, cmd_whoami, cmd_step, cmd_dashboard;
+/* cmd_report.c: `allot report observe` (EnforceMode=observe, doc/adopt.md) */
+extern const struct cli_command cmd_report;
 /* cmd_share.c (DESIGN §6) */
 extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
 /* cmd_policy.c, cmd_command.c, cmd_agent.c (DESIGN §5) */

@@ -13,6 +13,7 @@
 #include "allotd/bank.h"
 #include "allotd/json.h"
 #include "allotd/json_fast.h"
+#include "allotd/observe.h"
 #include "allotd/partcache.h"
 #include "allotd/submit.h"
 #include "allotd/tick.h"
@@ -69,6 +70,18 @@ int api_job_admit(struct req *r, struct allot_error *err)
                                 sizeof(why), err);
     if (lim < 0)
         return -1;
+    if (lim == 1 && api_observe_on(r)) {
+        struct api_observe_refusal x = {.cluster = cluster,
+                                        .user = user,
+                                        .account = account,
+                                        .partition = partition,
+                                        .limit = 1,
+                                        .message = why,
+                                        .now_s = (int64_t)time(NULL),
+                                        .billing_micro = c.billing_micro,
+                                        .cost_sumin = c.cost_sumin};
+        return api_observe_admit(r, &x, err);
+    }
     if (lim == 1) {
         r->status = 403;
         r->out = json_pack("{s:b, s:s, s:{s:s, s:s}, s:I, s:I}", "admitted", 0, "message", why,
@@ -128,6 +141,25 @@ int api_job_admit(struct req *r, struct allot_error *err)
                            .held_sumin = b.held_sumin,
                            .held_pending_sumin = pending};
         denial_format(msg, sizeof(msg), &d);
+        if (api_observe_on(r)) {
+            json_decref(r->out);
+            r->out = NULL;
+            struct api_observe_refusal x = {.cluster = cluster,
+                                            .user = user,
+                                            .account = account,
+                                            .partition = partition,
+                                            .message = msg,
+                                            .now_s = now,
+                                            .alloc_id = have ? a.id : 0,
+                                            .billing_micro = c.billing_micro,
+                                            .cost_sumin = c.cost_sumin,
+                                            .total_sumin = total,
+                                            .available_sumin = b.available_sumin,
+                                            .held_sumin = b.held_sumin,
+                                            .payer_account = a.account,
+                                            .pending_reason = lim == 2 ? why : NULL};
+            return api_observe_admit(r, &x, err);
+        }
         json_object_set_new(r->out, "message", json_string(msg));
         json_object_set_new(r->out, "error",
                             json_pack("{s:s, s:s}", "code", "EFUNDS", "message", msg));
@@ -166,6 +198,17 @@ static int finish_hold(struct req *r, struct allot_error *err)
 {
     struct hold_op *s = r->scratch;
     struct hold_result *h = &s->res;
+    if (h->refused && h->observed) { /* EnforceMode=observe: the job starts unheld */
+        r->out = json_pack("{s:b, s:b, s:b, s:s, s:{s:s, s:s}, s:o}", "held", 0, "observed", 1,
+                           "replay", h->replay, "message", h->failure.message, "error", "code",
+                           "EFUNDS", "message", h->failure.message, "failure",
+                           json_failure(&h->failure));
+        log_info("msg=\"hold observed\" req=%llu cluster=%s job=%lld run=%d account=%s "
+                 "failure=%lld",
+                 (unsigned long long)r->id, s->q.cluster, (long long)s->q.job_id, s->q.run,
+                 s->q.account, (long long)h->failure.id);
+        return 0;
+    }
     if (h->refused) {
         r->status = 402;
         r->out = json_pack("{s:b, s:b, s:s, s:o, s:o}", "held", 0, "replay", h->replay, "message",
@@ -278,7 +321,9 @@ int api_job_hold(struct req *r, struct allot_error *err)
     q->amount_sumin = s->c.cost_sumin;
     text_copy(q->actor, sizeof(q->actor), r->who.user);
     r->op.rerunnable = 1; /* run_hold rewrites its result; nothing outside the store */
-    if (!s->submit_token && !api_job_ids_given(&s->ids)) {
+    q->observe = api_observe_on(r);
+    /* Observe mode leaves the batch: its replay of an observed refusal is store_hold's. */
+    if (!s->submit_token && !api_job_ids_given(&s->ids) && !q->observe) {
         s->job.hold = q;
         s->job.hold_res = &s->res;
         r->op.job = &s->job;

@@ -11,6 +11,7 @@
 
 #include "allotd/api.h"
 #include "allotd/json.h"
+#include "allotd/observe.h"
 #include "allotd/submit.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
@@ -35,6 +36,17 @@ static int finish_submit(struct req *r, struct allot_error *err)
     (void)err;
     struct submit_op *s = r->scratch;
     struct hold_result *h = &s->res;
+    if (h->refused && h->observed) { /* EnforceMode=observe: admitted, not held */
+        char msg[ALLOT_MSG_MAX];
+        store_hold_denial(&s->q, h, 0, msg, sizeof msg);
+        r->out = json_pack("{s:b, s:b, s:b, s:I, s:s, s:I, s:I, s:s, s:{s:s, s:s}, s:I}",
+                           "admitted", 1, "observed", 1, "held", 0, "alloc_id",
+                           (json_int_t)s->a.alloc_id, "payer_account", s->a.payer_account,
+                           "billing_micro", (json_int_t)s->q.billing_micro, "cost_sumin",
+                           (json_int_t)s->q.amount_sumin, "message", msg, "error", "code",
+                           "EFUNDS", "message", msg, "failure_id", (json_int_t)h->failure.id);
+        return 0;
+    }
     json_t *out = json_pack("{s:b, s:I, s:s, s:I, s:I, s:I, s:I}", "admitted", 1, "alloc_id",
                             (json_int_t)s->a.alloc_id, "payer_account", s->a.payer_account,
                             "billing_micro", (json_int_t)s->q.billing_micro, "cost_sumin",
@@ -101,6 +113,7 @@ int api_submit_admit_hold(struct req *r, int64_t token, const struct api_submit_
     s->tasks = j->tasks > 1 ? j->tasks : 1;
     q->amount_sumin = j->cost->cost_sumin * s->tasks;
     q->tasks = s->tasks;
+    q->observe = api_observe_on(r);
     return req_defer_write(r, run_submit, s, finish_submit);
 }
 

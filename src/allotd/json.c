@@ -379,12 +379,12 @@ json_t *json_job(const struct job *j)
 
 json_t *json_failure(const struct failure *f)
 {
-    return json_pack("{s:I, s:s, s:I, s:i, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:I, s:I, s:s}",
+    return json_pack("{s:I, s:s, s:I, s:i, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:I, s:I, s:s, s:b}",
                      "id", (json_int_t)f->id, "cluster", f->cluster, "job_id",
                      (json_int_t)f->job_id, "run", (int)f->run, "user", f->user, "account",
                      f->account, "partition", f->partition, "alloc_id", (json_int_t)f->alloc_id,
                      "stage", f->stage, "time", json_time(f->time_s), "needed_sumin",
                      (json_int_t)f->needed_sumin, "available_sumin",
                      (json_int_t)f->available_sumin, "held_sumin", (json_int_t)f->held_sumin,
-                     "message", f->message);
+                     "message", f->message, "observed", f->observed ? 1 : 0);
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "allotd/api.h"
+#include "allotd/observe.h"
 
 struct route {
     const char *method;
@@ -91,6 +92,8 @@ static const struct route routes[] = {
     /* job_id: a job id or a name as Slurm prints it ("54_3", "60+1"): api_job_ids.c */
     {"GET", "/v1/jobs/{}/{}", ACCESS_ANY, api_job_get, 0, "cluster job_id", NULL},
     {"GET", "/v1/failures", ACCESS_ANY, api_failure_list, 0, NULL, "account user since limit"},
+    {"GET", "/v1/reports/observe", ACCESS_READALL, api_report_observe, 0, NULL,
+     "account cluster since"},
     {"GET", "/v1/share", ACCESS_ANY, api_share_get, 0, NULL, "cluster algo"},
     {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0, NULL, "cluster"},
     {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0, NULL, "cluster account user since until"},

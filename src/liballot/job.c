@@ -174,6 +174,14 @@ static int job_verb(enum job_verb verb, allot_client_t *c, const struct allot_jo
         read_numbers(root, res);
         if (!res->ok)
             res->refusal = ALLOT_EFUNDS;
+        if (json_is_true(json_object_get(root, "observed"))) {
+            /* EnforceMode=observe: the job goes on; refusal and message say what
+             * enforcement would have done (allot.h). */
+            const char *code = json_string_value(
+                json_object_get(json_object_get(root, "error"), "code"));
+            res->ok = 1;
+            res->refusal = code && !strcmp(code, "ELIMIT") ? ALLOT_ELIMIT : ALLOT_EFUNDS;
+        }
         rc = 0;
         goto out;
     }

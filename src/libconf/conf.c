@@ -101,6 +101,10 @@ static const struct conf_row conf_rows[] = {
     {{"SubmitHoldTTL", CONF_INT, NULL, 1, 30 * 86400, "86400", 1,
       "seconds after which a hold taken at submit and never bound to a started job is released"},
      I(submit_hold_ttl_s)},
+    {{"EnforceMode", CONF_ENUM, "enforce|observe", 0, 0, "enforce", 1,
+      "enforce: refuse what the bank refuses; observe: admit and start every job, record what "
+      "enforcement would have refused (allot report observe)"},
+     S(enforce_mode)},
     {{"FailMode", CONF_ENUM, "closed|open", 0, 0, "closed", 1,
       "what the Slurm plugins do when allotd cannot be reached"},
      S(fail_mode)},

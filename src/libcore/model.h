@@ -197,6 +197,7 @@ struct failure {
     int64_t available_sumin;
     int64_t held_sumin;
     char message[ALLOT_MSG_MAX];
+    int observed; /* 1: EnforceMode=observe recorded it; the job was admitted or started */
 };
 
 /* Names of enums, for JSON and tables; model_*_parse returns -1 for unknown text. */

@@ -234,6 +234,7 @@ struct hold_req {
     int64_t tasks;        /* a submit hold of a job array: amount is tasks x one task's; 0 = 1 */
     char actor[ALLOT_NAME_MAX];
     int64_t now_s;
+    int observe; /* 1: allot.conf EnforceMode=observe (store_hold: what a refusal writes) */
 };
 
 struct hold_result {
@@ -245,10 +246,17 @@ struct hold_result {
     struct failure failure; /* when refused */
     int64_t held_pending_sumin; /* when refused: of failure.held_sumin, what submit holds
                                    of pending jobs hold (store_alloc_held_at_submit) */
+    int observed; /* with refused: only observed (req->observe); no job record, no hold */
 };
 
 /* Atomic check-and-hold, idempotent per (cluster, job_id, run): a replay returns the first
- * outcome.  No payer: refused with a failure whose alloc_id is 0.  */
+ * outcome.  No payer: refused with a failure whose alloc_id is 0.
+ * With req->observe, a refusal writes only its failure, marked observed (res->observed = 1):
+ * no job record and no hold, so the run may start and its settle is post-paid, charged as
+ * a run never held (doc/money.md "Observe mode").  A replay of an observed refusal (no job
+ * record, an observed hold failure of the run) returns it again.  An observed refusal of a
+ * submit token's provisional hold is recorded at stage "admit" with job id 0: it was the
+ * admission, and the token is no job id. */
 int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
                struct allot_error *err);
 

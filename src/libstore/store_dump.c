@@ -163,7 +163,7 @@ static const struct dump_table dump_tables[] = {
      "id",
      {I("id"), T("cluster"), I("job_id"), I("run"), T("user_name"), T("account"),
       T("partition_name"), I("alloc_id"), T("stage"), I("time_s"), I("needed_sumin"),
-      I("available_sumin"), I("held_sumin"), T("message")}},
+      I("available_sumin"), I("held_sumin"), T("message"), I("observed")}},
     {"policies",
      "id",
      NULL,

@@ -67,11 +67,11 @@ static const char SQL_JOB_LIST[] = JOB_LIST("");
 static const char SQL_JOB_LIST_KEY[] = JOB_LIST(" AND cluster = $1 AND job_id = $2");
 #define FAILURE_COLS                                                                               \
     "id, cluster, job_id, run, user_name, account, partition_name, alloc_id, stage, time_s, "      \
-    "needed_sumin, available_sumin, held_sumin, message"
+    "needed_sumin, available_sumin, held_sumin, message, observed"
 static const char SQL_FAILURE_INSERT[] =
     "INSERT INTO failures (cluster, job_id, run, user_name, account, partition_name, alloc_id, "
-    "stage, time_s, needed_sumin, available_sumin, held_sumin, message) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id";
+    "stage, time_s, needed_sumin, available_sumin, held_sumin, message, observed) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id";
 static const char SQL_FAILURE_OF_JOB[] =
     "SELECT " FAILURE_COLS " FROM failures WHERE cluster = $1 AND job_id = $2 AND run = $3 "
     "AND stage = 'hold' ORDER BY id DESC LIMIT 1";
@@ -139,6 +139,7 @@ static void read_failure(db_stmt_t *s, struct failure *f)
     f->available_sumin = db_column_int64(s, 11);
     f->held_sumin = db_column_int64(s, 12);
     db_column_copy(s, 13, f->message, sizeof f->message);
+    f->observed = db_column_int64(s, 14) != 0;
 }
 
 /* The allocation a run's lookup may bring along (SQL_JOB_GET_PAYER). */
@@ -228,6 +229,7 @@ static int failure_insert(store_t *st, struct failure *f, struct allot_error *er
     db_bind_int64(s, 11, f->available_sumin);
     db_bind_int64(s, 12, f->held_sumin);
     db_bind_text(s, 13, f->message);
+    db_bind_int64(s, 14, f->observed ? 1 : 0);
     int rc = db_step(s, err);
     if (rc < 0)
         return -1;
@@ -385,6 +387,33 @@ static int same_job(store_t *st, const struct job *j, const char *verb, const ch
                         partition[0] ? partition : "?", now, max_id);
 }
 
+/* An observed refusal of this run already recorded (store_hold with req->observe): 1 with
+ * res filled as the first answer, 0 when none, -1 with err. */
+static int observed_replay(store_t *st, const struct hold_req *req, struct hold_result *res,
+                           struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, STMT_FAILURE_OF_JOB, SQL_FAILURE_OF_JOB, err);
+    if (!s)
+        return -1;
+    db_bind_text(s, 1, req->cluster);
+    db_bind_int64(s, 2, req->job_id);
+    db_bind_int64(s, 3, req->run);
+    int rc = db_step(s, err);
+    if (rc == 1)
+        read_failure(s, &res->failure);
+    db_reset(s);
+    if (rc <= 0 || !res->failure.observed) {
+        memset(&res->failure, 0, sizeof res->failure);
+        return rc < 0 ? -1 : 0;
+    }
+    res->replay = res->refused = res->observed = 1;
+    store_hold_job(req, res->failure.time_s, 1, NULL, &res->job);
+    if (res->failure.alloc_id &&
+        store_alloc_get(st, res->failure.alloc_id, &res->alloc, &res->bal, err) < 0)
+        return -1;
+    return 1;
+}
+
 int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
                struct allot_error *err)
 {
@@ -424,6 +453,11 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         }
         return 0;
     }
+    if (req->observe) {
+        rc = observed_replay(st, req, res, err);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
+    }
 
     int64_t now = store_now_or(req->now_s);
     int64_t at = store_hold_at(req, now);
@@ -454,7 +488,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     }
 
     store_hold_job(req, now, refused, have_payer ? &payer : NULL, &j);
-    if (job_insert(st, &j, err) < 0)
+    if (!(refused && req->observe) && job_insert(st, &j, err) < 0)
         return -1;
     res->job = j;
     if (have_payer) {
@@ -488,8 +522,16 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
         if (store_alloc_held_at_submit(st, payer.id, &res->held_pending_sumin, err) < 0)
             return -1;
     }
-    store_hold_denial(req, res, 1, f->message, sizeof f->message);
     res->refused = 1;
+    if (req->observe && store_submit_token_valid(req->job_id)) {
+        /* A provisional hold is the admission's: what the user would have read at sbatch. */
+        f->job_id = 0;
+        memcpy(f->stage, "admit", 6);
+        store_hold_denial(req, res, 0, f->message, sizeof f->message);
+    } else {
+        store_hold_denial(req, res, 1, f->message, sizeof f->message);
+    }
+    res->observed = f->observed = req->observe != 0;
     return failure_insert(st, f, err);
 }
 
@@ -879,6 +921,8 @@ int store_failure_add(store_t *st, struct failure *f, struct allot_error *err)
         return -1;
     if (strcmp(f->stage, "admit") != 0 && strcmp(f->stage, "hold") != 0)
         return allot_errorf(err, ALLOT_EINVAL, "stage: must be 'admit' or 'hold'");
+    if (f->observed != 0 && f->observed != 1)
+        return allot_errorf(err, ALLOT_EINVAL, "observed: must be 0 or 1");
     if (f->job_id < 0 || f->run < 0 || f->alloc_id < 0)
         return allot_errorf(err, ALLOT_EINVAL, "job_id: must not be negative");
     f->time_s = store_now_or(f->time_s);

@@ -673,6 +673,10 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
             het_refused(uid);
         goto out;
     }
+    if (res.refusal != ALLOT_OK) /* allotd's EnforceMode=observe: admitted all the same */
+        slurm_info("job_submit/allot: observe: uid %u account %s admitted; enforcement would "
+                   "refuse: %s",
+                   uid, req.account, res.message);
     if (het)
         submit_group_admitted(&js_group, job_desc->het_job_offset,
                               res.total_sumin ? res.total_sumin : res.cost_sumin,

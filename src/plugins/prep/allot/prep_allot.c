@@ -23,6 +23,9 @@
  * - FailMode=open: a job whose hold allotd could not answer starts anyway, logged; its
  *   settle carries account, partition and time limit so allotd bills the run it never held
  *   (the reconciliation), and the agent's sacct pass covers a settle that never arrives.
+ * - EnforceMode=observe (allotd's, doc/adopt.md): allotd answers a hold it would refuse as
+ *   observed (liballot: ok with a refusal); the job starts without a hold and its settle is
+ *   priced by allotd from the allocated TRES, as its hold would have been.
  * - HoldMode=submit (doc/slurm.md "Hold at submit"): the prolog reads the job's token from
  *   AdminComment ("allot_token=T", written by job_submit/allot; only administrators can set
  *   AdminComment) and sends it with the hold, which moves the provisional hold to the job.
@@ -211,6 +214,12 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
     case PREP_JOB_RETRY:
         return PREP_RETRY;
     case PREP_JOB_OK:
+        if (res.refusal != ALLOT_OK) { /* allotd's EnforceMode=observe */
+            info("prep/allot: observe: JobId=%u run=%d starts without a hold; enforcement "
+                 "would cancel it: %s",
+                 j->job_id, j->run, res.message);
+            break;
+        }
         info("prep/allot: JobId=%u run=%d held %lld SU-min on allocation %lld (%s)%s", j->job_id,
              j->run, (long long)res.hold_sumin, (long long)res.alloc_id, res.payer_account,
              j->submit_token ? " with its submit token" : "");
