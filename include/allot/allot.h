@@ -9,6 +9,8 @@
  * keep-alive), a MUNGE context pointing at the configured munged socket and the option
  * values.  Each request carries a fresh MUNGE credential in `X-Allot-Auth: MUNGE <cred>`,
  * unless the handle was told to rely on Unix-socket peer credentials (allot_client_set_auth).
+ * The credential's payload is ALLOT_MUNGE_PAYLOAD: allotd refuses any other, so a
+ * credential a user minted for another MUNGE service cannot be spent on allot.
  *
  * Threads: a handle may be shared between threads; requests on one handle are serialised
  * by the handle's mutex (plugins that need parallel requests create one handle per thread).
@@ -35,6 +37,8 @@ typedef struct allot_client allot_client_t;
 #define ALLOT_DEFAULT_TIMEOUT_MS 5000
 #define ALLOT_MAX_TIMEOUT_MS 600000 /* ten minutes: nothing allotd does takes longer */
 #define ALLOT_MAX_REPLY_BYTES (64L * 1024 * 1024)
+/* The payload of every MUNGE credential for allotd (`munge -s allot` from a shell). */
+#define ALLOT_MUNGE_PAYLOAD "allot"
 
 /* Create a client for url: "http://HOST:PORT[/prefix]", "https://..." or
  * "unix:/abs/path/allotd.sock".  url NULL or "" means $ALLOT_URL, else ALLOT_DEFAULT_URL.

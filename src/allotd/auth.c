@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "allot/allot.h"
 #include "allotd/tokens.h"
 #include "libutil/log.h"
 #include "libutil/text.h"
@@ -156,7 +157,19 @@ static int decode_munge(struct req *r, struct allot_error *err)
         return -1;
     uid_t uid;
     gid_t gid;
-    munge_err_t e = munge_decode(hdr + 6, ctx, NULL, NULL, &uid, &gid);
+    void *payload = NULL;
+    int plen = 0;
+    munge_err_t e = munge_decode(hdr + 6, ctx, &payload, &plen, &uid, &gid);
+    /* The payload binds the credential to allot: one minted for another MUNGE service (or
+     * with none) is refused, whoever it names. */
+    int bound = payload && plen == (int)strlen(ALLOT_MUNGE_PAYLOAD) &&
+                memcmp(payload, ALLOT_MUNGE_PAYLOAD, (size_t)plen) == 0;
+    free(payload);
+    if (e == EMUNGE_SUCCESS && !bound)
+        return allot_errorf(err, ALLOT_EAUTH,
+                            "credential not minted for allot: its payload must be '%s' (munge "
+                            "-s %s)",
+                            ALLOT_MUNGE_PAYLOAD, ALLOT_MUNGE_PAYLOAD);
     switch (e) {
     case EMUNGE_SUCCESS:
         break;

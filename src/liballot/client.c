@@ -242,7 +242,7 @@ static char *encode_credential(allot_client_t *c, struct allot_error *err)
             return NULL;
         }
     }
-    e = munge_encode(&cred, ctx, NULL, 0);
+    e = munge_encode(&cred, ctx, ALLOT_MUNGE_PAYLOAD, (int)strlen(ALLOT_MUNGE_PAYLOAD));
     if (e != EMUNGE_SUCCESS) {
         const char *why = munge_ctx_strerror(ctx);
         /* No munged to talk to is an outage (retry later), not a refused identity. */

@@ -33,13 +33,25 @@ test_expect_success 'forged credential (random bytes) is 401' '
 	grep "invalid credential" out
 '
 test_expect_success 'a valid credential works once; replaying it is 401' '
-	cred=$(munge -n --socket="$MUNGE_SOCKET") &&
+	cred=$(munge -s allot --socket="$MUNGE_SOCKET") &&
 	API_CRED=$cred api GET /v1/whoami >out &&
 	test "$(json_get user <out)" = root &&
 	test "$(json_get role <out)" = superuser &&
 	API_CRED=$cred test_expect_code 1 api GET /v1/whoami >out &&
 	test "$(api_status)" = 401 &&
 	grep "replayed" out
+'
+test_expect_success 'a credential without allot'"'"'s payload, or another service'"'"'s, is 401' '
+	API_CRED=$(munge -n --socket="$MUNGE_SOCKET") test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 401 &&
+	grep "credential not minted for allot: its payload must be" out &&
+	API_CRED=$(munge -s slurm --socket="$MUNGE_SOCKET") test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 401 &&
+	API_CRED=$(munge -s allotx --socket="$MUNGE_SOCKET") test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 401 &&
+	API_CRED=$(runuser -u allot_alice -- munge -s other --socket="$MUNGE_SOCKET") \
+		test_expect_code 1 api GET /v1/whoami >out &&
+	test "$(api_status)" = 401
 '
 test_expect_success 'setup: two accounts, alice in chem only' '
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&

@@ -99,7 +99,7 @@ test_expect_success 'TCP without a credential is still 401' '
 	grep "no credential" out
 '
 test_expect_success 'a credential on the socket is MUNGE-checked: its uid, not the peer'"'"'s' '
-	cred=$(runuser -u allot_alice -- munge -n --socket="$MUNGE_SOCKET") &&
+	cred=$(runuser -u allot_alice -- munge -s allot --socket="$MUNGE_SOCKET") &&
 	sock_api root GET /v1/whoami -H "X-Allot-Auth: MUNGE $cred" >out &&
 	test "$(json_get user <out)" = allot_alice &&
 	test "$(json_get role <out)" = user &&
@@ -140,7 +140,7 @@ test_expect_success 'SocketPeerAuth=no: the socket needs MUNGE again' '
 	grep "no credential" out &&
 	test_expect_code 1 sock_api allot_alice GET /v1/whoami >out &&
 	test "$(api_status)" = 401 &&
-	cred=$(munge -n --socket="$MUNGE_SOCKET") &&
+	cred=$(munge -s allot --socket="$MUNGE_SOCKET") &&
 	sock_api root GET /v1/whoami -H "X-Allot-Auth: MUNGE $cred" >out &&
 	test "$(json_get user <out)" = root &&
 	test_expect_code 4 env ALLOT_AUTH=peer "$ALLOT_BIN" --url "unix:$ALLOTD_SOCKET" -P -n whoami \

@@ -100,7 +100,7 @@ test_expect_success 'unknown, malformed or doubled credentials are 401; X-Allot-
 		"$ALLOTD_URL/v1/whoami") &&
 	test "$code" = 401 && grep "Bearer" out &&
 	code=$(curl -s -o out -w "%{http_code}" -H "Authorization: Bearer $(cat alice.token)" \
-		-H "X-Allot-Auth: MUNGE $(munge -n --socket="$MUNGE_SOCKET")" "$ALLOTD_URL/v1/whoami") &&
+		-H "X-Allot-Auth: MUNGE $(munge -s allot --socket="$MUNGE_SOCKET")" "$ALLOTD_URL/v1/whoami") &&
 	test "$code" = 401 && grep "one credential" out &&
 	code=$(curl -s -o out -w "%{http_code}" -H "Authorization: Bearer $(cat alice.token)" \
 		-H "X-Allot-As: root" "$ALLOTD_URL/v1/whoami") &&

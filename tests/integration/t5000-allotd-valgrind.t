@@ -62,7 +62,7 @@ test_expect_success 'public routes: healthz, metrics' '
 test_expect_success 'auth failures: none, forged, replayed, plain user on admin routes' '
 	API_NOAUTH=1 api_fails 401 GET /v1/accounts &&
 	API_CRED="MUNGE:$(head -c 96 /dev/urandom | base64 -w0):" api_fails 401 GET /v1/accounts &&
-	cred=$(munge -n --socket="$MUNGE_SOCKET") &&
+	cred=$(munge -s allot --socket="$MUNGE_SOCKET") &&
 	API_CRED=$cred api GET /v1/whoami >out &&
 	API_CRED=$cred api_fails 401 GET /v1/whoami &&
 	API_RUNAS=nobody api GET /v1/whoami >out &&

@@ -13,7 +13,7 @@
 # allotd_dump_log  print the daemon log (call on failure).
 # api METHOD PATH [BODY]  call the API with curl over TCP; the body goes to stdout, the HTTP
 #                  status to $ALLOTD_DIR/status (read it with api_status); returns 0 for 2xx.
-#                  Credentials: AuthType=munge: `munge -n` as root, or as $API_RUNAS via
+#                  Credentials: AuthType=munge: `munge -s allot` as root, or as $API_RUNAS via
 #                  runuser; AuthType=none: header X-Allot-User: ${API_USER:-root}.
 #                  $API_AS adds X-Allot-As.  $API_NOAUTH=1 sends no credential.
 #                  $API_CRED overrides the credential (forged/replayed tests).
@@ -114,9 +114,9 @@ api_cred_() {
     if [ -n "$API_CRED" ]; then
         echo "$API_CRED"
     elif [ -n "$API_RUNAS" ]; then
-        runuser -u "$API_RUNAS" -- munge -n --socket="$MUNGE_SOCKET"
+        runuser -u "$API_RUNAS" -- munge -s allot --socket="$MUNGE_SOCKET"
     else
-        munge -n --socket="$MUNGE_SOCKET"
+        munge -s allot --socket="$MUNGE_SOCKET"
     fi
 }
 
