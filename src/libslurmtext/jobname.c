@@ -41,8 +41,7 @@ int st_job_name_parse(const char *text, const char *what, struct st_job_name *ou
     return 0;
 }
 
-bool st_job_name_has_task(const struct st_job_name *name, uint32_t array_job,
-                          uint32_t array_task)
+bool st_job_name_has_task(const struct st_job_name *name, uint32_t array_job, uint32_t array_task)
 {
     if (name->job != array_job)
         return false;

@@ -27,9 +27,9 @@ enum st_job_name_kind {
 
 struct st_job_name {
     enum st_job_name_kind kind;
-    uint32_t job;                       /* the job, array job or het job id (> 0) */
-    uint32_t index;                     /* TASK: the task id; HET: the component offset */
-    char spec[ST_JOB_NAME_SPEC_MAX];    /* TASKS: the list inside the brackets */
+    uint32_t job;                    /* the job, array job or het job id (> 0) */
+    uint32_t index;                  /* TASK: the task id; HET: the component offset */
+    char spec[ST_JOB_NAME_SPEC_MAX]; /* TASKS: the list inside the brackets */
 };
 
 /* Parse TEXT.  0, or -1 with ALLOT_EINVAL naming WHAT and the text (out untouched). */
@@ -38,7 +38,6 @@ int st_job_name_parse(const char *text, const char *what, struct st_job_name *ou
 
 /* Whether an array task ARRAY_TASK of array job ARRAY_JOB is one NAME names (TASK, TASKS,
  * or ID naming the array job). */
-bool st_job_name_has_task(const struct st_job_name *name, uint32_t array_job,
-                          uint32_t array_task);
+bool st_job_name_has_task(const struct st_job_name *name, uint32_t array_job, uint32_t array_task);
 
 #endif

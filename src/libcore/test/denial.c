@@ -152,6 +152,34 @@ static void test_impossible_values_print_a_mark(void **state)
     assert_non_null(strstr(buf, "(billing ? x time limit ?)"));
 }
 
+/* A job array costs its tasks, a het component its other components' cost too: the text
+ * gives the whole and its parts; a product that overflows falls back to one job's text. */
+static void test_array_and_het_text(void **state)
+{
+    (void)state;
+    struct denial d = short_of_funds();
+    char buf[1024];
+    d.cost_sumin = 5;
+    d.billing_micro = 2500000;
+    d.time_limit_s = 120;
+    d.available_sumin = 32;
+    d.tasks = 10;
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "available 32m SU, but this job array may cost up to 50m SU "
+                                "(10 tasks x 5m SU, billing 2.5 x time limit 2 min); "));
+    d.tasks = 1;
+    d.extra_sumin = 30;
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "but this heterogeneous job may cost up to 35m SU (this "
+                                "component 5m SU, billing 2.5 x time limit 2 min, and its "
+                                "other components 30m SU); "));
+    d.extra_sumin = 0;
+    d.tasks = INT64_MAX;
+    denial_format(buf, sizeof buf, &d);
+    assert_non_null(strstr(buf, "but this job may cost up to 5m SU (billing 2.5 x time limit "
+                                "2 min); "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_no_payer_text),
         cmocka_unit_test(test_bounded_by_buffer),
         cmocka_unit_test(test_impossible_values_print_a_mark),
+        cmocka_unit_test(test_array_and_het_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

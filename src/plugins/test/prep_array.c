@@ -40,7 +40,7 @@ static void test_baseline_then_falls(void **state)
     assert_int_equal(one_pass((uint32_t[]){3}, 1, out), 1); /* one cancelled pending */
     assert_true(out[0].token == T1);
     assert_int_equal(out[0].may_start, 3);
-    assert_int_equal(one_pass((uint32_t[]){3}, 1, out), 0); /* sent once */
+    assert_int_equal(one_pass((uint32_t[]){3}, 1, out), 0);    /* sent once */
     assert_int_equal(one_pass((uint32_t[]){2, 1}, 2, out), 0); /* a task split off pending */
     assert_int_equal(one_pass((uint32_t[]){0, 0}, 2, out), 1); /* the array cancelled */
     assert_int_equal(out[0].may_start, 0);

@@ -14,8 +14,7 @@ int64_t submit_group_begin(submit_group_t *g, uint32_t uid, uint32_t offset)
     return g->sumin;
 }
 
-void submit_group_admitted(submit_group_t *g, uint32_t offset, int64_t cost_sumin,
-                           int64_t token)
+void submit_group_admitted(submit_group_t *g, uint32_t offset, int64_t cost_sumin, int64_t token)
 {
     if (g->next_offset != offset)
         return;

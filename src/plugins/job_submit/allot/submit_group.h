@@ -33,8 +33,7 @@ typedef struct submit_group {
 int64_t submit_group_begin(submit_group_t *g, uint32_t uid, uint32_t offset);
 
 /* Component OFFSET was admitted at COST_SUMIN, with submit TOKEN (0 = none). */
-void submit_group_admitted(submit_group_t *g, uint32_t offset, int64_t cost_sumin,
-                           int64_t token);
+void submit_group_admitted(submit_group_t *g, uint32_t offset, int64_t cost_sumin, int64_t token);
 
 /* Component OFFSET was refused: the whole job is.  Returns how many earlier submit tokens
  * were copied into OUT (at most MAX), which the caller releases; the group is closed. */

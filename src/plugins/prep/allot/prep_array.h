@@ -50,7 +50,8 @@ void prep_array_inflight_done(int64_t token, uint32_t job_id);
 
 /* After a pass: add the binds in flight to each count and fill OUT (at most MAX) with the
  * releases to send: {token, keep}, keep = the count, when the token is first seen or its
- * count fell below the last one sent (0: release all).  The memory is updated as if each was sent.  Returns how many. */
+ * count fell below the last one sent (0: release all).  The memory is updated as if each was sent.
+ * Returns how many. */
 int prep_array_decide(prep_array_pass_t *p, prep_array_count_t *out, int max);
 
 /* Forget everything (tests; plugin unload). */
