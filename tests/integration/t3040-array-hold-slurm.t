@@ -7,7 +7,8 @@
 # the submit hold covers every task, each task's start takes one share, a task cancelled
 # pending gives back its share and the array's end the rest, all checked on the balance and
 # the ledger to the SU-minute; a het job is held as the sum of its components, and when a
-# later component is refused the earlier ones' submit holds are given back; `allot job show`
+# later component is refused the earlier ones' submit holds are given back; without a hold
+# at submit the admission checks the same wholes; `allot job show`
 # and `allot job efficiency` name array tasks as Slurm does (J_T, J_[LIST], J summed).
 test_description='job arrays and het jobs held at submit through the Slurm plugins'
 . /usr/share/sharness/sharness.sh
@@ -208,6 +209,23 @@ test_expect_success 'a het job whose sum the allocation cannot pay is refused, n
 	cat err && grep "available" err &&
 	held_is 0 &&
 	ctld_log | grep "job_submit/allot: .*refused"
+'
+
+test_expect_success 'without a hold at submit, admission still checks an array'"'"'s and a het job'"'"'s whole cost' '
+	# allotd restarted with HoldMode=start: job_submit/allot'"'"'s tokens are refused and it
+	# admits without one, as a site without HoldMode=submit does.
+	allotd_stop &&
+	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=5000 &&
+	avail=$(bal available_sumin) && n=$((avail / 5)) && echo "available $avail: $n tasks fit" &&
+	test_must_fail sbatch --parsable --hold --array=1-$((n + 1)) $JOB --wrap "sleep 1" 2>err &&
+	cat err && grep "$((n + 1)) tasks x 5m SU" err &&
+	a=$(sbatch --parsable --hold --array=1-$n $JOB --wrap "sleep 1") &&
+	held_is 0 && scancel $a &&
+	half=$((avail / 2 + 1)) &&
+	sed "s/--time=5/--time=$half/; s/--time=3/--time=$half/" het.sh >het3.sh &&
+	test_must_fail sbatch --parsable --hold het3.sh 2>err3 &&
+	cat err3 && grep "this heterogeneous job may cost up to $((2 * half))m SU" err3 &&
+	ctld_log | grep "admitting with the hold at start"
 '
 
 test_expect_success 'stop' '

@@ -640,6 +640,7 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
                     "hold at start until both read HoldMode=submit",
                     err.msg);
         d.submit_token = 0;
+        d.extra_sumin = het_before; /* no hold at submit: count the earlier components */
         arc = allot_job_admit(js_client, &d, &res, &err);
     }
     if (arc < 0) {
