@@ -73,9 +73,7 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Run argv, collect stdout (grown as needed up to SACCT_OUT_MAX) and the start of stderr,
- * kill it at the deadline.  *out is the caller's (free). */
-static int run_capture(char *const argv[], char **out, size_t *len, struct allot_error *err)
+int cli_run_capture(char *const argv[], char **out, size_t *len, struct allot_error *err)
 {
     int po[2], pe[2];
     if (pipe2(po, O_CLOEXEC) < 0)
@@ -559,7 +557,7 @@ int cmd_job_efficiency(struct cli *cli, int argc, char **argv, struct allot_erro
     json_t *items = NULL;
     int rc = -1;
     if (eff_parse_args(argc, argv, &a, err) < 0 || eff_sacct_argv(&a, av, err) < 0 ||
-        run_capture(av->argv, &out, &len, err) < 0 || eff_parse(out, len, &rep, err) < 0)
+        cli_run_capture(av->argv, &out, &len, err) < 0 || eff_parse(out, len, &rep, err) < 0)
         goto out;
     eff_join_bank(cli, &a, &rep);
     items = json_array();

@@ -285,6 +285,8 @@ static int run_import(struct cli *cli, const char *verb, int argc, char **argv,
                       struct allot_error *err)
 {
     (void)verb;
+    if (argc > 0 && !strcmp(argv[0], "sacct")) /* job history: cmd_import_sacct.c */
+        return cli_import_sacct(cli, argc - 1, argv + 1, err);
     return do_import(cli, argc, argv, err);
 }
 
@@ -321,7 +323,8 @@ const struct cli_command cmd_import = {
             "  allot import slurm file=hpc.dump qos=qos.txt partitions=parts.txt \\\n"
             "      priorityflags=MAX_TRES\n"
             "  allot import slurm file=hpc.dump qos=qos.txt\n"
-            "  allot import slurm live=yes cluster=hpc\n",
+            "  allot import slurm live=yes cluster=hpc\n"
+            "\n" IMPORT_SACCT_HELP,
     .run = run_import,
     .needs_verb = 0,
 };

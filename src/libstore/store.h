@@ -409,6 +409,42 @@ int store_failure_add(store_t *st, struct failure *f, struct allot_error *err); 
 int store_failure_list(store_t *st, const struct failure_filter *f, store_failure_f cb, void *arg,
                        struct allot_error *err);
 
+/* ---- Imported history (store_import.c; doc/adopt.md "Bring the history") -------------- */
+
+/* One finished job from sacct, its billing priced by the caller as a settle of a run never
+ * held prices it (alloc_tres with the partition's weights).  The store charges it as that
+ * settle would: money_charge_sumin(billing, elapsed), 0 for NODE_FAIL. */
+struct import_job {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t job_id;
+    int32_t run;
+    char user[ALLOT_NAME_MAX];
+    char account[ALLOT_NAME_MAX];
+    char partition[ALLOT_NAME_MAX];
+    char qos[ALLOT_NAME_MAX];
+    char resource[ALLOT_NAME_MAX]; /* the partition's resource type */
+    int64_t start_s, end_s, elapsed_s, time_limit_s;
+    char slurm_state[ALLOT_STATE_MAX];
+    char alloc_tres[ALLOT_TRES_MAX];
+    int64_t billing_micro;
+};
+struct import_result {
+    int64_t imported;      /* new runs written */
+    int64_t already;       /* runs the bank had (imported before, or settled by the plugins) */
+    int64_t charged_sumin; /* backfill: debited in all */
+};
+/* Write v[0..n) as settled runs with settle_source "import", in the caller's transaction;
+ * idempotent per (cluster, job_id, run): a run the bank has is left as it is (already).
+ * backfill 0: usage only -- the run counts for fair-share (its charge_sumin, its billing x
+ * elapsed) but no allocation pays it (alloc_id 0, no ledger entry).  backfill 1: each new
+ * run with a charge is debited from its payer at its start (store_find_payer; ENOENT names
+ * the job when none), one debit entry per run with the comment "import sacct <state>", no
+ * funds check (the usage happened).  -1 with err: nothing of the batch stands once the
+ * caller's savepoint is rolled back. */
+int store_job_import(store_t *st, const struct import_job *v, size_t n, int backfill,
+                     const char *actor, int64_t now_s, struct import_result *res,
+                     struct allot_error *err);
+
 /* ---- History by cluster ------------------------------------------------------------- */
 
 /* The records that keep the name of a cluster removed since. */

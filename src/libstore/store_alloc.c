@@ -352,6 +352,39 @@ int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_
     return e2 ? ledger_append(st, e2, 0, err) : 0;
 }
 
+int store_ledger_debits(store_t *st, struct ledger_entry *v, size_t n, struct allot_error *err)
+{
+    /* One balance move per allocation: an import batch pays from a few allocations. */
+    int64_t ids[64], sums[64];
+    size_t nids = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].kind != LEDGER_DEBIT || v[i].amount_sumin <= 0)
+            return allot_errorf(err, ALLOT_EINTERNAL, "ledger debits: entry %zu is no debit", i);
+        size_t k = 0;
+        while (k < nids && ids[k] != v[i].alloc_id)
+            k++;
+        if (k == nids) {
+            if (nids == sizeof ids / sizeof ids[0]) { /* flush: many payers in one batch */
+                for (size_t j = 0; j < nids; j++)
+                    if (balance_move(st, ids[j], 0, sums[j], 0, 0, "debit", sums[j], err) < 0)
+                        return -1;
+                nids = k = 0;
+            }
+            ids[nids] = v[i].alloc_id;
+            sums[nids++] = 0;
+        }
+        if (sums[k] > STORE_BALANCE_MAX - v[i].amount_sumin)
+            return allot_errorf(err, ALLOT_EINVAL, "amount_sumin: debits too large");
+        sums[k] += v[i].amount_sumin;
+        if (ledger_append(st, &v[i], 0, err) < 0)
+            return -1;
+    }
+    for (size_t j = 0; j < nids; j++)
+        if (balance_move(st, ids[j], 0, sums[j], 0, 0, "debit", sums[j], err) < 0)
+            return -1;
+    return 0;
+}
+
 /* ---- allocations ---- */
 
 static int alloc_validate(const struct allocation *a, struct allot_error *err)

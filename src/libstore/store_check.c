@@ -43,7 +43,10 @@ static const char SQL_CHECK_INDEX_SQLITE[] =
     "WHERE x.id > (SELECT upto FROM ledger_alloc_mark) OR NOT EXISTS (SELECT 1 FROM ledger l "
     "WHERE l.id = x.id AND l.alloc_id = x.alloc_id) ORDER BY 1";
 static const char SQL_CHECK_JOBS[] =
-    "SELECT j.cluster, j.job_id, j.run, j.status, j.hold_sumin, j.charge_sumin, j.alloc_id, "
+    /* an imported run without an allocation (usage only, store_import.c) owes no debit */
+    "SELECT j.cluster, j.job_id, j.run, j.status, j.hold_sumin, "
+    "CASE WHEN j.settle_source = 'import' AND j.alloc_id = 0 THEN 0 ELSE j.charge_sumin END, "
+    "j.alloc_id, "
     "COALESCE(SUM(CASE WHEN l.kind = 'hold' THEN 1 ELSE 0 END), 0), "
     "COALESCE(SUM(CASE WHEN l.kind = 'hold' THEN l.amount_sumin ELSE 0 END), 0), "
     "COALESCE(SUM(CASE WHEN l.kind = 'release' THEN 1 ELSE 0 END), 0), "

@@ -190,6 +190,8 @@ enum store_stmt_id {
     STMT_JOB_IDS_ARRAY,
     STMT_JOB_IDS_HET,
     STMT_JOB_IDS_ANY,
+    /* store_import.c */
+    STMT_JOB_IMPORT,
     STMT_MAX
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX, "raise DB_STMT_MAX");
@@ -267,6 +269,11 @@ int store_balance_get(store_t *st, int64_t id, struct balance *b, struct allot_e
  * ENOENT message naming account, resource, cluster and date), -1 error. */
 int store_payer(store_t *st, const char *account, const char *resource, const char *cluster,
                 int64_t at_s, struct allocation *out, struct balance *bal, struct allot_error *err);
+
+/* Append the debits v[0..n) (kind LEDGER_DEBIT, amount > 0) and add them to their
+ * allocations' used, one balance move per allocation, unchecked (usage that happened, as a
+ * post-paid settle's debit).  Imported history (store_import.c). */
+int store_ledger_debits(store_t *st, struct ledger_entry *v, size_t n, struct allot_error *err);
 
 /* Append e (alloc_id, kind, amount, actor, time_s, comment, cluster, job_id, run, idem_key
  * as given; e->id set) and apply it to the allocation's cached balance in the same
