@@ -30,14 +30,15 @@
 #include "libslurmtext/sacct_job.h"
 #include "libutil/xalloc.h"
 
-#define BATCH_BODY_MAX (4 * 1024 * 1024) /* half allotd's 8 MiB for this route: the
-                                             estimate counts 2 bytes a character */
+#define BATCH_BODY_MAX                                                                             \
+    (4 * 1024 * 1024) /* half allotd's 8 MiB for this route: the                                   \
+                          estimate counts 2 bytes a character */
 #define SACCT_FINAL_STATES "CA,CD,DL,F,NF,OOM,PR,TO,BF"
 
 struct listing {
     const char *p; /* the text */
     size_t len;
-    void *map;     /* mmap'd file, or NULL (p malloc'd) */
+    void *map; /* mmap'd file, or NULL (p malloc'd) */
     size_t map_len;
 };
 
@@ -149,12 +150,11 @@ struct totals {
 };
 
 static int send_batch(struct cli *cli, const char *cluster, int backfill, const char *header,
-                      json_t *lines, int64_t first_line, struct totals *t,
-                      struct allot_error *err)
+                      json_t *lines, int64_t first_line, struct totals *t, struct allot_error *err)
 {
-    json_t *body = json_pack("{s:s, s:b, s:s, s:I, s:O}", "cluster", cluster, "backfill",
-                             backfill, "header", header, "first_line", (json_int_t)first_line,
-                             "lines", lines);
+    json_t *body =
+        json_pack("{s:s, s:b, s:s, s:I, s:O}", "cluster", cluster, "backfill", backfill, "header",
+                  header, "first_line", (json_int_t)first_line, "lines", lines);
     if (!body)
         return allot_errorf(err, ALLOT_EINVAL,
                             "lines %lld and after: not UTF-8 text (a name in another encoding)",
@@ -192,8 +192,10 @@ static int check_all(const struct listing *l, const char *name, struct st_sacct_
         struct allot_error le = {0};
         if (!have_header) {
             if (st_sacct_header_parse(line, h, &le) < 0)
-                return allot_errorf(err, ALLOT_EINVAL, "%s:%zu: %s (the first line must be "
-                                    "sacct -P's header)", name, nline, le.msg);
+                return allot_errorf(err, ALLOT_EINVAL,
+                                    "%s:%zu: %s (the first line must be "
+                                    "sacct -P's header)",
+                                    name, nline, le.msg);
             if (line.n >= 1024)
                 return allot_errorf(err, ALLOT_EINVAL, "%s:%zu: header too long", name, nline);
             *header = line;
@@ -276,7 +278,8 @@ static int import_listing(struct cli *cli, const struct listing *l, const char *
     progress_show(&pg, 1);
     if (rc < 0) {
         /* What came before stands: a rerun skips it and finishes the rest. */
-        allot_error_prefix(err, "after %lld of %lld jobs (run the same import again to "
+        allot_error_prefix(err,
+                           "after %lld of %lld jobs (run the same import again to "
                            "finish; nothing is imported twice)",
                            (long long)pg.done, (long long)pg.total);
         return -1;
@@ -308,7 +311,8 @@ int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error 
         args_check_used(&kvs, "import sacct", err) < 0)
         return -1;
     if (!file == !s1 || (s1 && !s2) || (!s1 && s2))
-        return allot_errorf(err, ALLOT_EINVAL, "import sacct: give a FILE (sacct -P output) or "
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "import sacct: give a FILE (sacct -P output) or "
                             "start=DATE end=DATE (see 'allot import --help')");
     if (s1 && end <= start)
         return allot_errorf(err, ALLOT_EINVAL, "end: must be after start");

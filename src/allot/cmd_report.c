@@ -23,11 +23,16 @@ static const struct column summary_columns[] = {
 };
 
 static const struct column refusal_columns[] = {
-    {"Account", "account", C_STR},   {"Time", "time", C_TIME},
-    {"Stage", "stage", C_STR},       {"Cluster", "cluster", C_STR},
-    {"JobID", "job_id", C_INT},      {"User", "user", C_STR},
-    {"Partition", "partition", C_STR}, {"Needed", "needed_sumin", C_SUMIN},
-    {"Available", "available_sumin", C_SUMIN}, {"Message", "message", C_STR},
+    {"Account", "account", C_STR},
+    {"Time", "time", C_TIME},
+    {"Stage", "stage", C_STR},
+    {"Cluster", "cluster", C_STR},
+    {"JobID", "job_id", C_INT},
+    {"User", "user", C_STR},
+    {"Partition", "partition", C_STR},
+    {"Needed", "needed_sumin", C_SUMIN},
+    {"Available", "available_sumin", C_SUMIN},
+    {"Message", "message", C_STR},
     {0},
 };
 

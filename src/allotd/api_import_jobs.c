@@ -59,8 +59,7 @@ static int span_name(char *dst, const char *field, struct st_span s, int allow_e
 
 /* The partition's resource and parsed weights, from the request's small cache. */
 static const struct priced *price_of(struct req *r, store_t *st, struct priced *cache, size_t *n,
-                                     const char *cluster, const char *name,
-                                     struct allot_error *err)
+                                     const char *cluster, const char *name, struct allot_error *err)
 {
     for (size_t i = 0; i < *n; i++)
         if (!strcmp(cache[i].name, name))
@@ -79,9 +78,9 @@ static const struct priced *price_of(struct req *r, store_t *st, struct priced *
 }
 
 /* Row text -> *j.  0, or -1 with err. */
-static int import_row(struct req *r, store_t *st, const char *cluster,
-                      const struct st_sacct_job *s, struct priced *cache, size_t *ncache,
-                      struct import_job *j, struct allot_error *err)
+static int import_row(struct req *r, store_t *st, const char *cluster, const struct st_sacct_job *s,
+                      struct priced *cache, size_t *ncache, struct import_job *j,
+                      struct allot_error *err)
 {
     memset(j, 0, sizeof *j);
     text_copy(j->cluster, sizeof j->cluster, cluster);
@@ -111,7 +110,8 @@ static int import_row(struct req *r, store_t *st, const char *cluster,
         return -1;
     text_copy(j->resource, sizeof j->resource, p->resource);
     struct tres_list t;
-    if (tres_parse(j->alloc_tres, &t, err) < 0 || billing_compute(&p->w, &t, &j->billing_micro, err) < 0)
+    if (tres_parse(j->alloc_tres, &t, err) < 0 ||
+        billing_compute(&p->w, &t, &j->billing_micro, err) < 0)
         return allot_error_prefix(err, "AllocTRES");
     return 0;
 }
@@ -128,13 +128,11 @@ static int finish_import(struct req *r, struct allot_error *err)
     struct import_op *o = r->scratch;
     r->out = json_pack("{s:I, s:I, s:I, s:I, s:b}", "imported", (json_int_t)o->res.imported,
                        "already", (json_int_t)o->res.already, "skipped", (json_int_t)o->skipped,
-                       "charged_sumin", (json_int_t)o->res.charged_sumin, "backfill",
-                       o->backfill);
+                       "charged_sumin", (json_int_t)o->res.charged_sumin, "backfill", o->backfill);
     log_info("msg=\"jobs imported\" req=%llu rows=%zu imported=%lld already=%lld skipped=%lld "
              "backfill=%d charged_sumin=%lld",
-             (unsigned long long)r->id, o->n, (long long)o->res.imported,
-             (long long)o->res.already, (long long)o->skipped, o->backfill,
-             (long long)o->res.charged_sumin);
+             (unsigned long long)r->id, o->n, (long long)o->res.imported, (long long)o->res.already,
+             (long long)o->skipped, o->backfill, (long long)o->res.charged_sumin);
     return 0;
 }
 

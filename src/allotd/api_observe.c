@@ -40,13 +40,13 @@ static int finish_admit(struct req *r, struct allot_error *err)
 {
     (void)err;
     struct observe_admit *o = r->scratch;
-    r->out = json_pack("{s:b, s:b, s:I, s:s, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:s}, s:I}",
-                       "admitted", 1, "observed", 1, "alloc_id", (json_int_t)o->alloc_id,
-                       "payer_account", o->payer_account, "billing_micro",
-                       (json_int_t)o->billing_micro, "cost_sumin", (json_int_t)o->cost_sumin,
-                       "available_sumin", (json_int_t)o->available_sumin, "held_sumin",
-                       (json_int_t)o->held_sumin, "message", o->f.message, "error", "code",
-                       o->code, "message", o->f.message, "failure_id", (json_int_t)o->f.id);
+    r->out =
+        json_pack("{s:b, s:b, s:I, s:s, s:I, s:I, s:I, s:I, s:s, s:{s:s, s:s}, s:I}", "admitted", 1,
+                  "observed", 1, "alloc_id", (json_int_t)o->alloc_id, "payer_account",
+                  o->payer_account, "billing_micro", (json_int_t)o->billing_micro, "cost_sumin",
+                  (json_int_t)o->cost_sumin, "available_sumin", (json_int_t)o->available_sumin,
+                  "held_sumin", (json_int_t)o->held_sumin, "message", o->f.message, "error", "code",
+                  o->code, "message", o->f.message, "failure_id", (json_int_t)o->f.id);
     if (o->pending_reason[0])
         json_object_set_new(r->out, "pending_reason", json_string(o->pending_reason));
     log_info("msg=\"admission observed\" req=%llu cluster=%s account=%s user=%s code=%s "
@@ -103,8 +103,7 @@ static int on_failure(const struct failure *f, void *arg)
     json_t *a = json_object_get(p->accounts, f->account);
     if (!a) {
         a = json_pack("{s:s, s:I, s:I, s:I, s:[]}", "account", f->account, "refusals",
-                      (json_int_t)0, "jobs", (json_int_t)0, "needed_sumin", (json_int_t)0,
-                      "items");
+                      (json_int_t)0, "jobs", (json_int_t)0, "needed_sumin", (json_int_t)0, "items");
         json_object_set_new(p->accounts, f->account, a);
     }
     json_t *n = json_object_get(a, "refusals");

@@ -8,8 +8,7 @@
 
 static const struct st_tz UTC = {.kind = ST_TZ_OFFSET, .offset_s = 0};
 
-int st_sacct_header_parse(struct st_span line, struct st_sacct_header *h,
-                          struct allot_error *err)
+int st_sacct_header_parse(struct st_span line, struct st_sacct_header *h, struct allot_error *err)
 {
     struct st_span f[ST_FIELDS_MAX];
     size_t n = 0;
@@ -26,17 +25,15 @@ int st_sacct_header_parse(struct st_span line, struct st_sacct_header *h,
                                 i + 1);
         if (f[i].n == 8 && strncasecmp(f[i].p, "JobIDRaw", 8) == 0)
             out.jobid_col = i;
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.*s", i ? "," : "",
-                                (int)f[i].n, f[i].p);
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.*s", i ? "," : "", (int)f[i].n,
+                                f[i].p);
     }
     if (st_acct_format_parse(list, &out.fmt, err) < 0)
         return allot_error_prefix(err, "header");
-    static const enum st_col need[] = {ST_COL_STATE,     ST_COL_USER,  ST_COL_ACCOUNT,
-                                       ST_COL_PARTITION, ST_COL_START, ST_COL_END,
-                                       ST_COL_ELAPSED,   ST_COL_ALLOCTRES};
+    static const enum st_col need[] = {ST_COL_STATE, ST_COL_USER, ST_COL_ACCOUNT, ST_COL_PARTITION,
+                                       ST_COL_START, ST_COL_END,  ST_COL_ELAPSED, ST_COL_ALLOCTRES};
     if (out.jobid_col == (size_t)-1)
-        return allot_errorf(err, ALLOT_EINVAL,
-                            "header: no JobIDRaw column (sacct -P --format=%s)",
+        return allot_errorf(err, ALLOT_EINVAL, "header: no JobIDRaw column (sacct -P --format=%s)",
                             ST_SACCT_JOB_COLUMNS);
     for (size_t k = 0; k < sizeof need / sizeof need[0]; k++) {
         size_t i = 0;

@@ -31,7 +31,7 @@ struct st_sacct_header {
 };
 
 struct st_sacct_job {
-    uint32_t job_id;                 /* JobIDRaw (an array task's own id) */
+    uint32_t job_id; /* JobIDRaw (an array task's own id) */
     struct st_span user, account, partition, qos, cluster, alloc_tres;
     char state[48];                  /* as allotd's settle takes it: "COMPLETED", "CANCELLED" */
     int64_t start_s, end_s;          /* UTC epoch seconds (sacct run with TZ=UTC0) */
@@ -40,8 +40,7 @@ struct st_sacct_job {
 
 /* Parse the header line ("JobIDRaw|State|..."); -1 with err (EINVAL) naming a missing
  * required column or a bad name. */
-int st_sacct_header_parse(struct st_span line, struct st_sacct_header *h,
-                          struct allot_error *err);
+int st_sacct_header_parse(struct st_span line, struct st_sacct_header *h, struct allot_error *err);
 
 /* Parse one row: 1 with *out for a finished job, 0 for a row passed over (see top), -1 with
  * err (EINVAL) naming the column and its text.  Times are read as UTC. */
