@@ -60,6 +60,12 @@ static enum allot_errnum map_code(int rc)
             return ALLOT_EEXIST;
         return ALLOT_ECONFLICT;
     case SQLITE_CANTOPEN:
+    /* Storage that cannot take a write now (disk full, made read-only, an I/O error of the
+     * device) is unavailable storage: 503, retry later, as doc/api.md says; nothing was
+     * changed, and the next transaction works once the storage does again. */
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_IOERR:
         return ALLOT_EUNAVAIL;
     default:
         return ALLOT_EIO;
@@ -344,6 +350,16 @@ db_t *db_sqlite_open(const char *path, int busy_timeout_ms, int durable, struct 
                                     "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;";
     if (drv_exec(&d->base, pragmas, err) < 0) {
         allot_error_prefix(err, "%s", path);
+        drv_close(&d->base);
+        return NULL;
+    }
+    /* SQLite opens a file it may not write read-only without a word, and every write then
+     * fails until the process starts again: a bank must be writable, so say so now. */
+    if (sqlite3_db_readonly(d->conn, "main") == 1) {
+        allot_errorf(err, ALLOT_EUNAVAIL,
+                     "sqlite: %s cannot be written by this process (a read-only or immutable "
+                     "file, or a read-only file system): the bank needs write access",
+                     path);
         drv_close(&d->base);
         return NULL;
     }
