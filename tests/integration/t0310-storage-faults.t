@@ -25,7 +25,10 @@ BANKFS=$PWD/bankfs
 prev_exit_trap=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
 trap 'rc=$?; chattr -i "$PWD/ro/allot.db" 2>/dev/null; umount "$BANKFS" 2>/dev/null; (exit $rc); eval "$prev_exit_trap"' EXIT
 
-test_expect_success 'a bank file allotd cannot write: it refuses to start, saying why' '
+# An immutable file is what root cannot write either; not every file system has the flag.
+: >probe && chattr +i probe 2>/dev/null && chattr -i probe && test_set_prereq CHATTR
+
+test_expect_success CHATTR 'a bank file allotd cannot write: it refuses to start, saying why' '
 	mkdir -p ro &&
 	ALLOTD_DIR=$PWD/ro allotd_start AuthType=none TestMode=local &&
 	allotd_stop &&
