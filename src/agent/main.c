@@ -224,6 +224,19 @@ static int one_command(allot_client_t *c, const struct agent_tools *tools, const
     return rc == 0 ? 0 : -1;
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
+               "[--timeout S]\n"
+               "                   [--reconcile-every S] [--reconcile-lag S] "
+               "[--reconcile-window S]\n"
+               "                   [--reconcile-lookback S] [--reconcile-from EPOCH] "
+               "[--sitefactor-every S]\n"
+               "                   [--journal FILE] [--sync report|follow|push] "
+               "[--sync-every S]\n"
+               "                   | --version | --help   (doc/agent.md)\n");
+}
+
 /* After a failed poll: wait backoff seconds, and return the next wait (doubling to 60 s). */
 static int poll_backoff(int backoff)
 {
@@ -272,10 +285,11 @@ int main(int argc, char **argv)
         {"sync", required_argument, NULL, 'Y'},
         {"sync-every", required_argument, NULL, 'Z'},
         {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
-    while ((ch = getopt_long(argc, argv, "u:c:1w:t:", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "u:c:1w:t:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'u': url = optarg; break;
         case 'c': cluster = optarg; break;
@@ -292,18 +306,8 @@ int main(int argc, char **argv)
         case 'Y': sync_bad |= sync_mode_parse(optarg, &sync_mode) < 0; break;
         case 'Z': sync_every_s = arg_s(optarg); break;
         case 'V': printf("allot-agent %s\n", ALLOT_VERSION); return 0;
-        default:
-            fprintf(stderr,
-                    "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
-                    "[--timeout S]\n"
-                    "                   [--reconcile-every S] [--reconcile-lag S] "
-                    "[--reconcile-window S]\n"
-                    "                   [--reconcile-lookback S] [--reconcile-from EPOCH] "
-                    "[--sitefactor-every S]\n"
-                    "                   [--journal FILE] [--sync report|follow|push] "
-                    "[--sync-every S]\n"
-                    "                   | --version   (doc/agent.md)\n");
-            return 2;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
         }
     }
     if (!url || !cluster || wait_s < 0 || wait_s > 25 || tools.timeout_s < 1) {

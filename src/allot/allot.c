@@ -249,10 +249,16 @@ int main(int argc, char **argv)
         goto out;
     case PARSE_HELP:
         cmd = nwords ? find_command(words[0]) : NULL;
-        if (cmd)
+        if (cmd) {
             command_help(cmd);
-        else
+        } else if (nwords && strcmp(words[0], "help") != 0) {
+            /* `allot NOSUCH --help`: the noun is the mistake, not a request for help. */
+            allot_errorf(&err, ALLOT_EINVAL, "unknown command '%s' (see allot --help)",
+                         words[0]);
+            goto fail;
+        } else {
             usage(stdout);
+        }
         goto out;
     case PARSE_RUN:
         break;

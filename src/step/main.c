@@ -532,6 +532,10 @@ static int write_record(const struct step_config *c, const struct record_opts *r
 int main(int argc, char **argv)
 {
     log_init("allot-step", 2, 0, LOG_LVL_WARN);
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
     if (argc < 2 || strcmp(argv[1], "run") != 0) {
         usage(stderr);
         return 2;

@@ -453,6 +453,16 @@ test_expect_success 'allotd stopped: exit 5 with the address in the message' '
 	test_expect_code 5 allot --timeout 2 balance 2>err &&
 	grep "cannot reach allotd at $ALLOTD_URL" err
 '
+test_expect_success 'help: each program'"'"'s --help exits 0; an unknown noun with --help is 2' '
+	"$ALLOT_BUILD_DIR/src/agent/allot-agent" --help >out &&
+	grep -q "^usage: allot-agent" out &&
+	"$STEP" --help >out &&
+	grep -q "^usage: allot-step run" out &&
+	"$ALLOT_BIN" --help >out &&
+	test_expect_code 2 "$ALLOT_BIN" NOSUCH --help >out 2>err &&
+	grep -q "unknown command .NOSUCH." err &&
+	test_must_be_empty out
+'
 test_expect_success 'stop munged' '
 	munged_stop
 '
