@@ -371,6 +371,8 @@ int store_job_ids_get(store_t *st, const char *cluster, int64_t job_id, struct j
 typedef int (*store_job_ids_f)(int64_t job_id, const struct job_slurm_ids *ids, void *arg);
 int store_job_ids_find(store_t *st, const char *cluster, const struct job_slurm_ids *match,
                        store_job_ids_f cb, void *arg, struct allot_error *err);
+/* Forget the ids of job ids that have no run left (store_job_scrub calls it). */
+int store_job_ids_scrub(store_t *st, struct allot_error *err);
 /* 1 when any job id has ids recorded, else 0 (readers skip the lookups then). */
 int store_job_ids_any(store_t *st, struct allot_error *err);
 /* EINVAL unless IDS is none (all zero / -1), an array task (array_job_id > 0, task >= 0),

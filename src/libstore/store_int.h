@@ -190,6 +190,7 @@ enum store_stmt_id {
     STMT_JOB_IDS_ARRAY,
     STMT_JOB_IDS_HET,
     STMT_JOB_IDS_ANY,
+    STMT_JOB_IDS_SCRUB,
     /* store_import.c */
     STMT_JOB_IMPORT,
     STMT_MAX

@@ -26,6 +26,19 @@ static const char SQL_IDS_HET[] =
     "ORDER BY het_job_offset, job_id";
 
 static const char SQL_IDS_ANY[] = "SELECT 1 FROM job_slurm_ids LIMIT 1";
+/* The ids of job ids with no run left (scrubbed): a job id Slurm hands out again later
+ * must not inherit them. */
+static const char SQL_IDS_SCRUB[] =
+    "DELETE FROM job_slurm_ids WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE "
+    "j.cluster = job_slurm_ids.cluster AND j.job_id = job_slurm_ids.job_id)";
+
+int store_job_ids_scrub(store_t *st, struct allot_error *err)
+{
+    if (store_ready_write(st, "job ids scrub", err) < 0)
+        return -1;
+    db_stmt_t *s = store_stmt(st, STMT_JOB_IDS_SCRUB, SQL_IDS_SCRUB, err);
+    return s ? db_run(s, err) : -1;
+}
 
 int store_job_ids_any(store_t *st, struct allot_error *err)
 {

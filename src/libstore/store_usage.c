@@ -138,6 +138,8 @@ int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *delet
     if (db_run(s, err) < 0)
         return -1;
     int64_t n = db_changes(s);
+    if (store_job_ids_scrub(st, err) < 0)
+        return -1;
     s = store_stmt(st, STMT_JOB_SCRUB_RECORD, SQL_JOB_SCRUB_RECORD, err);
     if (!s)
         return -1;

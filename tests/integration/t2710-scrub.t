@@ -3,8 +3,9 @@
 # t2710-scrub.t - `allot db scrub-old-jobs [WEEKS]` (flux-accounting's scrub-old-jobs): jobs
 # last updated more than WEEKS weeks ago (default 26) lose their records, held jobs and newer
 # ones stay, the ledger and so every balance is unchanged, and `allot db check` does not report
-# the scrubbed jobs' ledger entries as orphans -- but still reports a newer orphan.  Old jobs
-# are made by running allotd 30 weeks in the past under faketime.
+# the scrubbed jobs' ledger entries as orphans -- but still reports a newer orphan; the
+# Slurm array ids of a scrubbed job id go with it (a job id Slurm reuses must not inherit
+# them).  Old jobs are made by running allotd 30 weeks in the past under faketime.
 test_description='allot db scrub-old-jobs'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -69,9 +70,13 @@ test_expect_success 'bad WEEKS is refused and changes nothing' '
 	test "$(jobs_in_db)" = "1:settled 2:settled 3:held 4:settled"
 '
 test_expect_success 'default horizon (26 weeks): the two old settled jobs go, held and new stay' '
+	sqlite3 "$ALLOTD_DIR/allot.db" "INSERT INTO job_slurm_ids (cluster, job_id, array_job_id,
+		array_task_id, het_job_id, het_job_offset) VALUES (\"c1\", 1, 1, 5, 0, -1),
+		(\"c1\", 3, 1, 7, 0, -1)" &&
 	DB -P -n db scrub-old-jobs >out &&
 	test "$(cut -d"|" -f1 out)" = 2 &&
 	test "$(jobs_in_db)" = "3:held 4:settled" &&
+	test "$(sqlite3 "$ALLOTD_DIR/allot.db" "SELECT job_id FROM job_slurm_ids")" = 3 &&
 	DB --json db scrub-old-jobs 26 >out.json &&
 	test "$(json_get deleted <out.json)" = 0
 '
