@@ -6,7 +6,9 @@
 # running job (cancelled at start) -- runs completely in observe mode; the same burst on a
 # fresh bank in enforce mode refuses exactly the jobs `allot report observe` named, and
 # every job that ran in both is charged the same; a SIGHUP from observe to enforce takes
-# effect at the next sbatch without a restart and changes no recorded money.
+# effect at the next sbatch without a restart and changes no recorded money.  Then
+# `allot import sacct start= end=` (sacct run by the CLI) brings the first burst into the
+# second bank, each job priced as the plugins' settle priced it.
 test_description='observe mode end to end: burst, report, replay in enforce, SIGHUP'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -156,6 +158,25 @@ test_expect_success 'every job that ran in both modes is charged the same' '
 	for n in b1 b2 m2; do
 		c=$(cut -d" " -f2 obs/$n.run) && test "$c" -ge 1 || return 1
 	done
+'
+
+# The enforce bank knows the second burst's jobs (settled or refused by the plugins), not the
+# first's: importing the cluster's sacct history brings exactly those, as usage, each priced
+# as the plugins' settle priced it in the observe bank.
+test_expect_success 'allot import sacct start= end= on the live cluster: the first burst' '
+	for n in s1 b1 s2 s3 b2 s4 m1 m2; do
+		wait_for 30 sh -c "sacct -n -X -P -j $(cat obs/$n) -o State | grep -q COMPLETED" || return 1
+	done &&
+	"$ALLOT" --url "$ALLOTD_URL" import sacct start=2020-01-01 \
+		end="$(date -u -d "+1 min" +%Y-%m-%dT%H:%M:%SZ)" cluster=$SLURM_CLUSTER >imp.out 2>imp.err &&
+	cat imp.out && test_must_be_empty imp.err &&
+	grep -Eq " 8 imported, [56] already in the bank" imp.out &&
+	for n in s1 b1 s2 s3 b2 s4 m1 m2; do
+		run_status "$(cat obs/$n)" >imp.$n &&
+		echo "$n observe=$(cat obs/$n.run) import=$(cat imp.$n)" &&
+		test_cmp obs/$n.run imp.$n || return 1
+	done &&
+	api GET "/v1/jobs/$SLURM_CLUSTER/$(cat obs/s1)" | json_get runs.0.settle_source | grep -qx import
 '
 
 test_expect_success 'stop' '
