@@ -166,7 +166,7 @@ struct allot_job_result {
     int64_t alloc_id;
     char payer_account[64];
     int64_t billing_micro;
-    int64_t cost_sumin; /* admit: the job's maximum cost */
+    int64_t cost_sumin; /* admit, refused hold: the job's maximum cost */
     int64_t available_sumin;
     int64_t held_sumin;
     int64_t hold_sumin;   /* hold / settle: the job's hold */
@@ -178,8 +178,9 @@ struct allot_job_result {
     int64_t total_sumin;  /* admit: tasks x cost_sumin (+ extra_sumin), what was checked */
 };
 
-/* POST /v1/jobs/admit, /hold, /settle, /release.  A refusal (insufficient funds, a limit) is
- * an outcome: the call returns 0 with res->ok = 0, res->refusal and res->message set.  With
+/* POST /v1/jobs/admit, /hold, /settle, /release, /adjust.  A refusal (insufficient funds, a
+ * limit) is an outcome: the call returns 0 with res->ok = 0, res->refusal and res->message
+ * set.  With
  * allotd's EnforceMode=observe, an admit or hold the bank would refuse returns res->ok = 1
  * (the job goes on; an observed hold holds nothing) with res->refusal and res->message
  * saying what enforcement would have refused.  -1
@@ -194,6 +195,12 @@ int allot_job_settle(allot_client_t *c, const struct allot_job_desc *job,
                      struct allot_job_result *res, struct allot_error *err);
 int allot_job_release(allot_client_t *c, const struct allot_job_desc *job,
                       struct allot_job_result *res, struct allot_error *err);
+/* POST /v1/jobs/adjust: re-price the hold of run (cluster, job_id, run) at job->time_limit_s
+ * (the job's time limit changed).  A raise the allocation cannot cover is a refusal (res->ok
+ * 0, res->message, res->cost_sumin = the new price); res->hold_sumin is the run's hold after
+ * the call. */
+int allot_job_adjust(allot_client_t *c, const struct allot_job_desc *job,
+                     struct allot_job_result *res, struct allot_error *err);
 
 /* Static version string of liballot, the project's version ("0.1.0"). */
 const char *allot_version(void);

@@ -124,6 +124,8 @@ int api_job_list(struct req *r, struct allot_error *err);
 int api_job_get(struct req *r, struct allot_error *err);
 int api_failure_list(struct req *r, struct allot_error *err);
 int api_job_import(struct req *r, struct allot_error *err); /* api_import_jobs.c */
+/* api_job_adjust.c */
+int api_job_adjust(struct req *r, struct allot_error *err);
 /* api_share.c */
 int api_share_get(struct req *r, struct allot_error *err);
 int api_share_tree(struct req *r, struct allot_error *err);

@@ -405,6 +405,11 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
 static int finish_settle(struct req *r, struct allot_error *err)
 {
     struct settle_op *s = r->scratch;
+    if (!s->res.replay && s->res.capped_from_sumin)
+        log_info("msg=\"charge capped at the hold\" req=%llu cluster=%s job=%lld run=%d "
+                 "used_sumin=%lld hold_sumin=%lld",
+                 (unsigned long long)r->id, s->q.cluster, (long long)s->q.job_id, s->q.run,
+                 (long long)s->res.capped_from_sumin, (long long)s->res.job.charge_sumin);
     r->text = json_fast_job_reply(s->release ? "released" : "settled", s->res.replay, &s->res.job,
                                   &s->res.alloc, &s->res.bal, &r->text_len);
     if (r->text)

@@ -14,7 +14,7 @@
 
 #include "libutil/text.h"
 
-enum job_verb { VERB_ADMIT, VERB_HOLD, VERB_SETTLE, VERB_RELEASE };
+enum job_verb { VERB_ADMIT, VERB_HOLD, VERB_SETTLE, VERB_RELEASE, VERB_ADJUST };
 
 static const struct {
     const char *path;
@@ -24,6 +24,7 @@ static const struct {
     [VERB_HOLD] = {"/v1/jobs/hold", "held"},
     [VERB_SETTLE] = {"/v1/jobs/settle", "settled"},
     [VERB_RELEASE] = {"/v1/jobs/release", "released"},
+    [VERB_ADJUST] = {"/v1/jobs/adjust", "adjusted"},
 };
 
 static int put_str(json_t *o, const char *key, const char *v)
@@ -52,7 +53,9 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_int(o, "job_id", j->job_id);
         bad |= json_object_set_new(o, "run", json_integer(j->run));
     }
-    if (verb != VERB_RELEASE) {
+    if (verb == VERB_ADJUST) {
+        bad |= put_int(o, "time_limit_s", j->time_limit_s);
+    } else if (verb != VERB_RELEASE) {
         bad |= put_str(o, "user", j->user);
         bad |= put_str(o, "account", j->account);
         bad |= put_str(o, "partition", j->partition);
@@ -141,6 +144,18 @@ static void read_numbers(json_t *root, struct allot_job_result *res)
     res->submit_token = get_int(root, "submit_token");
     res->tasks = get_int(root, "tasks");
     res->total_sumin = get_int(root, "total_sumin");
+    /* A refused hold carries its numbers in its failure record. */
+    json_t *fail = json_object_get(root, "failure");
+    if (json_is_object(fail)) {
+        if (!res->alloc_id)
+            res->alloc_id = get_int(fail, "alloc_id");
+        if (!res->cost_sumin)
+            res->cost_sumin = get_int(fail, "needed_sumin");
+        if (!res->available_sumin)
+            res->available_sumin = get_int(fail, "available_sumin");
+        if (!res->held_sumin)
+            res->held_sumin = get_int(fail, "held_sumin");
+    }
     if (msg)
         text_copy(res->message, sizeof(res->message), msg);
 }
@@ -232,4 +247,10 @@ int allot_job_release(allot_client_t *c, const struct allot_job_desc *job,
                       struct allot_job_result *res, struct allot_error *err)
 {
     return job_verb(VERB_RELEASE, c, job, res, err);
+}
+
+int allot_job_adjust(allot_client_t *c, const struct allot_job_desc *job,
+                     struct allot_job_result *res, struct allot_error *err)
+{
+    return job_verb(VERB_ADJUST, c, job, res, err);
 }

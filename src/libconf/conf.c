@@ -108,6 +108,13 @@ static const struct conf_row conf_rows[] = {
     {{"FailMode", CONF_ENUM, "closed|open", 0, 0, "closed", 1,
       "what the Slurm plugins do when allotd cannot be reached"},
      S(fail_mode)},
+    {{"StartRefusal", CONF_ENUM, "wait|cancel", 0, 0, "wait", 1,
+      "prep/allot, a job whose hold at start the allocation cannot cover yet: wait (requeued "
+      "and held with the reason, retried) or cancel"},
+     S(start_refusal)},
+    {{"StartRetryDelay", CONF_INT, NULL, 2, 86400, "60", 1,
+      "StartRefusal=wait: seconds a refused job waits before its start is tried again"},
+     I(start_retry_delay_s)},
     {{"AllotdUrl", CONF_STRING, NULL, 0, 0, "", 1,
       "URL the Slurm plugins use for allotd; empty = unix:OperatorSocket, else "
       "unix:ListenSocket, else ListenAddr"},

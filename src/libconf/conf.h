@@ -64,6 +64,8 @@ struct allot_conf {
     int64_t submit_hold_ttl_s;         /* unbound submit holds are released after it */
     char fail_mode[16];                /* "closed" | "open" (read by the plugins) */
     char enforce_mode[16];             /* "enforce" | "observe" (allotd decides, doc/adopt.md) */
+    char start_refusal[16];            /* "wait" | "cancel" (prep/allot) */
+    int64_t start_retry_delay_s;       /* StartRefusal=wait: retry after this */
     /* Slurm plugins (doc/slurm.md) */
     char allotd_url[CONF_STR_MAX];     /* plugins' allotd URL; "" = ListenSocket, else ListenAddr */
     int64_t plugin_timeout_ms;         /* bound of one plugin request to allotd */

@@ -293,6 +293,8 @@ struct settle_req {
 
 struct settle_result {
     int replay;  /* 1: already settled or released; nothing new was written */
+    int64_t capped_from_sumin; /* > 0: the run used this much, more than its hold, and was
+                                * charged its hold (the debit's comment says so) */
     struct job job;
     struct allocation alloc;
     struct balance bal;
@@ -310,6 +312,37 @@ struct settle_result {
  * later than the settle), so that usage by end time counts it.  Idempotent. */
 int store_settle(store_t *st, const struct settle_req *req, struct settle_result *res,
                  struct allot_error *err);
+
+/* A held run's time limit changed (scontrol update ... timelimit=): its hold re-priced at
+ * the billing it was held at (store_job_adjust.c). */
+struct hold_adjust_req {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t job_id; /* a job id, or a submit token (HoldMode=submit, run 0) */
+    int32_t run;
+    int64_t time_limit_s; /* the new limit, > 0 */
+    char actor[ALLOT_NAME_MAX];
+    int64_t now_s;
+};
+
+struct hold_adjust_result {
+    int replay;            /* 1: the hold is already priced at this time limit */
+    int refused;           /* 1: a raise the allocation cannot cover; nothing moved */
+    int64_t old_hold_sumin, old_time_limit_s;
+    int64_t delta_sumin;   /* > 0 held more, < 0 released, 0 same price */
+    struct job job;        /* the run after the call */
+    struct allocation alloc;
+    struct balance bal;    /* the payer's balance after the call */
+    struct failure failure; /* when refused: recorded, with the denial text */
+};
+
+/* Re-price held run (cluster, job_id, run) at time_limit_s: a raise appends a checked hold
+ * of the difference (refused with a failure when the allocation cannot cover it), a cut a
+ * release of the difference; the run's hold and time limit are then the new ones, which its
+ * settle caps the charge at.  Ledger entries are appended, never changed.  Idempotent: the
+ * same time limit again is a replay.  ENOENT for an unknown run, ECONFLICT for a run that is
+ * not held (settled, released, refused). */
+int store_hold_adjust(store_t *st, const struct hold_adjust_req *req,
+                      struct hold_adjust_result *res, struct allot_error *err);
 
 /* Release a held run without charge (never started, cancelled while pending).  Idempotent;
  * ENOENT for an unknown run. */

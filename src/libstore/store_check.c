@@ -212,8 +212,10 @@ static int check_jobs(store_t *st, struct report *r, struct allot_error *err)
                     "payer",
                     cluster, job, run, (long long)elsewhere);
         switch (status) {
+        /* A run's hold is its first hold entry plus any re-pricing (store_hold_adjust): more
+         * holds, or partial releases before its end.  What it holds is their net. */
         case JOB_HELD:
-            if (nhold != 1 || nrel != 0 || ahold != hold || ndeb != 0)
+            if (nhold < 1 || ahold - arel != hold || ndeb != 0)
                 problem(r,
                         "job %s/%lld run %d is held (%lld) but the ledger has %lld holds "
                         "(%lld), %lld releases, %lld debits",
@@ -222,7 +224,7 @@ static int check_jobs(store_t *st, struct report *r, struct allot_error *err)
             break;
         case JOB_SETTLED:
         case JOB_RELEASED:
-            if (nhold != nrel || nhold > 1 || ahold != arel || (nhold == 1 && ahold != hold))
+            if (ahold != arel || (nhold == 0) != (nrel == 0))
                 problem(r,
                         "job %s/%lld run %d is %s but the ledger has %lld holds (%lld) and "
                         "%lld releases (%lld), hold recorded %lld",

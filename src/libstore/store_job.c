@@ -589,11 +589,14 @@ int store_settle_validate(const struct settle_req *r, struct allot_error *err)
 
 /* DESIGN §3: NODE_FAIL costs 0; otherwise the explicit charge or ceil(billing x elapsed/60),
  * and a held run at most its hold (cap >= 0): the hold is the job's maximum cost, taken when
- * the balance covered it, so time past the limit (OverTimeLimit, a limit raised after the
- * start) can never overdraw the allocation.  cap < 0: a run never held, post-paid. */
+ * the balance covered it, so time past the limit (OverTimeLimit, a limit raised while
+ * allotd could not re-price the hold) can never overdraw the allocation; *uncapped is then
+ * what the run used (else 0), for the record.  cap < 0: a run never held, post-paid. */
 static int settle_charge(const struct settle_req *r, int64_t billing_micro, int64_t elapsed_s,
-                         int64_t cap, int64_t *charge, struct allot_error *err)
+                         int64_t cap, int64_t *charge, int64_t *uncapped,
+                         struct allot_error *err)
 {
+    *uncapped = 0;
     if (store_is_node_fail(r->slurm_state)) {
         *charge = 0;
         return 0;
@@ -607,8 +610,10 @@ static int settle_charge(const struct settle_req *r, int64_t billing_micro, int6
             return allot_errorf(err, ALLOT_EINVAL, "charge: larger than %lld SU-minutes",
                                 (long long)STORE_AMOUNT_MAX);
     }
-    if (cap >= 0 && *charge > cap)
+    if (cap >= 0 && *charge > cap) {
+        *uncapped = *charge; /* recorded with the debit: the run used more than it held */
         *charge = cap;
+    }
     return 0;
 }
 
@@ -716,15 +721,24 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         if (j.status == JOB_REFUSED) {
             charge = 0; /* store.h: a refused run never ran on credit: nothing to release */
         } else {
-            if (settle_charge(req, billing, elapsed, j.hold_sumin, &charge, err) < 0)
+            if (settle_charge(req, billing, elapsed, j.hold_sumin, &charge,
+                              &res->capped_from_sumin, err) < 0)
                 return -1;
+            char what[ALLOT_TEXT_MAX];
+            if (res->capped_from_sumin)
+                snprintf(what, sizeof what,
+                         "%.64s; capped at the hold: used %lld SU-min, held %lld",
+                         req->slurm_state, (long long)res->capped_from_sumin,
+                         (long long)j.hold_sumin);
+            else
+                text_copy(what, sizeof what, req->slurm_state);
             /* Release and debit: two ledger entries, one balance UPDATE (unchecked, as
              * job_ledger: a release only lowers held, a debit records usage). */
             struct ledger_entry rel, deb;
             job_entry(&rel, LEDGER_RELEASE, j.alloc_id, j.hold_sumin, j.cluster, j.job_id, j.run,
                       req->actor, "settle", now);
             job_entry(&deb, LEDGER_DEBIT, j.alloc_id, charge, j.cluster, j.job_id, j.run,
-                      req->actor, req->slurm_state, now);
+                      req->actor, what, now);
             if (store_ledger_apply_pair(st, &rel, charge > 0 ? &deb : NULL, err) < 0)
                 return -1;
             p.bal.held_sumin -= j.hold_sumin; /* the pair's move, as SQL_BALANCE_APPLY made it */
@@ -755,7 +769,8 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
             return -1;
         if (req->time_limit_s < 0)
             return allot_errorf(err, ALLOT_EINVAL, "time_limit_s: must not be negative");
-        if (settle_charge(req, req->billing_micro, elapsed, -1, &charge, err) < 0)
+        int64_t uncapped;
+        if (settle_charge(req, req->billing_micro, elapsed, -1, &charge, &uncapped, err) < 0)
             return -1;
         int rc = store_payer(st, req->account, req->resource, req->cluster, start > 0 ? start : now,
                              &payer, NULL, err);

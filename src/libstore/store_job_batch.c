@@ -77,7 +77,9 @@ static const char SQL_JOB_BATCH[] =
     "s AS ("
     " SELECT s1.*, CASE WHEN s1.chg <= 1000000000000000"
     "  THEN LEAST(s1.chg, s1.j_hold::numeric)::bigint END AS chg_sumin"
-    " FROM s1 WHERE s1.chg IS NOT NULL AND s1.chg <= 1000000000000000),"
+    " FROM s1 WHERE s1.chg IS NOT NULL AND s1.chg <= 1000000000000000"
+    /* A charge above the hold is left to store_settle, which caps it and records both. */
+    "  AND s1.chg <= s1.j_hold),"
     "sr AS ("
     " SELECT s.*, sum(s.chg_sumin) OVER w AS cum_du, sum(s.j_hold) OVER w AS cum_dh FROM s"
     " WINDOW w AS (PARTITION BY s.j_alloc ORDER BY s.i)),"

@@ -5,7 +5,7 @@
 # its hold and debit (real elapsed time rounded up to the minute) are in the ledger, with
 # allot's billing equal to Slurm's billing TRES; an unaffordable job is refused at sbatch
 # with allot's message and exit 1; two jobs that together exceed the balance: the second
-# is cancelled at start with a failure recorded and is not requeued; NODE_FAIL settles at
+# is cancelled at start (StartRefusal=cancel) with a failure recorded and is not requeued; NODE_FAIL settles at
 # 0; allotd stopped: fail-closed admission refuses; settles pending while slurmctld
 # restarts are all delivered afterwards; FailMode=open admits and reconciles.
 test_description='allot Slurm plugins end to end'
@@ -49,10 +49,11 @@ spool_explain() {
 # allotd_start_bank [KEY=VALUE...]: allotd as the plugins here use it.  Their bound on a
 # request is 5 s, not the default 1 s: an ASan allotd on a host that stalls it for
 # hundreds of ms at a time must not be taken for one that is down (which is refused at
-# connect, whatever the bound).
+# connect, whatever the bound).  StartRefusal=cancel: the start refusal checked here is the
+# cancel (waiting for credit is t3046's).
 allotd_start_bank() {
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=5000 PrEpMinThreads=1 \
-		PrEpMaxThreads=4 "$@"
+		PrEpMaxThreads=4 StartRefusal=cancel "$@"
 }
 restart_ctld() {
 	slurm_kill_ slurmctld &&

@@ -265,11 +265,15 @@ static void test_settle_capped_at_hold(void **state)
     struct store_job_op hop = {.hold = &h, .hold_res = &hr};
     fx_job_batch_all(f, &hop, 1);
     assert_false(hr.refused);
+    /* PostgreSQL's batch leaves a capped settle to store_settle, which records the cap. */
     struct settle_req s = settle_req(30, 0, 36000, "TIMEOUT");
     struct settle_result sr;
     struct store_job_op sop = {.settle = &s, .settle_res = &sr};
-    fx_job_batch_all(f, &sop, 1);
+    OK(f, store_job_batch(f->st, &sop, 1, &f->err));
+    assert_false(sop.done);
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
     assert_int_equal(sr.job.charge_sumin, 5);
+    assert_true(sr.capped_from_sumin > 5);
     assert_int_equal(sr.bal.used_sumin, 5);
     assert_int_equal(sr.bal.held_sumin, 0);
     /* An explicit charge above the hold is capped too; the rest of the credit stays. */
@@ -278,11 +282,72 @@ static void test_settle_capped_at_hold(void **state)
     assert_false(hr.refused);
     s = settle_req(31, 0, 60, "COMPLETED");
     s.charge_sumin = 100;
-    fx_job_batch_all(f, &sop, 1);
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
     assert_int_equal(sr.job.charge_sumin, 7);
+    assert_int_equal(sr.capped_from_sumin, 100);
     struct balance b = bal_of(f, id);
     assert_int_equal(b.used_sumin, 12);
     assert_int_equal(b.available_sumin, 0);
+    fx_check_clean(f);
+}
+
+/* A time limit changed while the run is held: a raise holds the difference (checked), a cut
+ * releases it, each one appended entry; the same limit again is a replay; a raise the
+ * allocation cannot cover moves nothing and records a failure with the denial text; the
+ * settle then releases exactly what is held and caps at the new hold; a run not held is a
+ * conflict, an unknown one not found.  The bank stays consistent (store_check). */
+static void test_hold_adjust(void **state)
+{
+    struct fx *f = *state;
+    int64_t id = setup_bank(f, 200);
+    struct hold_req h = hold_req(50, 0, 60); /* billing 1, 60 min */
+    struct hold_result hr;
+    TX(f, store_hold(f->st, &h, &hr, &f->err));
+    struct hold_adjust_req q = {.cluster = "c1", .job_id = 50, .run = 0,
+                                .time_limit_s = 7200, .actor = "slurm", .now_s = T0 + 300};
+    struct hold_adjust_result ar;
+    TX(f, store_hold_adjust(f->st, &q, &ar, &f->err));
+    assert_false(ar.refused);
+    assert_false(ar.replay);
+    assert_int_equal(ar.delta_sumin, 60);
+    assert_int_equal(ar.job.hold_sumin, 120);
+    assert_int_equal(ar.job.time_limit_s, 7200);
+    assert_int_equal(bal_of(f, id).held_sumin, 120);
+    TX(f, store_hold_adjust(f->st, &q, &ar, &f->err));
+    assert_true(ar.replay);
+    assert_int_equal(bal_of(f, id).held_sumin, 120);
+    /* 300 min = 300 SU-min; 200 - 120 + 120 = 200 is all this run could have: refused. */
+    q.time_limit_s = 300 * 60;
+    TX(f, store_hold_adjust(f->st, &q, &ar, &f->err));
+    assert_true(ar.refused);
+    assert_int_equal(ar.failure.needed_sumin, 300);
+    assert_int_equal(ar.failure.available_sumin, 200);
+    assert_non_null(strstr(ar.failure.message, "time limit not raised: job 50 run 0: account chem"));
+    assert_non_null(strstr(ar.failure.message, "available 3h20m SU"));
+    struct job j;
+    OK(f, store_job_get(f->st, "c1", 50, 0, &j, &f->err));
+    assert_int_equal(j.hold_sumin, 120);
+    assert_int_equal(j.time_limit_s, 7200);
+    /* A cut releases the excess. */
+    q.time_limit_s = 1800;
+    TX(f, store_hold_adjust(f->st, &q, &ar, &f->err));
+    assert_int_equal(ar.delta_sumin, -90);
+    assert_int_equal(bal_of(f, id).held_sumin, 30);
+    assert_int_equal(bal_of(f, id).available_sumin, 170);
+    /* The settle releases the 30 held and charges at most them. */
+    struct settle_req s = settle_req(50, 0, 3600, "TIMEOUT");
+    struct settle_result sr;
+    TX(f, store_settle(f->st, &s, &sr, &f->err));
+    assert_int_equal(sr.job.charge_sumin, 30);
+    assert_int_equal(sr.capped_from_sumin, 60);
+    assert_int_equal(bal_of(f, id).held_sumin, 0);
+    assert_int_equal(bal_of(f, id).used_sumin, 30);
+    TX_FAILS(f, ALLOT_ECONFLICT, store_hold_adjust(f->st, &q, &ar, &f->err));
+    q.job_id = 51;
+    TX_FAILS(f, ALLOT_ENOENT, store_hold_adjust(f->st, &q, &ar, &f->err));
+    q.job_id = 50;
+    q.time_limit_s = 0;
+    TX_FAILS(f, ALLOT_EINVAL, store_hold_adjust(f->st, &q, &ar, &f->err));
     fx_check_clean(f);
 }
 
@@ -1143,6 +1208,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_settle_charge_vectors, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_capped_at_hold, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_settle_end, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_hold_adjust, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch_text, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_job_batch_guard, fx_setup, fx_teardown),

@@ -58,6 +58,8 @@ int plugin_conf_load(const char *path, plugin_conf_t *out, struct allot_error *e
     pc.timeout_ms = (long)c->plugin_timeout_ms;
     pc.min_threads = (int)c->prep_min_threads;
     pc.max_threads = (int)c->prep_max_threads;
+    pc.start_cancel = strcmp(c->start_refusal, "cancel") == 0;
+    pc.start_retry_s = (int)c->start_retry_delay_s;
     *out = pc;
     rc = 0;
     goto out;

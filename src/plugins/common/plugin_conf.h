@@ -31,6 +31,8 @@ typedef struct plugin_conf {
     long timeout_ms;                   /* PluginTimeoutMs */
     int min_threads, max_threads;      /* PrEpMinThreads, PrEpMaxThreads */
     char spool_dir[PLUGIN_PATH_MAX];   /* PrEpSpoolDir */
+    int start_cancel;                  /* StartRefusal=cancel (else wait) */
+    int start_retry_s;                 /* StartRetryDelay */
 } plugin_conf_t;
 
 /*

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* plugin_conf.c - unit tests of the plugins' allot.conf reading (common/plugin_conf.c): the
  * URL they derive and when they rely on Unix-socket peer credentials instead of MUNGE
- * (SocketPeerAuth=yes and a unix: URL only).  Real files in a private temp directory. */
+ * (SocketPeerAuth=yes and a unix: URL only), and StartRefusal / StartRetryDelay.  Real files
+ * in a private temp directory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -64,10 +66,42 @@ static void test_peer_auth(void **state)
     assert_int_equal(pc.peer_auth, 1);
 }
 
+static void test_start_refusal(void **state)
+{
+    (void)state;
+    plugin_conf_t pc;
+    struct allot_error err = {0};
+    /* Default: a refused start waits, retried every 60 s. */
+    load("StorageLoc=/tmp/x.db\n", &pc);
+    assert_int_equal(pc.start_cancel, 0);
+    assert_int_equal(pc.start_retry_s, 60);
+    load("StorageLoc=/tmp/x.db\nStartRefusal=cancel\nStartRetryDelay=2\n", &pc);
+    assert_int_equal(pc.start_cancel, 1);
+    assert_int_equal(pc.start_retry_s, 2);
+    /* A delay under 2 s could spin a job through runs; an unknown mode is an error. */
+    char path[] = "/tmp/plugin_conf_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *bad = "StorageLoc=/tmp/x.db\nStartRetryDelay=1\n";
+    assert_int_equal(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
+    assert_int_equal(close(fd), 0);
+    assert_int_equal(plugin_conf_load(path, &pc, &err), -1);
+    assert_non_null(strstr(err.msg, "StartRetryDelay"));
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    bad = "StorageLoc=/tmp/x.db\nStartRefusal=requeue\n";
+    assert_int_equal(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
+    assert_int_equal(close(fd), 0);
+    assert_int_equal(plugin_conf_load(path, &pc, &err), -1);
+    assert_non_null(strstr(err.msg, "StartRefusal"));
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_peer_auth),
+        cmocka_unit_test(test_start_refusal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

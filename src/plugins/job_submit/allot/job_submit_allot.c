@@ -3,8 +3,8 @@
  * job_submit_allot.c - slurmctld's job_submit/allot plugin: admission of jobs by the
  * allot bank at submit time (DESIGN §1, §3 "admit").
  *
- * Design: built against Slurm's public headers only (slurm/slurm.h); the few libslurmfull
- * names it uses are declared in plugins/slurm_api.h.  plugin_version is the
+ * Design: built against Slurm's public headers (slurm/slurm.h), job_view.c aside; the few
+ * libslurmfull names it uses are declared in plugins/slurm_api.h.  plugin_version is the
  * SLURM_VERSION_NUMBER it was compiled with, so slurmctld loads it into that release only.
  * Slurm calls job_submit serially under its locks, so the call does at most one bounded
  * request to allotd (PluginTimeoutMs), plus one for a user's default account on a cache
@@ -29,6 +29,8 @@
  * job's AdminComment is always the one allotd admitted that job with.
  * A job array is admitted (and held at submit) as all its tasks (libslurmtext/arrayspec.c),
  * a het job's component with its earlier components' cost (submit_group.c).
+ * job_modify also re-prices a job whose time limit changes (modify_limit.h), reading the
+ * job through job_view.c, this plugin's one file built with Slurm's internal headers.
  * Without allot.conf the plugin is inactive and says so in slurmctld's log.
  * State: file-static, one mutex (STYLE §2 "Global state"); the partition thread is the
  * only other thread.
@@ -52,6 +54,8 @@
 #include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
 #include "plugins/job_submit/allot/submit_group.h"
+#include "plugins/job_submit/allot/job_view.h"
+#include "plugins/job_submit/allot/modify_limit.h"
 #include "plugins/job_submit/allot/submit_req.h"
 #include "plugins/plugin_export.h"
 #include "plugins/slurm_api.h"
@@ -704,16 +708,29 @@ out:
     return rc;
 }
 
-/* job_record_t is slurmctld-internal (src/slurmctld/slurmctld.h): opaque here. */
-struct job_record;
-
+/* job_record_t is slurmctld-internal: read through job_view.c only. */
 ALLOT_PLUGIN_EXPORT int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr,
                                    uint32_t modify_uid)
 {
-    (void)job_ptr;
+    job_view_t v;
+    char user[SUBMIT_NAME_MAX];
+    int rc = SLURM_SUCCESS;
+
     (void)modify_uid;
     /* Only job_submit writes tokens: an administrator's AdminComment update loses any. */
     if (set_token(job_desc, 0) < 0)
         return ESLURM_ACCOUNTING_POLICY;
-    return SLURM_SUCCESS;
+    if (job_desc->time_limit == NO_VAL || job_view_read(job_ptr, &v) < 0)
+        return SLURM_SUCCESS;
+    pthread_mutex_lock(&js_mu);
+    if (ready_locked() == 0) {
+        user_name(v.user_id, user, sizeof(user));
+        int64_t billing = v.state == JOB_VIEW_PENDING && !v.submit_token
+                              ? slurm_billing_locked(v.partition, v.req_tres)
+                              : 0;
+        rc = modify_limit(js_client, &js_conf, slurm_conf.cluster_name, user, job_desc, &v,
+                          billing);
+    }
+    pthread_mutex_unlock(&js_mu);
+    return rc;
 }

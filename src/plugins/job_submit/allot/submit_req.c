@@ -114,7 +114,8 @@ int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
         return refuse(ESLURM_INVALID_TIME_LIMIT, msg, msg_size,
                       "time limit 0 cannot run: submit with --time of at least 1 minute");
 
-    /* time_min: the time limit unless the user asked for less. */
+    /* time_min: what the user asked (at most the limit), else the limit, as Slurm reads an
+     * unset one. */
     if (desc->time_min == NO_VAL || desc->time_min == 0) {
         r.time_min_min = r.time_limit_min;
     } else if (desc->time_min > r.time_limit_min) {
@@ -161,8 +162,9 @@ int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
 
 void submit_req_apply(const submit_req_t *req, job_desc_msg_t *desc)
 {
-    if (desc->time_min == NO_VAL || desc->time_min == 0)
-        desc->time_min = req->time_min_min;
+    /* time_min stays unset: Slurm then schedules the whole time limit (backfill shortens a
+     * job only towards a time_min it was given), and a user may still lower the limit with
+     * scontrol update, which Slurm refuses below a job's time_min. */
     if (req->mem_defaulted && desc->pn_min_memory == NO_VAL64)
         desc->pn_min_memory = req->mem_mb | MEM_PER_CPU;
 }

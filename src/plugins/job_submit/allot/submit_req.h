@@ -7,8 +7,10 @@
  * may be unset.  The rules: the account defaults to the user's default account; exactly
  * one partition (the default one when none is given); the time limit defaults to the
  * partition's DefaultTime, else its finite MaxTime, and a job with neither is refused;
- * time_min defaults to the time limit (HADM: users who give no --time-min want the whole
- * limit, which keeps backfill honest); memory defaults to a per-CPU value.
+ * a --time-min above the time limit is refused (without one the job is scheduled with its
+ * whole limit, which keeps backfill honest: Slurm's own reading of an unset time_min, so it
+ * is not written into the job, where it would stop a user lowering the limit later);
+ * memory defaults to a per-CPU value.
  * What the translation cannot know (default account, partitions) comes from a
  * submit_env_t the caller provides, so the rules are tested without slurmctld.
  * Uses Slurm's public headers only.  No allocation: fixed buffers, bounded copies.
@@ -55,7 +57,7 @@ typedef struct submit_req {
     char partition[SUBMIT_NAME_MAX];  /* exactly one, never empty */
     char qos[SUBMIT_NAME_MAX];        /* "" when not given (the association's default) */
     uint32_t time_limit_min;          /* finite, > 0 */
-    uint32_t time_min_min;            /* <= time_limit_min */
+    uint32_t time_min_min;            /* --time-min, else time_limit_min; <= time_limit_min */
     uint32_t min_nodes;               /* >= 1 */
     uint32_t min_cpus;                /* >= 1 */
     uint64_t mem_mb;                  /* per CPU if mem_per_cpu, else per node; 0: none */
@@ -80,8 +82,8 @@ int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
 
 /*
  * submit_req_apply - write the defaults REQ decided back into DESC, so slurmctld
- * schedules the job as allot priced it: time_min when unset, and the per-CPU memory
- * when the user gave no memory request.  The account, partition and time limit are left
+ * schedules the job as allot priced it: the per-CPU memory when the user gave no memory
+ * request.  The account, partition and time limit are left
  * to slurmctld, which applies the same defaults.  Never fails.
  */
 void submit_req_apply(const submit_req_t *req, job_desc_msg_t *desc);

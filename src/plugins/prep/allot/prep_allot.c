@@ -8,10 +8,15 @@
  * exactly the installed Slurm).  It only copies job fields into a prep_job_t and queues it
  * on the worker pool (prep_pool.c); workers talk to allotd (prep_job.c):
  * - prolog: *async = true; a worker takes the hold, then calls slurmctld's prolog callback.
- *   A hold the bank refuses (or, with FailMode=closed, one allotd cannot answer within the
- *   budget) stops the job: the worker cancels it under slurmctld's job write lock with the
- *   bank's message as the job's reason, then reports the prolog as successful.  A failing
- *   prolog would requeue a batch job and run the prolog again forever (SLURM-NOTES).
+ *   A hold the bank refuses for credit that other runs' settles can free makes the job
+ *   wait (StartRefusal=wait, prep_refusal.h): under slurmctld's job write lock the worker
+ *   requeues it, holds it (priority 0) with the reason, and the sweep thread releases it
+ *   after StartRetryDelay for another start, which is a new run with a hold of its own.
+ *   Any other refusal (or, with FailMode=closed, a hold allotd cannot answer within the
+ *   budget) stops the job: the worker cancels it with the reason.  The reason is the job's
+ *   state description (squeue, scontrol) and is kept in its AdminComment (sacct).  Either
+ *   way the prolog reports success: a failing prolog would requeue a batch job with Slurm's
+ *   own 121 s delay and no reason, and kill an srun job.
  * - epilog: the settle is written to the spool directory and queued; the epilog returns at
  *   once (slurmctld never waits on allotd; the job's nodes are not kept COMPLETING).  The
  *   spool file is removed when allotd acknowledged the settle (kept as .rejected when allotd
@@ -58,6 +63,9 @@
 #include "src/common/prep.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+/* Strings handed to slurmctld must come from its allocator (it xfree()s them): allot's own
+ * libutil, linked into this plugin, has an xstrdup of its own that the call would bind to, so
+ * this file uses xstrdup_printf ("%s") only. */
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/srun_comm.h"
@@ -66,14 +74,16 @@
 #include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
 
-/* slurmd loads this plugin too and has no job_list: a data reference must not stop the
- * load there (functions bind lazily, data does not), so it is weak; NULL outside
- * slurmctld, where the sweep never runs. */
+/* slurmd loads this plugin too and has no job_list or last_job_update: a data reference
+ * must not stop the load there (functions bind lazily, data does not), so they are weak;
+ * NULL outside slurmctld, where the sweep and the requeue never run. */
 #pragma weak job_list
+#pragma weak last_job_update
 #include "plugins/plugin_export.h"
 #include "plugins/prep/allot/prep_array.h"
 #include "plugins/prep/allot/prep_job.h"
 #include "plugins/prep/allot/prep_pool.h"
+#include "plugins/prep/allot/prep_refusal.h"
 
 ALLOT_PLUGIN_EXPORT const char plugin_name[] = "allot allocation bank PrEp plugin";
 ALLOT_PLUGIN_EXPORT const char plugin_type[] = "prep/allot";
@@ -87,6 +97,7 @@ ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define SWEEP_BATCH_MAX 256  /* releases queued per sweep; the next sweep takes the rest */
 #define RELEASED_MAX 4096    /* tokens whose release was queued, so a sweep sends each once */
 #define RELEASE_ATTEMPTS 40  /* a release that allotd cannot take is left to SubmitHoldTTL */
+#define WAITING_MAX 4096     /* jobs held for credit (StartRefusal=wait) awaiting their retry */
 
 /* Slurm plugin state, as plugins get no context (STYLE §2 "Global state"). */
 static prep_callbacks_t allot_callbacks; /* written once by prep_p_register_callbacks */
@@ -98,12 +109,18 @@ static uint64_t allot_refused[REFUSED_MAX];
 static unsigned allot_refused_next;
 static uint64_t allot_unheld[REFUSED_MAX]; /* runs started fail-open, without a hold */
 static unsigned allot_unheld_next;
-/* The sweep thread (HoldMode=submit); its ring of queued tokens is its own. */
+/* The sweep thread (every second: jobs waiting for credit; HoldMode=submit: ended pending
+ * jobs); its ring of queued tokens is its own. */
 static pthread_cond_t allot_sweep_cv = PTHREAD_COND_INITIALIZER;
 static pthread_t allot_sweeper;
 static int allot_sweeper_started, allot_sweep_stop;
 static int64_t allot_released[RELEASED_MAX];
 static unsigned allot_released_next;
+/* Jobs requeued and held for credit, released for another start at their due time. */
+static struct {
+    uint32_t job_id;
+    time_t due;
+} allot_waiting[WAITING_MAX];
 
 static void copy_str(char *dst, size_t size, const char *src);
 
@@ -162,6 +179,25 @@ static void item_free(void *item, void *arg)
 }
 
 /*
+ * note_reason - keep WHY ("allot: ...") in JOB_PTR's AdminComment, after the words that were
+ * there (a submit token) and instead of an earlier reason of ours: sacct keeps AdminComment
+ * (22.05's slurmdbd records neither SystemComment nor the text of a reason), and only
+ * administrators can set it.  Caller holds the job write lock.
+ */
+static void note_reason(job_record_t *job_ptr, const char *why)
+{
+    const char *old = job_ptr->admin_comment ? job_ptr->admin_comment : "";
+    const char *ours = strstr(old, "allot: ");
+    int keep = (int)(ours ? (size_t)(ours - old) : strlen(old));
+
+    while (keep > 0 && old[keep - 1] == ' ')
+        keep--;
+    char *text = xstrdup_printf("%.*s%s%s", keep, old, keep ? " " : "", why);
+    xfree(job_ptr->admin_comment);
+    job_ptr->admin_comment = text;
+}
+
+/*
  * stop_job - cancel the job run whose hold could not be taken, with WHY as its reason.
  * Takes slurmctld's job write lock, as its own prolog callback does; never called with
  * allot_mu held.
@@ -179,7 +215,9 @@ static void stop_job(const prep_job_t *j, const char *why)
     if (job_ptr && job_ptr->restart_cnt == j->run && !IS_JOB_FINISHED(job_ptr)) {
         job_ptr->state_reason = FAIL_ACCOUNT;
         xfree(job_ptr->state_desc);
-        job_ptr->state_desc = xstrdup_printf("allot: %s", why);
+        job_ptr->state_desc = xstrdup_printf("%s%s", strncmp(why, "allot: ", 7) ? "allot: " : "",
+                                             why);
+        note_reason(job_ptr, job_ptr->state_desc);
         srun_user_message(job_ptr, job_ptr->state_desc);
         rc = job_signal(job_ptr, SIGKILL, 0, 0, false);
     }
@@ -187,6 +225,144 @@ static void stop_job(const prep_job_t *j, const char *why)
     if (rc != SLURM_SUCCESS)
         error("prep/allot: JobId=%u could not be cancelled: %s", j->job_id,
               slurm_strerror(rc));
+}
+
+/* Remember JOB_ID for release at DUE (a job already there gets the new time); -1 when full. */
+static int note_waiting(uint32_t job_id, time_t due)
+{
+    unsigned slot = WAITING_MAX;
+
+    pthread_mutex_lock(&allot_mu);
+    for (unsigned i = 0; i < WAITING_MAX; i++) {
+        if (allot_waiting[i].job_id == job_id) {
+            slot = i;
+            break;
+        }
+        if (!allot_waiting[i].job_id && slot == WAITING_MAX)
+            slot = i;
+    }
+    if (slot < WAITING_MAX) {
+        allot_waiting[slot].job_id = job_id;
+        allot_waiting[slot].due = due;
+    }
+    pthread_mutex_unlock(&allot_mu);
+    return slot < WAITING_MAX ? 0 : -1;
+}
+
+/*
+ * wait_job - requeue the job run whose hold the allocation cannot cover yet, hold it with WHY
+ * as its reason and note it for release after RETRY_S.  0 when it waits (or is gone); -1
+ * when Slurm cannot requeue it (not a batch job, --no-requeue): the caller cancels it.
+ * Slurm's own requeue of a failed prolog runs in the same place (the prolog callback, job
+ * write lock), before the prolog is reported done.
+ */
+static int wait_job(const prep_job_t *j, const char *why, int retry_s)
+{
+    slurmctld_lock_t lk = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
+                           .fed = READ_LOCK};
+    job_record_t *job_ptr;
+    int rc = SLURM_SUCCESS;
+
+    refused_add(j->job_id, j->run); /* before the requeue: it runs our epilog */
+    lock_slurmctld(lk);
+    job_ptr = find_job_record(j->job_id);
+    if (job_ptr && job_ptr->restart_cnt == j->run && !IS_JOB_FINISHED(job_ptr)) {
+        rc = job_requeue(0, j->job_id, NULL, false, 0);
+        if (rc == SLURM_SUCCESS) {
+            /* Held (priority 0, WAIT_HELD): the scheduler keeps the reason text of a held
+             * job, while a begin time would replace it with "BeginTime". */
+            job_ptr->priority = 0;
+            job_ptr->state_reason = WAIT_HELD;
+            xfree(job_ptr->state_desc);
+            job_ptr->state_desc = xstrdup_printf("%s", why);
+            note_reason(job_ptr, why);
+            last_job_update = time(NULL);
+        }
+    }
+    unlock_slurmctld(lk);
+    if (rc != SLURM_SUCCESS) {
+        info("prep/allot: JobId=%u run=%d cannot wait for credit (%s)", j->job_id, j->run,
+             slurm_strerror(rc));
+        return -1;
+    }
+    if (note_waiting(j->job_id, time(NULL) + retry_s) < 0)
+        error("prep/allot: JobId=%u: %d jobs already wait for credit; this one stays held "
+              "until an operator releases it (scontrol release)",
+              j->job_id, WAITING_MAX);
+    return 0;
+}
+
+/* Release one job held by wait_job for another start; 1 released or gone, 0 not yet. */
+static int release_waiting(uint32_t job_id)
+{
+    slurmctld_lock_t lk = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
+                           .fed = READ_LOCK};
+    job_record_t *job_ptr;
+    int done = 1, released = 0;
+    time_t now = time(NULL);
+
+    lock_slurmctld(lk);
+    job_ptr = find_job_record(job_id);
+    if (job_ptr && IS_JOB_PENDING(job_ptr) && IS_JOB_COMPLETING(job_ptr)) {
+        done = 0; /* its requeue finishes first (which sets a begin time of its own) */
+    } else if (job_ptr && IS_JOB_PENDING(job_ptr) && job_ptr->priority == 0 &&
+               job_ptr->state_reason == WAIT_HELD && job_ptr->state_desc &&
+               !strncmp(job_ptr->state_desc, "allot: waiting", 14)) {
+        /* Still held by us (an operator's hold or release since is theirs to keep). */
+        job_ptr->direct_set_prio = 0;
+        set_job_prio(job_ptr);
+        job_ptr->state_reason = WAIT_NO_REASON;
+        if (job_ptr->details && job_ptr->details->begin_time > now)
+            job_ptr->details->begin_time = now; /* the requeue's credential delay has passed */
+        last_job_update = now;
+        released = 1;
+    }
+    unlock_slurmctld(lk);
+    if (released) {
+        info("prep/allot: JobId=%u released to try its start again", job_id);
+        queue_job_scheduler();
+    }
+    return done;
+}
+
+static void release_waiting_due(void)
+{
+    uint32_t due[64];
+    unsigned n = 0;
+    time_t now = time(NULL);
+
+    pthread_mutex_lock(&allot_mu);
+    for (unsigned i = 0; i < WAITING_MAX && n < sizeof(due) / sizeof(due[0]); i++)
+        if (allot_waiting[i].job_id && allot_waiting[i].due <= now) {
+            due[n++] = allot_waiting[i].job_id;
+            allot_waiting[i].job_id = 0;
+        }
+    pthread_mutex_unlock(&allot_mu); /* release_waiting takes slurmctld's locks */
+    for (unsigned k = 0; k < n; k++)
+        if (!release_waiting(due[k]))
+            note_waiting(due[k], now + 1);
+}
+
+/* The hold of J was refused (RES): wait for credit or cancel (prep_refusal.h). */
+static void refuse_start(const prep_job_t *j, const struct allot_job_result *res,
+                         const plugin_conf_t *pc)
+{
+    char why[PREP_MSG_MAX + 256];
+    enum prep_refusal_action a = prep_refusal_decide(pc->start_cancel, res);
+
+    prep_refusal_reason(a, pc->start_retry_s, res, why, sizeof(why));
+    if (a == PREP_REFUSAL_WAIT) {
+        info("prep/allot: JobId=%u run=%d hold refused, requeued to wait for credit: %s",
+             j->job_id, j->run, res->message);
+        if (wait_job(j, why, pc->start_retry_s) == 0)
+            return;
+        snprintf(why, sizeof(why),
+                 "allot: cancelled, a job that cannot be requeued cannot wait for credit: %s",
+                 res->message);
+    }
+    info("prep/allot: JobId=%u run=%d hold refused, cancelling: %s", j->job_id, j->run,
+         res->message);
+    stop_job(j, why);
 }
 
 static void prolog_done(uint32_t job_id)
@@ -225,9 +401,7 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
              j->submit_token ? " with its submit token" : "");
         break;
     case PREP_JOB_REFUSED:
-        info("prep/allot: JobId=%u run=%d hold refused, cancelling: %s", j->job_id, j->run,
-             res.message);
-        stop_job(j, res.message);
+        refuse_start(j, &res, pc);
         break;
     case PREP_JOB_UNREACHABLE:
     case PREP_JOB_FAILED:
@@ -434,20 +608,24 @@ static int start_locked(void);
 
 static void *sweep_thread(void *arg)
 {
+    unsigned ticks = 0;
     (void)arg;
     pthread_mutex_lock(&allot_mu);
     while (!allot_sweep_stop) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += SWEEP_PENDING_S;
+        ts.tv_sec += 1; /* jobs waiting for credit are released to the second */
         pthread_cond_timedwait(&allot_sweep_cv, &allot_mu, &ts);
         if (allot_sweep_stop)
             break;
         /* allot.conf may appear after slurmctld started, before any job starts (which
-         * would read it): each pass looks for it, and sweeps only with HoldMode=submit. */
-        int sweep = start_locked() == 0 && allot_conf.hold_at_submit;
+         * would read it): each pass looks for it; ended pending jobs are swept only with
+         * HoldMode=submit, every SWEEP_PENDING_S. */
+        int running = start_locked() == 0;
+        int pending = running && allot_conf.hold_at_submit && ++ticks % SWEEP_PENDING_S == 0;
         pthread_mutex_unlock(&allot_mu);
-        if (sweep)
+        release_waiting_due();
+        if (pending)
             sweep_pending_once();
         pthread_mutex_lock(&allot_mu);
     }
@@ -506,11 +684,13 @@ static int start_locked(void)
         error("prep/allot: cannot start the worker pool");
         return -1;
     }
-    info("prep/allot: allotd %s (auth %s), FailMode=%s, HoldMode=%s, workers %d..%d, spool %s",
+    info("prep/allot: allotd %s (auth %s), FailMode=%s, HoldMode=%s, StartRefusal=%s "
+         "(retry %d s), workers %d..%d, spool %s",
          allot_conf.url, allot_conf.peer_auth ? "peer" : "munge",
          allot_conf.fail_open ? "open" : "closed",
-         allot_conf.hold_at_submit ? "submit" : "start", allot_conf.min_threads,
-         allot_conf.max_threads, allot_conf.spool_dir);
+         allot_conf.hold_at_submit ? "submit" : "start",
+         allot_conf.start_cancel ? "cancel" : "wait", allot_conf.start_retry_s,
+         allot_conf.min_threads, allot_conf.max_threads, allot_conf.spool_dir);
     int n = prep_job_spool_scan(allot_conf.spool_dir, requeue_spooled, spool_bad, NULL, &err);
     if (n < 0)
         error("prep/allot: spool: %s", err.msg);
@@ -530,8 +710,9 @@ ALLOT_PLUGIN_EXPORT int init(void)
         if (pthread_create(&allot_sweeper, NULL, sweep_thread, NULL) == 0)
             allot_sweeper_started = 1;
         else
-            error("prep/allot: no sweep thread: submit holds of jobs cancelled while pending "
-                  "wait for SubmitHoldTTL");
+            error("prep/allot: no sweep thread: jobs held for credit stay held until an "
+                  "operator releases them, submit holds of jobs cancelled while pending wait "
+                  "for SubmitHoldTTL");
         pthread_mutex_unlock(&allot_mu);
     }
     return SLURM_SUCCESS;
