@@ -8,7 +8,8 @@
 # charge is the time it used, past the old limit, not the old hold; a running job's cut
 # releases the excess at once; a raise the allocation cannot cover is refused, the limit
 # unchanged, with the failure recorded; a charge capped at its hold says so in the ledger
-# (allot job show) and allotd's log, with both numbers.
+# (allot job show) and allotd's log, with both numbers; under HoldMode=submit a pending
+# job's submit hold is re-priced with its limit.
 test_description='time-limit changes re-price the hold'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -37,6 +38,20 @@ run_time_s() {
 		awk -F: "{ print (\$1 * 3600) + (\$2 * 60) + \$3 }"
 }
 ran_past() { test "$(run_time_s "$1")" -ge "$2"; }
+# token JOB: the submit token in the job's AdminComment (HoldMode=submit), "" when none.
+token() { scontrol show job "$1" | sed -n 's/.*AdminComment=.*allot_token=\([0-9]*\).*/\1/p'; }
+# token_hold TOKEN: the hold of the submit token's held run.
+token_hold() {
+	api GET "/v1/jobs?cluster=$SLURM_CLUSTER&status=held" | python3 -c '
+import json,sys
+print(*[j["hold_sumin"] for j in json.load(sys.stdin)["items"] if j["job_id"]==int(sys.argv[1])])' "$1"
+}
+# partitions_since_start: job_submit/allot of the running slurmctld has its partitions.
+partitions_since_start() {
+	cat "$SLURM_DIR/log/slurmctld.log" |
+		awk "/slurmctld version/ { n = 0 } /job_submit\/allot: .* partition\(s\) loaded/ { n++ }
+			END { exit !(n > 0) }"
+}
 
 test_expect_success 'cluster with both plugins, chem with 100 SU-min' '
 	cat >extra.conf <<-EOF &&
@@ -139,6 +154,25 @@ test_expect_success 'a charge capped at its hold says so, with both numbers' '
 	cat show &&
 	grep "capped at the hold: used 20 SU-min, held 2" show &&
 	grep "charge capped at the hold.*job=900001 .*used_sumin=20 hold_sumin=2" "$ALLOTD_LOG"
+'
+
+test_expect_success 'HoldMode=submit: a pending job'"'"'s submit hold is re-priced with its limit' '
+	allotd_stop &&
+	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=5000 HoldMode=submit &&
+	slurm_kill_ slurmctld &&
+	slurm_daemon_ slurmctld "$SLURM_SBIN/slurmctld" -D &&
+	wait_for 30 slurm_ctld_up_ &&
+	wait_for 30 partitions_since_start &&
+	held0=$(bal held_sumin) &&
+	j=$(sbatch --parsable --hold $JOB --time=3 --wrap true) &&
+	t=$(token $j) && echo "job $j token $t" && test -n "$t" &&
+	test "$(token_hold $t)" = 6 &&
+	scontrol update jobid=$j timelimit=2 &&
+	test "$(limit_of $j)" = 00:02:00 &&
+	test "$(token_hold $t)" = 4 &&
+	test "$(bal held_sumin)" = $((held0 + 4)) &&
+	api GET "/v1/ledger?cluster=$SLURM_CLUSTER&job=$t" | grep "time limit 3 -> 2 min" &&
+	scancel $j
 '
 
 test_expect_success 'stop' '
