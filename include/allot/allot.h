@@ -137,7 +137,7 @@ struct allot_job_desc {
     int64_t billing_micro;  /* allot's exact billing; 1 unit = 1,000,000 */
     const char *state;      /* Slurm job state at settle ("COMPLETED", "NODE_FAIL", ...) */
     const char *source;     /* settle source: "epilog", "sacct" or "api" */
-    const char *comment;    /* release comment */
+    const char *comment;    /* release comment; void: why the plugin cancelled the run */
     /* HoldMode=submit (doc/slurm.md "Hold at submit"): the job's submit token, in
      * [2^32, 2^62]; 0 = none.  admit: take the provisional hold under it; hold: move that
      * hold to (job_id, run).  Other verbs ignore it (release a provisional hold by passing
@@ -201,6 +201,11 @@ int allot_job_release(allot_client_t *c, const struct allot_job_desc *job,
  * the call. */
 int allot_job_adjust(allot_client_t *c, const struct allot_job_desc *job,
                      struct allot_job_result *res, struct allot_error *err);
+/* POST /v1/jobs/void: run (job_id, run) was cancelled by the plugins before it started,
+ * without a hold the bank answered (FailMode=closed): allotd records it so that no settle
+ * of it is ever charged.  Idempotent; res->message says what allotd recorded. */
+int allot_job_void(allot_client_t *c, const struct allot_job_desc *job,
+                   struct allot_job_result *res, struct allot_error *err);
 
 /* Static version string of liballot, the project's version ("0.1.0"). */
 const char *allot_version(void);

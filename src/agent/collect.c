@@ -35,10 +35,12 @@
 #define SACCT_OUT_MAX (256L * 1024 * 1024)
 #define REPORT_MAX 240 /* fits ALLOT_TEXT_MAX on allotd's side */
 
-/* JobID last: Slurm's name of an array task ("12_3") or het component ("12+1"), sent with
- * the settle so the bank finds the job under it (doc/api.md "Job ids"). */
+/* ElapsedRaw, not Elapsed: the charge is billed on the seconds slurmdbd recorded (end -
+ * start - suspended, doc/money.md), the same number prep/allot settles with.  JobID last:
+ * Slurm's name of an array task ("12_3") or het component ("12+1"), sent with the settle
+ * so the bank finds the job under it (doc/api.md "Job ids"). */
 static const char SACCT_FORMAT[] = "JobIDRaw,State,User,Account,Partition,QOS,Start,End,"
-                                   "Elapsed,Timelimit,AllocTRES,AllocCPUS,JobID";
+                                   "ElapsedRaw,Timelimit,AllocTRES,AllocCPUS,JobID";
 /* Final job states (sacct --state short names): the job will not change any more. */
 static const char SACCT_STATES[] = "CA,CD,DL,F,NF,OOM,PR,TO,BF";
 
@@ -107,6 +109,7 @@ struct known_runs {
     int start_run;   /* the last run recorded with this start, -1 when none */
     int start_held;  /* ...and it is still held */
     int held_run;    /* the highest held run, -1 when none (a hold at submit has no start) */
+    int void_run;    /* the highest run the plugins cancelled before start, -1 when none */
 };
 
 /* GET /v1/jobs/<cluster>/<id>: the runs allot knows (k->n = 0 when none).  -1: allotd failed
@@ -116,7 +119,7 @@ static int known_runs(allot_client_t *c, const char *cluster, int64_t id, int64_
 {
     char path[256];
     char *reply = NULL;
-    *k = (struct known_runs){0, -1, -1, 0, -1};
+    *k = (struct known_runs){0, -1, -1, 0, -1, -1};
     snprintf(path, sizeof path, "/v1/jobs/%s/%lld", cluster, (long long)id);
     struct allot_error e = {0};
     if (allot_request(c, "GET", path, NULL, NULL, &reply, &e) < 0) {
@@ -162,6 +165,9 @@ static int known_runs(allot_client_t *c, const char *cluster, int64_t id, int64_
         }
         if (held && run > k->held_run)
             k->held_run = run;
+        const char *src = json_string_value(json_object_get(r, "settle_source"));
+        if (src && strcmp(src, "void") == 0 && run > k->void_run)
+            k->void_run = run;
     }
     json_decref(doc);
     return 0;
@@ -209,6 +215,15 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
     struct known_runs k;
     if (known_runs(c, o->cluster, id, start, &k, err) < 0)
         return -1;
+    if (k.void_run >= 0 && k.void_run == k.max_run) {
+        /* The plugins cancelled the job's last run before it started, without a hold the
+         * bank answered (FailMode=closed; doc/agent.md): sacct's record of it costs nothing.
+         * A void run is always a job's last: the cancel ends the job. */
+        s->already++;
+        clog_("job %lld run %d: not charged: cancelled by allot before start", (long long)id,
+              k.void_run);
+        return 0;
+    }
     if (k.start_run >= 0 && !k.start_held) {
         s->already++;
         return 0; /* settled by the epilog or an earlier window: untouched */
@@ -248,7 +263,7 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         .run = pick >= 0 ? pick : k.max_run + 1,
         .start_s = start,
         .end_s = end,
-        .elapsed_s = row->elapsed.kind == ST_DUR_VALUE ? row->elapsed.ms / 1000 : 0,
+        .elapsed_s = row->has_elapsed_raw ? (int64_t)row->elapsed_raw_s : 0,
         .alloc_tres = tres,
         .billing = billing,
         .state = state,

@@ -126,6 +126,9 @@ int api_failure_list(struct req *r, struct allot_error *err);
 int api_job_import(struct req *r, struct allot_error *err); /* api_import_jobs.c */
 /* api_job_adjust.c */
 int api_job_adjust(struct req *r, struct allot_error *err);
+/* api_job_void.c; its message also answers a settle or release of a void run (api_job.c) */
+#define API_VOID_MESSAGE "not charged: cancelled by allot before start"
+int api_job_void(struct req *r, struct allot_error *err);
 /* api_share.c */
 int api_share_get(struct req *r, struct allot_error *err);
 int api_share_tree(struct req *r, struct allot_error *err);

@@ -410,6 +410,12 @@ static int finish_settle(struct req *r, struct allot_error *err)
                  "used_sumin=%lld hold_sumin=%lld",
                  (unsigned long long)r->id, s->q.cluster, (long long)s->q.job_id, s->q.run,
                  (long long)s->res.capped_from_sumin, (long long)s->res.job.charge_sumin);
+    if (s->res.replay && !strcmp(s->res.job.settle_source, "void")) {
+        /* A run the plugins cancelled before it started (api_job_void.c): say why it is free. */
+        r->out = json_pack("{s:b, s:b, s:s, s:o}", s->release ? "released" : "settled", 1,
+                           "replay", 1, "message", API_VOID_MESSAGE, "job", json_job(&s->res.job));
+        return 0;
+    }
     r->text = json_fast_job_reply(s->release ? "released" : "settled", s->res.replay, &s->res.job,
                                   &s->res.alloc, &s->res.bal, &r->text_len);
     if (r->text)

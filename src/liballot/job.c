@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* job.c - typed job verbs (admit, hold, settle, release) for the plugins and the agent.
+/* job.c - typed job verbs (admit, hold, settle, release, void) for the plugins and the agent.
  *
  * Each verb builds its JSON body from struct allot_job_desc (leaving out what is not
  * given), posts it, and reads the decision and numbers back into struct allot_job_result.
@@ -14,7 +14,7 @@
 
 #include "libutil/text.h"
 
-enum job_verb { VERB_ADMIT, VERB_HOLD, VERB_SETTLE, VERB_RELEASE, VERB_ADJUST };
+enum job_verb { VERB_ADMIT, VERB_HOLD, VERB_SETTLE, VERB_RELEASE, VERB_ADJUST, VERB_VOID };
 
 static const struct {
     const char *path;
@@ -25,6 +25,7 @@ static const struct {
     [VERB_SETTLE] = {"/v1/jobs/settle", "settled"},
     [VERB_RELEASE] = {"/v1/jobs/release", "released"},
     [VERB_ADJUST] = {"/v1/jobs/adjust", "adjusted"},
+    [VERB_VOID] = {"/v1/jobs/void", "voided"},
 };
 
 static int put_str(json_t *o, const char *key, const char *v)
@@ -61,14 +62,16 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_str(o, "partition", j->partition);
         bad |= put_str(o, "qos", j->qos);
         bad |= put_int(o, "time_limit_s", j->time_limit_s);
-        bad |= put_int(o, "billing", j->billing);
-        bad |= put_int(o, "billing_micro", j->billing_micro);
+        if (verb != VERB_VOID) {
+            bad |= put_int(o, "billing", j->billing);
+            bad |= put_int(o, "billing_micro", j->billing_micro);
+        }
     }
     /* Requested TRES and submit time belong to admission and hold; settle bills from the
      * allocated TRES (doc/api.md "Job verbs"), and allotd refuses unknown fields. */
     if (verb == VERB_ADMIT || verb == VERB_HOLD)
         bad |= put_str(o, "tres", j->tres);
-    if (verb == VERB_HOLD)
+    if (verb == VERB_HOLD || verb == VERB_VOID)
         bad |= put_int(o, "submit", j->submit_s);
     if (verb == VERB_ADMIT || verb == VERB_HOLD)
         bad |= put_int(o, "submit_token", j->submit_token);
@@ -86,7 +89,7 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
         bad |= put_int(o, "tasks", j->tasks);
         bad |= put_int(o, "extra_sumin", j->extra_sumin);
     }
-    if (verb == VERB_HOLD || verb == VERB_SETTLE) {
+    if (verb == VERB_HOLD || verb == VERB_SETTLE || verb == VERB_VOID) {
         bad |= put_int(o, "start", j->start_s);
         bad |= put_str(o, "alloc_tres", j->alloc_tres);
     }
@@ -100,6 +103,8 @@ static json_t *build_body(enum job_verb verb, const struct allot_job_desc *j)
     }
     if (verb == VERB_RELEASE)
         bad |= put_str(o, "comment", j->comment);
+    if (verb == VERB_VOID)
+        bad |= put_str(o, "reason", j->comment);
     if (bad) {
         json_decref(o);
         return NULL;
@@ -253,4 +258,10 @@ int allot_job_adjust(allot_client_t *c, const struct allot_job_desc *job,
                      struct allot_job_result *res, struct allot_error *err)
 {
     return job_verb(VERB_ADJUST, c, job, res, err);
+}
+
+int allot_job_void(allot_client_t *c, const struct allot_job_desc *job,
+                   struct allot_job_result *res, struct allot_error *err)
+{
+    return job_verb(VERB_VOID, c, job, res, err);
 }

@@ -122,6 +122,10 @@ static const struct conf_row conf_rows[] = {
     {{"PluginTimeoutMs", CONF_INT, NULL, 10, 60000, "1000", 1,
       "bound of one Slurm plugin request to allotd (ms), then FailMode applies"},
      I(plugin_timeout_ms)},
+    {{"PluginBreakerMs", CONF_INT, NULL, 0, 600000, "5000", 1,
+      "after a plugin request to allotd timed out, FailMode applies without asking allotd "
+      "for this long (ms), then one request probes it; 0 = never"},
+     I(plugin_breaker_ms)},
     {{"PrEpMinThreads", CONF_INT, NULL, 1, 64, "1", 1,
       "prep/allot worker threads kept even when idle"},
      I(prep_min_threads)},

@@ -69,6 +69,7 @@ struct allot_conf {
     /* Slurm plugins (doc/slurm.md) */
     char allotd_url[CONF_STR_MAX];     /* plugins' allotd URL; "" = ListenSocket, else ListenAddr */
     int64_t plugin_timeout_ms;         /* bound of one plugin request to allotd */
+    int64_t plugin_breaker_ms;         /* FailMode without asking allotd after a timeout */
     int64_t prep_min_threads;          /* prep/allot worker pool, at least */
     int64_t prep_max_threads;          /* and at most */
     char prep_spool_dir[CONF_STR_MAX]; /* prep/allot's pending settles survive restarts here */

@@ -38,6 +38,7 @@ static const char *const col_names[ST_COL_MAX] = {
     [ST_COL_END] = "End",
     [ST_COL_SUBMIT] = "Submit",
     [ST_COL_ACCOUNT] = "Account",
+    [ST_COL_ELAPSEDRAW] = "ElapsedRaw",
     [ST_COL_USER] = "User",
     [ST_COL_PARTITION] = "Partition",
     [ST_COL_QOS] = "QOS",
@@ -175,6 +176,8 @@ static int parse_field(enum st_col c, struct st_span v, struct st_acct_row *r,
         return parse_u32(v, name, &r->has_nnodes, &r->nnodes, err);
     case ST_COL_NTASKS:
         return parse_u32(v, name, &r->has_ntasks, &r->ntasks, err);
+    case ST_COL_ELAPSEDRAW:
+        return parse_u32(v, name, &r->has_elapsed_raw, &r->elapsed_raw_s, err);
     case ST_COL_START:
         return st_time_parse(v.p, v.n, name, &r->start, err);
     case ST_COL_END:

@@ -62,6 +62,7 @@ enum st_col {
     ST_COL_PARTITION,
     ST_COL_QOS,
     ST_COL_CLUSTER,
+    ST_COL_ELAPSEDRAW, /* whole seconds: what slurmdbd recorded (end - start - suspended) */
     ST_COL_MAX
 };
 
@@ -82,8 +83,8 @@ struct st_acct_row {
     struct st_duration elapsed, timelimit, total_cpu, user_cpu, system_cpu, cpu_time;
     struct st_duration ave_cpu, min_cpu;
     struct st_memory max_rss, ave_rss, max_vmsize, max_disk_read, max_disk_write, req_mem;
-    bool has_alloc_cpus, has_nnodes, has_ntasks;
-    uint32_t alloc_cpus, nnodes, ntasks;
+    bool has_alloc_cpus, has_nnodes, has_ntasks, has_elapsed_raw;
+    uint32_t alloc_cpus, nnodes, ntasks, elapsed_raw_s;
     struct st_time start, end, submit;
 };
 

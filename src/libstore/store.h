@@ -350,6 +350,33 @@ int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
                   const char *actor, const char *comment, int64_t now_s,
                   struct settle_result *res, struct allot_error *err);
 
+/* A run the Slurm plugins cancelled before it started, without a hold the bank answered
+ * (FailMode=closed, allotd unreachable at the hold): it is never charged. */
+struct void_req {
+    char cluster[ALLOT_NAME_MAX];
+    int64_t job_id;
+    int32_t run;
+    char user[ALLOT_NAME_MAX];
+    char account[ALLOT_NAME_MAX];
+    char partition[ALLOT_NAME_MAX];
+    char qos[ALLOT_NAME_MAX];
+    int64_t submit_s, start_s; /* 0 = unknown */
+    int64_t time_limit_s;
+    char alloc_tres[ALLOT_TRES_MAX];
+    char reason[ALLOT_MSG_MAX]; /* why the plugin cancelled it, for the failure record */
+    char actor[ALLOT_NAME_MAX];
+    int64_t now_s;
+};
+
+/* Record run (cluster, job_id, run) as void: a run allot does not know is recorded as
+ * released with no hold and no charge (settle_source "void", state CANCELLED) and a
+ * failure (stage "hold") carries REASON; a held run (its hold was taken but the answer never
+ * reached the plugin) has its hold released and is marked the same way.  Every later
+ * settle or release of the run is then a replay: nothing is charged.  A run already
+ * settled, released or refused is a replay here too (res->replay).  Idempotent. */
+int store_void(store_t *st, const struct void_req *req, struct settle_result *res,
+               struct allot_error *err);
+
 /* Many holds and settles at once (group commit, PostgreSQL), in a write transaction of
  * their own.  The writer offers a batch's job verbs here before running the rest in its
  * transaction: on PostgreSQL one statement applies every op of the common case -- a settle

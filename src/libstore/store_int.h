@@ -156,6 +156,7 @@ enum store_stmt_id {
     STMT_JOB_BATCH,
     STMT_JOB_RELEASE,
     STMT_JOB_ADJUST,
+    STMT_JOB_VOID_MARK, /* store_job_void.c */
     STMT_JOB_LIST,
     STMT_JOB_LIST_KEY,
     STMT_JOB_COUNT_HELD,
@@ -244,6 +245,8 @@ void store_read_balance(db_stmt_t *s, int col, int64_t alloc_id, struct balance 
       "updated_s"
 #define STORE_JOB_NCOLS 23
 void store_read_job(db_stmt_t *s, int col, struct job *j);
+/* Insert run J as it is (store_job.c; store_job_void.c records a void run with it). */
+int store_job_insert(store_t *st, const struct job *j, struct allot_error *err);
 int64_t store_now_or(int64_t t); /* t, or the current time when t <= 0 */
 int store_hold_validate(const struct hold_req *r, struct allot_error *err);
 int store_settle_validate(const struct settle_req *r, struct allot_error *err);

@@ -180,7 +180,7 @@ const char *store_job_payer_sql(void)
     return SQL_JOB_GET_PAYER;
 }
 
-static int job_insert(store_t *st, const struct job *j, struct allot_error *err)
+int store_job_insert(store_t *st, const struct job *j, struct allot_error *err)
 {
     db_stmt_t *s = store_stmt(st, STMT_JOB_INSERT, SQL_JOB_INSERT, err);
     if (!s)
@@ -488,7 +488,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     }
 
     store_hold_job(req, now, refused, have_payer ? &payer : NULL, &j);
-    if (!(refused && req->observe) && job_insert(st, &j, err) < 0)
+    if (!(refused && req->observe) && store_job_insert(st, &j, err) < 0)
         return -1;
     res->job = j;
     if (have_payer) {
@@ -800,7 +800,7 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         memcpy(j.payer_account, payer.account, sizeof j.payer_account);
         memcpy(j.settle_source, req->settle_source, sizeof j.settle_source);
         j.updated_s = now;
-        if (job_insert(st, &j, err) < 0)
+        if (store_job_insert(st, &j, err) < 0)
             return -1;
     }
     res->job = j;

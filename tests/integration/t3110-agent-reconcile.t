@@ -120,7 +120,7 @@ test_expect_success 'a job with 20 runs: the sacct record of run 18 settles run 
 	now=$(date +%s) &&
 	start=$(date -u -d @$((t0 + 3600 * 18)) +%Y-%m-%dT%H:%M:%S) &&
 	end=$(date -u -d @$((now - 540)) +%Y-%m-%dT%H:%M:%S) &&
-	printf "#!/bin/sh\necho \"$j|COMPLETED|root|chem|debug|normal|$start|$end|00:02:00|00:05:00|billing=1,cpu=1,node=1|1|$j\"\n" >manyruns &&
+	printf "#!/bin/sh\necho \"$j|COMPLETED|root|chem|debug|normal|$start|$end|120|00:05:00|billing=1,cpu=1,node=1|1|$j\"\n" >manyruns &&
 	chmod +x manyruns &&
 	ALLOT_SACCT=$PWD/manyruns agent --reconcile-from $((now - 3600)) 2>many.log; cat many.log &&
 	grep -q "settled=1 " many.log &&

@@ -12,12 +12,12 @@
 
 #include "agent/collect.h"
 
-/* JobIDRaw,State,User,Account,Partition,QOS,Start,End,Elapsed,Timelimit,AllocTRES,AllocCPUS,
+/* JobIDRaw,State,User,Account,Partition,QOS,Start,End,ElapsedRaw,Timelimit,AllocTRES,AllocCPUS,
  * JobID */
 #define ROW1 "101|COMPLETED|alice|chem|debug|normal|2026-11-21T20:42:20|2026-11-21T20:43:20|" \
-             "00:01:00|01:00:00|billing=4,cpu=4,mem=4000M,node=1|4|100_1\n"
+             "60|01:00:00|billing=4,cpu=4,mem=4000M,node=1|4|100_1\n"
 #define ROW2 "102|CANCELLED by 0|bob|phys|debug|normal|Unknown|2026-11-21T20:44:00|" \
-             "00:00:00|01:00:00||0|102\n"
+             "0|01:00:00||0|102\n"
 
 static int check(const char *text, struct allot_error *err)
 {
@@ -35,7 +35,7 @@ static void test_extra_column_refused(void **state)
 {
     struct allot_error err = {0};
     assert_int_equal(check(ROW1 "103|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                                "2026-11-21T20:43:20|00:01:00|01:00:00|billing=1|1|103|x\n",
+                                "2026-11-21T20:43:20|60|01:00:00|billing=1|1|103|x\n",
                            &err),
                      -1);
     assert_non_null(strstr(err.msg, "line 2"));
@@ -46,7 +46,7 @@ static void test_cut_output_refused(void **state)
     struct allot_error err = {0};
     /* cut inside AllocCPUS: "16" read as "1" would still parse */
     assert_int_equal(check(ROW1 "103|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                                "2026-11-21T20:43:20|00:01:00|01:00:00||1|10",
+                                "2026-11-21T20:43:20|60|01:00:00||1|10",
                            &err),
                      -1);
     assert_non_null(strstr(err.msg, "newline"));
@@ -56,12 +56,12 @@ static void test_billing_units_refused(void **state)
 {
     struct allot_error err = {0};
     assert_int_equal(check("103|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                           "2026-11-21T20:43:20|00:01:00|01:00:00|billing=2K,cpu=4|4|103\n",
+                           "2026-11-21T20:43:20|60|01:00:00|billing=2K,cpu=4|4|103\n",
                            &err),
                      -1);
     assert_non_null(strstr(err.msg, "AllocTRES"));
     assert_int_equal(check("103|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                           "2026-11-21T20:43:20|00:01:00|01:00:00|billing=1.5|4|103\n",
+                           "2026-11-21T20:43:20|60|01:00:00|billing=1.5|4|103\n",
                            &err),
                      -1);
 }
@@ -69,13 +69,13 @@ static void test_billing_units_refused(void **state)
 static void test_bad_values_refused(void **state)
 {
     struct allot_error err = {0};
-    /* a step id where a job id belongs, an unknown state, an Elapsed in another unit */
+    /* a step id where a job id belongs, an unknown state, an ElapsedRaw with a unit */
     assert_int_equal(check("103.batch|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                           "2026-11-21T20:43:20|00:01:00|01:00:00|billing=1|1|103.batch\n",
+                           "2026-11-21T20:43:20|60|01:00:00|billing=1|1|103.batch\n",
                            &err),
                      -1);
     assert_int_equal(check("103|DONE|a|chem|debug|normal|2026-11-21T20:42:20|"
-                           "2026-11-21T20:43:20|00:01:00|01:00:00|billing=1|1|103\n",
+                           "2026-11-21T20:43:20|60|01:00:00|billing=1|1|103\n",
                            &err),
                      -1);
     assert_int_equal(check("103|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
@@ -89,13 +89,13 @@ static void test_job_names(void **state)
     struct allot_error err = {0};
     /* an array task and a het component as sacct names them; a bad JobID is refused */
     assert_int_equal(check("103|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                           "2026-11-21T20:43:20|00:01:00|01:00:00|billing=1|1|100_3\n"
+                           "2026-11-21T20:43:20|60|01:00:00|billing=1|1|100_3\n"
                            "104|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                           "2026-11-21T20:43:20|00:01:00|01:00:00|billing=1|1|103+1\n",
+                           "2026-11-21T20:43:20|60|01:00:00|billing=1|1|103+1\n",
                            &err),
                      0);
     assert_int_equal(check("103|COMPLETED|a|chem|debug|normal|2026-11-21T20:42:20|"
-                           "2026-11-21T20:43:20|00:01:00|01:00:00|billing=1|1|100_x\n",
+                           "2026-11-21T20:43:20|60|01:00:00|billing=1|1|100_x\n",
                            &err),
                      -1);
     assert_non_null(strstr(err.msg, "JobID"));

@@ -56,6 +56,7 @@ int plugin_conf_load(const char *path, plugin_conf_t *out, struct allot_error *e
      * slurmctld's uid, so the two munged round trips per request are not needed. */
     pc.peer_auth = c->socket_peer_auth && strncmp(pc.url, "unix:", 5) == 0;
     pc.timeout_ms = (long)c->plugin_timeout_ms;
+    pc.breaker_ms = (long)c->plugin_breaker_ms;
     pc.min_threads = (int)c->prep_min_threads;
     pc.max_threads = (int)c->prep_max_threads;
     pc.start_cancel = strcmp(c->start_refusal, "cancel") == 0;

@@ -29,6 +29,7 @@ typedef struct plugin_conf {
     int hold_at_submit;                /* HoldMode=submit */
     int peer_auth;                     /* SocketPeerAuth=yes and url is unix: (no MUNGE) */
     long timeout_ms;                   /* PluginTimeoutMs */
+    long breaker_ms;                   /* PluginBreakerMs (breaker.h); 0 = off */
     int min_threads, max_threads;      /* PrEpMinThreads, PrEpMaxThreads */
     char spool_dir[PLUGIN_PATH_MAX];   /* PrEpSpoolDir */
     int start_cancel;                  /* StartRefusal=cancel (else wait) */

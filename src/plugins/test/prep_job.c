@@ -444,10 +444,61 @@ static void test_epilog_run_after_requeue(void **state)
     }
 }
 
+/* sacct's ElapsedRaw is end - start - the suspended intervals slurmdbd recorded; 22.05's
+ * tot_sus_time also holds the configuring (prolog) time, so it must not be used. */
+static void test_elapsed_as_sacct(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t start, end, suspend, pre_sus, want;
+    } v[] = {
+        {1000, 1032, 0, 0, 32},      /* slow prolog: configuring time counts, as in sacct */
+        {0, 1032, 0, 0, 0},          /* never started */
+        {1000, 990, 0, 0, 0},        /* clocks apart: never negative */
+        {1000, 1100, 1050, 20, 70},  /* ran 20 s, suspended, resumed at 1050, ended at 1100 */
+        {1000, 1020, 1020, 20, 20},  /* killed while suspended: end = suspend_time */
+        {1000, 1200, 1150, 60, 110}, /* two suspensions: 60 s before the last, 50 s after */
+    };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        assert_int_equal(prep_job_elapsed(v[i].start, v[i].end, v[i].suspend, v[i].pre_sus),
+                         v[i].want);
+}
+
+/* A void record round-trips through the spool with its kind and reason, and its request
+ * carries who, where and why but no settle fields. */
+static void test_spool_void(void **state)
+{
+    (void)state;
+    struct allot_error err;
+    struct allot_job_desc d;
+    char path[512];
+    prep_job_t a = sample(45);
+
+    snprintf(path, sizeof(path), "%s/spool", dir);
+    a.kind = PREP_JOB_VOID;
+    memset(a.state, 0, sizeof(a.state));
+    a.elapsed_s = 0;
+    snprintf(a.reason, sizeof(a.reason), "Failed to connect to allotd: Connection refused");
+    assert_int_equal(prep_job_spool_write(path, &a, &err), 0);
+    nseen = nbad = 0;
+    assert_int_equal(prep_job_spool_scan(path, on_job, on_bad, NULL, &err), 1);
+    seen[0].enqueued_ms = a.enqueued_ms;
+    assert_memory_equal(&seen[0], &a, sizeof(a));
+    assert_int_equal(prep_job_spool_remove(path, &a, &err), 0);
+    prep_job_desc(&a, &d);
+    assert_string_equal(d.comment, a.reason);
+    assert_int_equal(d.start_s, a.start_s);
+    assert_int_equal(d.elapsed_s, -1);
+    assert_null(d.state);
+    assert_string_equal(d.account, "chem");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spool_round_trip),
+        cmocka_unit_test(test_spool_void),
+        cmocka_unit_test(test_elapsed_as_sacct),
         cmocka_unit_test(test_spool_submit_token),
         cmocka_unit_test(test_spool_durable),
         cmocka_unit_test(test_settle_done_keeps_rejected),

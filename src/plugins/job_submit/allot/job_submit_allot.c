@@ -9,7 +9,9 @@
  * Slurm calls job_submit serially under its locks, so the call does at most one bounded
  * request to allotd (PluginTimeoutMs), plus one for a user's default account on a cache
  * miss; then FailMode decides when allotd did not answer (closed, the default: refuse
- * with a message saying so; open: admit and log, the hold at start reconciles).
+ * with a message saying so; open: admit and log, the hold at start reconciles).  After a
+ * request that timed out, the circuit breaker (breaker.h) applies FailMode at once for
+ * PluginBreakerMs, so submissions queued behind a hung allotd do not wait a timeout each.
  * The submit rules (default account, one partition, time limit, time_min, memory) are
  * submit_req.c's.  Partition facts (default partition, DefaultTime, MaxTime, DefMemPerCPU,
  * TRESBillingWeights) come from slurmctld itself through the public API
@@ -50,6 +52,7 @@
 #include "allot/allot.h"
 #include "libslurmtext/arrayspec.h"
 #include "libutil/text.h"
+#include "plugins/common/breaker.h"
 #include "plugins/common/plugin_conf.h"
 #include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
@@ -104,6 +107,9 @@ static pthread_t js_thread;
 static int js_thread_started;
 static int64_t js_last_token; /* last submit token made (submit_token.h) */
 static submit_group_t js_group; /* the het job being admitted (submit_group.h) */
+/* Calls to allotd pass it (breaker.h): after one timeout, FailMode applies at once for
+ * PluginBreakerMs rather than a timeout per queued submission.  Its own mutex. */
+static breaker_t js_breaker = BREAKER_INITIALIZER;
 
 /* ---- partition facts, refreshed by our own thread ---------------------------------- */
 
@@ -257,11 +263,51 @@ static int ready_locked(void)
         slurm_error("job_submit/allot: no allotd client: %s", err.msg);
         return -1;
     }
-    slurm_info("job_submit/allot: allotd %s (auth %s), FailMode=%s, HoldMode=%s, timeout %ld ms",
+    breaker_init(&js_breaker, js_conf.breaker_ms, 2 * (int64_t)js_conf.timeout_ms + 1000);
+    slurm_info("job_submit/allot: allotd %s (auth %s), FailMode=%s, HoldMode=%s, timeout %ld ms, "
+               "breaker %ld ms",
                js_conf.url, js_conf.peer_auth ? "peer" : "munge",
-               js_conf.fail_open ? "open" : "closed",
-               js_conf.hold_at_submit ? "submit" : "start", js_conf.timeout_ms);
+               js_conf.fail_open ? "open" : "closed", js_conf.hold_at_submit ? "submit" : "start",
+               js_conf.timeout_ms, js_conf.breaker_ms);
     return 0;
+}
+
+/* Ask the breaker before a call to allotd: 0 and *V to go on, or -1 with ERR (EUNAVAIL,
+ * which fail_mode reports) when it is open.  Caller holds js_mu. */
+static int breaker_gate(enum breaker_verdict *v, int64_t *t0_ms, struct allot_error *err)
+{
+    *t0_ms = breaker_now_ms();
+    *v = breaker_enter(&js_breaker, *t0_ms);
+    if (*v != BREAKER_SKIP)
+        return 0;
+    return allot_errorf(err, ALLOT_EUNAVAIL,
+                        "allotd did not answer within %ld ms lately; not asked again until "
+                        "PluginBreakerMs (%ld ms) has passed",
+                        js_conf.timeout_ms, js_conf.breaker_ms);
+}
+
+/* Report a call the breaker let through: FAILED_UNAVAIL when allotd was unavailable; it
+ * counts as hung when it took the whole timeout.  Logs each open and close once. */
+static void breaker_done(enum breaker_verdict v, int64_t t0_ms, int failed_unavail)
+{
+    int64_t now = breaker_now_ms(), open_ms = 0;
+    uint64_t skipped = 0, opens, total;
+    int hung = failed_unavail && now - t0_ms >= js_conf.timeout_ms * 9 / 10;
+    enum breaker_event ev = breaker_leave(&js_breaker, v, hung, now, &open_ms, &skipped);
+
+    if (ev == BREAKER_NONE)
+        return;
+    breaker_counts(&js_breaker, &opens, &total);
+    if (ev == BREAKER_OPENED)
+        slurm_error("job_submit/allot: circuit breaker open: allotd did not answer within %ld "
+                    "ms; FailMode=%s applies without asking it for %ld ms, then one request "
+                    "probes it (opened %llu time(s) since start)",
+                    js_conf.timeout_ms, js_conf.fail_open ? "open" : "closed", js_conf.breaker_ms,
+                    (unsigned long long)opens);
+    else
+        slurm_info("job_submit/allot: circuit breaker closed: allotd answers again after %lld "
+                   "ms; %llu submission(s) decided by FailMode meanwhile (%llu since start)",
+                   (long long)open_ms, (unsigned long long)skipped, (unsigned long long)total);
 }
 
 /*
@@ -289,7 +335,13 @@ static int default_account_locked(uint32_t uid, const char *user, char *buf, siz
         return -1;
     snprintf(path, sizeof(path), "/v1/users/%s", enc);
     free(enc);
-    if (allot_request(js_client, "GET", path, NULL, &status, &reply, err) < 0) {
+    enum breaker_verdict bv;
+    int64_t t0;
+    if (breaker_gate(&bv, &t0, err) < 0)
+        return -1;
+    int arc = allot_request(js_client, "GET", path, NULL, &status, &reply, err);
+    breaker_done(bv, t0, arc < 0 && err->code == ALLOT_EUNAVAIL);
+    if (arc < 0) {
         free(reply);
         if (err->code != ALLOT_ENOENT)
             return -1;
@@ -635,6 +687,12 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         d.submit_token = submit_token_next(&js_last_token, (int64_t)now.tv_sec,
                                            (int64_t)(now.tv_nsec / 1000));
     }
+    enum breaker_verdict bv;
+    int64_t t0;
+    if (breaker_gate(&bv, &t0, &err) < 0) {
+        rc = fail_mode("admit", uid, req.account, &err, err_msg);
+        goto out;
+    }
     int arc = allot_job_admit(js_client, &d, &res, &err);
     if (arc < 0 && d.submit_token && err.code == ALLOT_EINVAL &&
         !strncmp(err.msg, "submit_token:", 13)) {
@@ -647,6 +705,7 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         d.extra_sumin = het_before; /* no hold at submit: count the earlier components */
         arc = allot_job_admit(js_client, &d, &res, &err);
     }
+    breaker_done(bv, t0, arc < 0 && err.code == ALLOT_EUNAVAIL);
     if (arc < 0) {
         if (err.code == ALLOT_ENOENT && strstr(err.msg, "has no association") &&
             slurm_has_assoc(uid, req.account, req.partition)) {

@@ -70,6 +70,7 @@
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/srun_comm.h"
 
+#include "plugins/common/breaker.h"
 #include "plugins/common/plugin_conf.h"
 #include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
@@ -121,6 +122,9 @@ static struct {
     uint32_t job_id;
     time_t due;
 } allot_waiting[WAITING_MAX];
+/* Workers' calls to allotd pass it (breaker.h; its own mutex): after one timeout a hold
+ * meets FailMode at once and settles wait, for PluginBreakerMs. */
+static breaker_t allot_breaker = BREAKER_INITIALIZER;
 
 static void copy_str(char *dst, size_t size, const char *src);
 
@@ -365,6 +369,71 @@ static void refuse_start(const prep_job_t *j, const struct allot_job_result *res
     stop_job(j, why);
 }
 
+static int pool_push(void *item, void *arg);
+
+/*
+ * void_run - tell allotd, through the spool, that run J was cancelled before it started
+ * without a hold allotd answered (FailMode=closed): allotd then records it as void and no
+ * settle of it (the agent's sacct pass included) is ever charged.  WHY: the reason.
+ */
+static void void_run(const prep_job_t *j, const char *why)
+{
+    prep_job_t v = *j;
+    struct allot_error err;
+
+    v.kind = PREP_JOB_VOID;
+    snprintf(v.reason, sizeof(v.reason), "%.*s", (int)sizeof(v.reason) - 1, why ? why : "");
+    for (char *p = v.reason; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' '; /* one spool line */
+    if (prep_job_spool_write(allot_conf.spool_dir, &v, &err) < 0)
+        error("prep/allot: JobId=%u run=%d: void record not spooled (%s); sent from memory only",
+              j->job_id, j->run, err.msg);
+    pthread_mutex_lock(&allot_mu);
+    int queued = allot_pool && prep_job_queue_copy(&v, prep_pool_now_ms(), pool_push, NULL) == 0;
+    pthread_mutex_unlock(&allot_mu);
+    if (!queued)
+        error("prep/allot: JobId=%u run=%d: void record not queued; it waits in the spool",
+              j->job_id, j->run);
+}
+
+/* Report a call the breaker let through (V); VERDICT and ERR are its outcome.  A call
+ * that found allotd unavailable after the whole timeout is a hung allotd.  Logs each open
+ * and close of the breaker once. */
+static void breaker_done(enum breaker_verdict v, int64_t t0_ms, enum prep_job_verdict verdict,
+                         const struct allot_error *err, const plugin_conf_t *pc)
+{
+    int64_t now = breaker_now_ms(), open_ms = 0;
+    uint64_t skipped = 0, opens, total;
+    int unavail = (verdict == PREP_JOB_RETRY || verdict == PREP_JOB_UNREACHABLE) &&
+                  err->code == ALLOT_EUNAVAIL;
+    int hung = unavail && now - t0_ms >= pc->timeout_ms * 9 / 10;
+    enum breaker_event ev = breaker_leave(&allot_breaker, v, hung, now, &open_ms, &skipped);
+
+    if (ev == BREAKER_NONE)
+        return;
+    breaker_counts(&allot_breaker, &opens, &total);
+    if (ev == BREAKER_OPENED)
+        error("prep/allot: circuit breaker open: allotd did not answer within %ld ms; holds "
+              "meet FailMode=%s and settles wait, without asking allotd for %ld ms, then one "
+              "request probes it (opened %llu time(s) since start)",
+              pc->timeout_ms, pc->fail_open ? "open" : "closed", pc->breaker_ms,
+              (unsigned long long)opens);
+    else
+        info("prep/allot: circuit breaker closed: allotd answers again after %lld ms; %llu "
+             "request(s) decided without it meanwhile (%llu since start)",
+             (long long)open_ms, (unsigned long long)skipped, (unsigned long long)total);
+}
+
+/* The breaker is open: fill ERR for the log and the job's reason. */
+static void breaker_skipped(struct allot_error *err, const plugin_conf_t *pc)
+{
+    allot_errorf(err, ALLOT_EUNAVAIL,
+                 "allotd did not answer within %ld ms lately; not asked again until "
+                 "PluginBreakerMs (%ld ms) has passed",
+                 pc->timeout_ms, pc->breaker_ms);
+}
+
 static void prolog_done(uint32_t job_id)
 {
     if (allot_callbacks.prolog_slurmctld)
@@ -380,11 +449,18 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
     int64_t budget = 2 * pc->timeout_ms + 1000;
     enum prep_job_verdict v;
 
+    int64_t t0 = breaker_now_ms();
+    enum breaker_verdict bv = c ? breaker_enter(&allot_breaker, t0) : BREAKER_SKIP;
+    memset(&res, 0, sizeof(res));
     if (!c) {
         v = PREP_JOB_UNREACHABLE;
         snprintf(err.msg, sizeof(err.msg), "no allotd client (see earlier error)");
+    } else if (bv == BREAKER_SKIP) {
+        v = PREP_JOB_UNREACHABLE;
+        breaker_skipped(&err, pc);
     } else {
         v = prep_job_call(c, j, attempt, prep_pool_now_ms(), budget, due_ms, &res, &err);
+        breaker_done(bv, t0, v, &err, pc);
     }
     switch (v) {
     case PREP_JOB_RETRY:
@@ -418,6 +494,7 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
                      "FailMode=closed, try again later",
                      err.msg);
             stop_job(j, why);
+            void_run(j, err.msg);
         }
         break;
     }
@@ -434,11 +511,14 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
     struct allot_error err = {0};
     enum prep_job_verdict v;
 
-    if (!c) {
-        *due_ms = prep_pool_now_ms() + 5000;
+    int64_t t0 = breaker_now_ms();
+    enum breaker_verdict bv = c ? breaker_enter(&allot_breaker, t0) : BREAKER_SKIP;
+    if (bv == BREAKER_SKIP) {
+        *due_ms = prep_pool_now_ms() + (c ? 1000 : 5000);
         return PREP_RETRY;
     }
     v = prep_job_call(c, j, attempt, prep_pool_now_ms(), 0, due_ms, &res, &err);
+    breaker_done(bv, t0, v, &err, pc);
     if (v == PREP_JOB_RETRY) {
         if (attempt == 0 || attempt % 20 == 0)
             info("prep/allot: JobId=%u run=%d settle waits for allotd (attempt %d): %s",
@@ -448,7 +528,10 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
     char kept[4096 + 16];
     struct allot_error serr = {0};
     int spool_rc = prep_job_settle_done(pc->spool_dir, j, v, kept, sizeof(kept), &serr);
-    if (v == PREP_JOB_OK)
+    if (v == PREP_JOB_OK && j->kind == PREP_JOB_VOID)
+        info("prep/allot: JobId=%u run=%d recorded in allotd as cancelled before start (%s)%s",
+             j->job_id, j->run, res.message, res.replay ? " (replay)" : "");
+    else if (v == PREP_JOB_OK)
         info("prep/allot: JobId=%u run=%d settled %s: charge %lld SU-min%s", j->job_id, j->run,
              j->state, (long long)res.charge_sumin, res.replay ? " (replay)" : "");
     else
@@ -678,6 +761,7 @@ static int start_locked(void)
         error("prep/allot: inactive until allot.conf can be read: %s", err.msg);
         return -1;
     }
+    breaker_init(&allot_breaker, allot_conf.breaker_ms, 2 * (int64_t)allot_conf.timeout_ms + 1000);
     allot_pool = prep_pool_create(allot_conf.min_threads, allot_conf.max_threads,
                                   GROW_AFTER_MS, IDLE_EXIT_MS, &ops);
     if (!allot_pool) {
@@ -844,9 +928,8 @@ static void job_copy(const job_record_t *job_ptr, enum prep_job_kind kind, prep_
     if (kind == PREP_JOB_HOLD)
         j->billing_micro = slurm_billing(job_ptr);
     if (kind == PREP_JOB_SETTLE) {
-        int64_t el = (int64_t)job_ptr->end_time - (int64_t)job_ptr->start_time -
-                     (int64_t)job_ptr->tot_sus_time;
-        j->elapsed_s = job_ptr->start_time && el > 0 ? el : 0;
+        j->elapsed_s = prep_job_elapsed(job_ptr->start_time, job_ptr->end_time,
+                                        job_ptr->suspend_time, job_ptr->pre_sus_time);
         /* A requeue counts the next run before this epilog: settle the run that was held. */
         j->run = epilog_run(job_ptr);
         copy_str(j->state, sizeof(j->state),

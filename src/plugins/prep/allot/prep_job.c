@@ -8,7 +8,8 @@
  * aside (renamed .bad) rather than half-understood.  submit_token (HoldMode=submit) is
  * written only when set and optional when read, so files of the release before it still
  * load, and files without a token are byte-identical to that release's; so are the array
- * and het ids (array_job_id, array_task_id, het_job_id, het_job_offset).
+ * and het ids (array_job_id, array_task_id, het_job_id, het_job_offset).  A void record
+ * (prep_job.h) adds "kind=void" and its "reason"; other files have no kind line.
  */
 #include "plugins/prep/allot/prep_job.h"
 
@@ -52,6 +53,13 @@ void prep_job_desc(const prep_job_t *job, struct allot_job_desc *d)
     d->array_task_id = job->array_task_id;
     d->het_job_id = job->het_job_id;
     d->het_job_offset = job->het_job_offset;
+    if (job->kind == PREP_JOB_VOID) {
+        d->submit_s = job->submit_s;
+        d->start_s = job->start_s;
+        d->elapsed_s = -1;
+        d->comment = job->reason;
+        return;
+    }
     if (job->kind == PREP_JOB_HOLD) {
         d->submit_s = job->submit_s;
         d->start_s = job->start_s;
@@ -79,6 +87,20 @@ const char *prep_job_epilog_state(const char *base, int pending, int requeue_fla
     if (!pending)
         return base;
     return requeue_flag ? "REQUEUED" : "NODE_FAIL";
+}
+
+int64_t prep_job_elapsed(int64_t start_time, int64_t end_time, int64_t suspend_time,
+                         int64_t pre_sus_time)
+{
+    int64_t el;
+
+    if (start_time <= 0)
+        return 0;
+    if (suspend_time <= 0)
+        el = end_time - start_time;
+    else
+        el = pre_sus_time + (end_time > suspend_time ? end_time - suspend_time : 0);
+    return el > 0 ? el : 0;
 }
 
 int prep_job_queue_copy(const prep_job_t *job, int64_t now_ms, prep_job_push_f push, void *arg)
@@ -124,6 +146,8 @@ enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, in
         rc = allot_job_hold(c, &d, res, err);
     else if (job->kind == PREP_JOB_RELEASE)
         rc = allot_job_release(c, &d, res, err);
+    else if (job->kind == PREP_JOB_VOID)
+        rc = allot_job_void(c, &d, res, err);
     else
         rc = allot_job_settle(c, &d, res, err);
     if (rc == 0)
@@ -215,6 +239,12 @@ static int spool_format(const prep_job_t *job, char *buf, size_t size)
                      job->elapsed_s, job->alloc_tres, job->state, job->billing_micro);
     if (n < 0 || (size_t)n >= size)
         return -1;
+    if (job->kind == PREP_JOB_VOID) {
+        int m = snprintf(buf + n, size - (size_t)n, "kind=void\nreason=%s\n", job->reason);
+        if (m < 0 || (size_t)m >= size - (size_t)n)
+            return -1;
+        n += m;
+    }
     if (job->submit_token) {
         int m =
             snprintf(buf + n, size - (size_t)n, "submit_token=%" PRId64 "\n", job->submit_token);
@@ -252,7 +282,7 @@ static int spool_format(const prep_job_t *job, char *buf, size_t size)
  */
 int prep_job_spool_write(const char *dir, const prep_job_t *job, struct allot_error *err)
 {
-    char name[128], path[4096], tmp[4096 + 8], text[2048];
+    char name[128], path[4096], tmp[4096 + 8], text[4096];
     const char *step = "write";
     int fd, len, e;
 
@@ -395,6 +425,10 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
             bad = set_str(j.alloc_tres, sizeof(j.alloc_tres), val);
         else if (!strcmp(k, "state"))
             bad = set_str(j.state, sizeof(j.state), val);
+        else if (!strcmp(k, "reason"))
+            bad = set_str(j.reason, sizeof(j.reason), val);
+        else if (!strcmp(k, "kind"))
+            bad = strcmp(val, "void") ? -1 : (j.kind = PREP_JOB_VOID, 0);
         else if (!strcmp(k, "job_id")) {
             bad = set_int(&v, val, 1, UINT32_MAX);
             j.job_id = (uint32_t)v;

@@ -14,7 +14,8 @@
  * prep_job_call decides what an outcome means: a refusal is final, an unreachable allotd
  * is retried with backoff (settles forever, holds within a budget), other errors are final.
  * Spool files carry the submit token and the array / het ids as optional lines (files
- * written before them read as 0, none).
+ * written before them read as 0, none), and a void record the lines "kind=void" and
+ * "reason=".
  * No Slurm headers: unit-tested without slurmctld.
  * Threads: functions are reentrant; a prep_job_t belongs to one thread at a time.
  */
@@ -26,12 +27,17 @@
 
 #include "allot/allot.h"
 
-/* RELEASE: the provisional hold of a job that ended without starting (HoldMode=submit). */
-enum prep_job_kind { PREP_JOB_HOLD = 0, PREP_JOB_SETTLE, PREP_JOB_RELEASE };
+/* RELEASE: the provisional hold of a job that ended without starting (HoldMode=submit).
+ * VOID: a run prep/allot cancelled at start because allotd did not answer its hold
+ * (FailMode=closed): allotd records it so that no settle of it is ever charged.  A void
+ * is spooled and retried like a settle, under the same file name (its run's epilog
+ * settles nothing: the plugin cancelled it). */
+enum prep_job_kind { PREP_JOB_HOLD = 0, PREP_JOB_SETTLE, PREP_JOB_RELEASE, PREP_JOB_VOID };
 
 #define PREP_NAME_MAX 64
 #define PREP_TRES_MAX 512
 #define PREP_MSG_MAX 1024
+#define PREP_REASON_MAX 256
 
 typedef struct prep_job {
     enum prep_job_kind kind;
@@ -44,7 +50,7 @@ typedef struct prep_job {
     char qos[PREP_NAME_MAX];
     int64_t submit_s, start_s, end_s; /* UTC epoch seconds; 0 = unknown */
     int64_t time_limit_s;     /* > 0 */
-    int64_t elapsed_s;        /* settle: run time without suspensions */
+    int64_t elapsed_s;        /* settle: sacct's ElapsedRaw (prep_job_elapsed) */
     char alloc_tres[PREP_TRES_MAX]; /* "cpu=2,mem=200M,node=1,billing=2" */
     char state[PREP_NAME_MAX];      /* settle: "COMPLETED", "NODE_FAIL", ... */
     int64_t billing_micro;    /* hold: the run's billing under Slurm's own partition weights
@@ -57,6 +63,7 @@ typedef struct prep_job {
     uint32_t het_job_id, het_job_offset;   /* a het job's component (J+C); het_job_id 0: none */
     int32_t keep_tasks;       /* release: a job array keeps this many tasks' shares of its
                                * submit hold (prep_array.h); 0 = release all */
+    char reason[PREP_REASON_MAX]; /* void: why the run was cancelled (no newline) */
     int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
 } prep_job_t;
 
@@ -145,6 +152,21 @@ int32_t prep_job_epilog_run(uint32_t restart_cnt, int pending);
  * requeue), else "NODE_FAIL" (a batch launch that failed: free, as in sacct).  Static or BASE.
  */
 const char *prep_job_epilog_state(const char *base, int pending, int requeue_flag);
+
+/*
+ * prep_job_elapsed - a run's elapsed time as Slurm's accounting records it (sacct's
+ * ElapsedRaw), from job_record_t's START_TIME, END_TIME, SUSPEND_TIME and PRE_SUS_TIME
+ * (epoch seconds; suspend_time 0 = never suspended).  slurmdbd stores end - start -
+ * time_suspended, where time_suspended sums the suspend-to-resume intervals
+ * (as_mysql_suspend); slurmctld's tot_sus_time is no substitute, as 22.05 also counts a
+ * job's configuring time (prolog, node boot) in it (_job_time_limit_incr).  pre_sus_time
+ * is the run time up to the last suspend, and suspend_time the last suspend or resume: a
+ * job that ended running adds end - suspend_time (its last resume); one killed while
+ * suspended ends at suspend_time (job_signal), adding 0, as slurmdbd counts it.
+ * 0 when START_TIME is 0 (never started); never negative.
+ */
+int64_t prep_job_elapsed(int64_t start_time, int64_t end_time, int64_t suspend_time,
+                         int64_t pre_sus_time);
 
 /*
  * prep_job_queue_copy - queue a heap copy of JOB (enqueued_ms set to NOW_MS) through PUSH
