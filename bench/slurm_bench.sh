@@ -12,6 +12,10 @@
 # per plugin request, as before that key existed); default: the key's default (yes).
 # Also prints slurmctld's own time per submit RPC (its log's usec=), which excludes sbatch's
 # process start, so the plugins' share of it is visible apart from sbatch's noise.
+# Then, with allotd stopped by SIGSTOP (hung: it accepts connections and never answers),
+# BENCH_HUNG_N (5) sbatch calls at once, each one's wall time: the plugins' circuit breaker
+# (PluginBreakerMs) should hold each to about one PluginTimeoutMs, not one per queued call.
+# BENCH_TIMEOUT_MS (1000) and BENCH_BREAKER_MS (5000) set those two keys for the phase.
 # Jobs are submitted held (sbatch -H), so no prolog, epilog or settle of a job that started
 # early shares the cores with the submissions being timed; after the loop the plugins' jobs
 # are released (their settles give the latency) and the others cancelled.  Released jobs
@@ -47,6 +51,27 @@ rpc_usec() {
 	PY
 }
 
+# hung_latency: BENCH_HUNG_N concurrent sbatch against a SIGSTOPped allotd; prints each
+# call's wall time (ms, sorted).  FailMode (closed by default) refuses them: exit codes are
+# not checked, the time is what is measured.
+hung_latency() {
+	local n=${BENCH_HUNG_N:-5} pids= i p
+	kill -STOP "$ALLOTD_PID" || return 1
+	for i in $(seq "$n"); do
+		(
+			t0=$(date +%s%N)
+			sbatch -Q -H -A chem -p bank -c 1 --mem=100 --time=5 --wrap true >/dev/null 2>&1
+			echo $((($(date +%s%N) - t0) / 1000000)) >"hung.$i"
+		) &
+		pids="$pids $!"
+	done
+	for p in $pids; do wait "$p"; done
+	kill -CONT "$ALLOTD_PID" &&
+	echo "allotd hung (SIGSTOP): $n concurrent sbatch, ms each: $(cat hung.* | sort -n | paste -sd' ')" \
+		"(PluginTimeoutMs=$(sed -n 's/^PluginTimeoutMs=//p' "$ALLOT_CONF"), PluginBreakerMs=$(sed -n 's/^PluginBreakerMs=//p' "$ALLOT_CONF"))" |
+		tee -a results
+}
+
 # release_all: let the held jobs run (the plugins' holds and settles happen now).
 release_all() { scontrol release "$(squeue -h -t pending -o %i | paste -sd, -)"; }
 wait_idle() { wait_for 300 sh -c 'test -z "$(squeue -h -t pending,running,configuring,completing)"'; }
@@ -71,7 +96,8 @@ plugins_phase='
 	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
 	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
 	allotd_start Operators=root "PrEpSpoolDir=$PWD/spool" ${BENCH_HOLD_MODE:+HoldMode=$BENCH_HOLD_MODE} \
-		${BENCH_PEER_AUTH:+SocketPeerAuth=$BENCH_PEER_AUTH} &&
+		${BENCH_PEER_AUTH:+SocketPeerAuth=$BENCH_PEER_AUTH} PluginTimeoutMs=${BENCH_TIMEOUT_MS:-1000} \
+		PluginBreakerMs=${BENCH_BREAKER_MS:-5000} &&
 	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" >/dev/null &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" >/dev/null &&
 	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" >/dev/null &&
@@ -96,6 +122,7 @@ plugins_phase='
 	else:
 	    print("no settles found")
 	PY
+	hung_latency &&
 	allotd_stop && slurm_stop
 '
 case ${BENCH_ORDER:-plain-first} in
