@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t3040-plugins-failmode.t - what prep/allot and job_submit/allot charge and decide when
+# t3050-plugins-failmode.t - what prep/allot and job_submit/allot charge and decide when
 # allotd is down or hung, and the elapsed time they settle, on a real Slurm 22.05:
 # - a job with a slow PrologSlurmctld, and a suspended and resumed one: allot's elapsed
 #   equals sacct's ElapsedRaw (22.05 counts configuring time in tot_sus_time);
@@ -24,7 +24,7 @@ SPOOL=$PWD/spool
 TIMEOUT_MS=2000
 # slurm.conf cannot name a path with spaces (the trash directory has one): the prolog and
 # its switch live in a directory of their own, removed at the end.
-PROLOG_DIR=$(mktemp -d /tmp/allot-t3040.XXXXXX) || exit 1
+PROLOG_DIR=$(mktemp -d /tmp/allot-t3050.XXXXXX) || exit 1
 SLOW=$PROLOG_DIR/slow
 ctld_log() { cat "$SLURM_DIR/log/slurmctld.log"; }
 # The plugins' requests are bounded by 2 s here: small enough for the hung-allotd case to
