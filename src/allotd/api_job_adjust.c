@@ -64,7 +64,8 @@ int api_job_adjust(struct req *r, struct allot_error *err)
         {.name = "run", .type = JF_INT, .required = 0, .dst = &run},
         {.name = "time_limit_s", .type = JF_INT, .required = 1, .dst = &q->time_limit_s, .min = 1},
     };
-    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
+        api_cluster_served(r, q->cluster, err) < 0)
         return -1;
     if (run < 0 || run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: must be 0..%d", INT32_MAX);

@@ -70,7 +70,8 @@ int api_job_void(struct req *r, struct allot_error *err)
          .dst = q->reason,
          .size = sizeof(q->reason)},
     };
-    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0)
+    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
+        api_cluster_served(r, q->cluster, err) < 0)
         return -1;
     if (run > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "run: too large");

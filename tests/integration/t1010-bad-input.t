@@ -199,7 +199,9 @@ test_expect_success 'ClusterNames=c1: job verbs for another cluster are 403 nami
 	before=$(api GET /v1/balances | json_get items.0.available_sumin) &&
 	for b in "admit {\"cluster\":\"c2\",$j}" "hold {\"cluster\":\"c2\",\"job_id\":5,$j}" \
 		"settle {\"cluster\":\"c2\",\"job_id\":5,\"elapsed_s\":60,\"user\":\"u\",\"account\":\"chem\",\"partition\":\"std\",\"billing\":1}" \
-		"release {\"cluster\":\"c2\",\"job_id\":5}"; do
+		"release {\"cluster\":\"c2\",\"job_id\":5}" \
+		"adjust {\"cluster\":\"c2\",\"job_id\":5,\"time_limit_s\":120}" \
+		"void {\"cluster\":\"c2\",\"job_id\":5,\"user\":\"u\",\"account\":\"chem\"}"; do
 		api_bad 403 "" POST /v1/jobs/${b%% *} "${b#* }" &&
 		grep -q "serves cluster(s) c1 (ClusterNames), not c2" out || return 1
 	done &&
