@@ -19,9 +19,12 @@ export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
 SPOOL=$PWD/spool
 ALLOT=$ALLOT_BUILD_DIR/src/allot/allot
 ctld_log() { cat "$SLURM_DIR/log/slurmctld.log"; }
+# StartRefusal=cancel: the job that finds the credit taken at start is refused there (the
+# default, wait, would requeue it until credit frees, and the burst's replay would then
+# differ by timing, not by rule).
 allotd_start_bank() {
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=5000 PrEpMinThreads=1 \
-		PrEpMaxThreads=4 "$@"
+		PrEpMaxThreads=4 StartRefusal=cancel "$@"
 }
 # bank: the allot side of a fresh bank, chem with 100 SU-minutes.
 bank() {
