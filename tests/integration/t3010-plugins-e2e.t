@@ -62,23 +62,9 @@ restart_ctld() {
 }
 
 test_expect_success 'cluster with both plugins, allotd with account chem (100 SU-min)' '
-	cat >extra.conf <<-EOF &&
-	JobSubmitPlugins=allot
-	PrEpPlugins=prep/script,prep/allot
-	PartitionName=bank Nodes=ALL MaxTime=60 DefaultTime=5 DefMemPerCPU=1024 TRESBillingWeights=CPU=1.0,Mem=0.5G State=UP
-	EOF
-	slurm_start --plugin-dir "$plugins" --conf-extra extra.conf &&
-	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
-	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
+	slurm_start_allot &&
 	allotd_start_bank &&
-	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" &&
-	api POST /v1/accounts "{\"name\":\"chem\"}" &&
-	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
-	api POST /v1/assocs "{\"cluster\":\"$SLURM_CLUSTER\",\"account\":\"chem\",\"user\":\"root\"}" &&
-	api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"bank\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=1.0,Mem=0.5G\"}" &&
-	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":100}" >alloc &&
-	sleep 1.2 &&
-	wait_for 20 sh -c "grep -q \"job_submit/allot: .* partition(s) loaded\" \"$SLURM_DIR/log/slurmctld.log\""
+	allot_bank_chem 100
 '
 
 test_expect_success 'an affordable job runs; hold and debit in the ledger, charged on real elapsed time' '

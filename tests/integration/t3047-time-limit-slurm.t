@@ -54,23 +54,9 @@ partitions_since_start() {
 }
 
 test_expect_success 'cluster with both plugins, chem with 100 SU-min' '
-	cat >extra.conf <<-EOF &&
-	JobSubmitPlugins=allot
-	PrEpPlugins=prep/script,prep/allot
-	PartitionName=bank Nodes=ALL MaxTime=600 DefaultTime=5 DefMemPerCPU=1024 TRESBillingWeights=CPU=1.0,Mem=0.5G State=UP
-	EOF
-	slurm_start --plugin-dir "$plugins" --conf-extra extra.conf &&
-	sacctmgr -i add account chem cluster=$SLURM_CLUSTER >/dev/null &&
-	sacctmgr -i add user root account=chem cluster=$SLURM_CLUSTER >/dev/null &&
+	slurm_start_allot 600 &&
 	allotd_start Operators=root "PrEpSpoolDir=$SPOOL" PluginTimeoutMs=5000 &&
-	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" &&
-	api POST /v1/accounts "{\"name\":\"chem\"}" &&
-	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
-	api POST /v1/assocs "{\"cluster\":\"$SLURM_CLUSTER\",\"account\":\"chem\",\"user\":\"root\"}" &&
-	api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"bank\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=1.0,Mem=0.5G\"}" &&
-	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":100}" >alloc &&
-	sleep 1.2 &&
-	wait_for 20 sh -c "grep -q \"job_submit/allot: .* partition(s) loaded\" \"$SLURM_DIR/log/slurmctld.log\""
+	allot_bank_chem 100
 '
 
 test_expect_success 'a pending job: a lower limit is accepted, an unaffordable raise refused' '

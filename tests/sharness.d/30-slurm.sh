@@ -18,6 +18,13 @@
 #                    stops the cluster if the test shell dies without running its traps.
 #   slurm_dump_logs  print every daemon log to stderr (done automatically on failure).
 #   slurm_allot_plugins_or_skip  $plugins = the build's plugin dir, or skip the script.
+#   slurm_start_allot [MAXTIME]  slurm_start with both allot plugins from $plugins and a
+#                    partition "bank" (TRESBillingWeights=CPU=1.0,Mem=0.5G, MaxTime MAXTIME
+#                    minutes (60), DefaultTime 5), where Slurm's account chem has root.
+#   allot_bank_chem SUMIN  allotd's copy of that (allotd already started): the cluster,
+#                    chem with root, partition bank at the same weights, an allocation of
+#                    SUMIN SU-minutes (its reply in ./alloc); then waits until job_submit/allot
+#                    has loaded the partitions.
 #   slurm_wait_job JOBID STATE_REGEX [SECONDS]  wait until squeue/sacct shows the job in a
 #                    matching state (sacct when the job has left squeue).
 #   slurm_batch SCRIPT OUT [SBATCH OPTION...]  submit SCRIPT (made executable) with its
@@ -212,6 +219,28 @@ slurm_allot_plugins_or_skip() {
         test_done
     fi
     test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+}
+
+slurm_start_allot() {
+    cat >extra.conf <<EOF || return 1
+JobSubmitPlugins=allot
+PrEpPlugins=prep/script,prep/allot
+PartitionName=bank Nodes=ALL MaxTime=${1:-60} DefaultTime=5 DefMemPerCPU=1024 TRESBillingWeights=CPU=1.0,Mem=0.5G State=UP
+EOF
+    slurm_start --plugin-dir "$plugins" --conf-extra extra.conf &&
+        sacctmgr -i add account chem cluster="$SLURM_CLUSTER" >/dev/null &&
+        sacctmgr -i add user root account=chem cluster="$SLURM_CLUSTER" >/dev/null
+}
+
+allot_bank_chem() {
+    api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" &&
+        api POST /v1/accounts "{\"name\":\"chem\"}" &&
+        api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
+        api POST /v1/assocs "{\"cluster\":\"$SLURM_CLUSTER\",\"account\":\"chem\",\"user\":\"root\"}" &&
+        api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"bank\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=1.0,Mem=0.5G\"}" &&
+        api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"amount_sumin\":$1}" >alloc &&
+        sleep 1.2 &&
+        wait_for 20 sh -c "grep -q \"job_submit/allot: .* partition(s) loaded\" \"$SLURM_DIR/log/slurmctld.log\""
 }
 
 slurm_start() {
