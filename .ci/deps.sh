@@ -30,6 +30,8 @@ apt_install valgrind faketime strace
 # lets .ci/slurm-source.sh unpack the matching Slurm source for the PrEp plugin's headers.
 apt_install slurm-wlm slurmctld slurmd slurmdbd slurm-client libslurm-dev munge mariadb-server \
     mariadb-client dpkg-dev
+# The man pages are rendered and checked with man-db and groff (t0210).
+apt_install man-db groff-base bsdextrautils
 # allot-step's integration tests read its JSON record with jq.
 apt_install jq
 # The web dashboard's browser test (t1065) renders the page in headless Chromium.
