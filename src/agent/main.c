@@ -226,15 +226,43 @@ static int one_command(allot_client_t *c, const struct agent_tools *tools, const
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: allot-agent --url URL --cluster NAME [--once] [--wait S] "
-               "[--timeout S]\n"
-               "                   [--reconcile-every S] [--reconcile-lag S] "
-               "[--reconcile-window S]\n"
-               "                   [--reconcile-lookback S] [--reconcile-from EPOCH] "
-               "[--sitefactor-every S]\n"
-               "                   [--journal FILE] [--sync report|follow|push] "
-               "[--sync-every S]\n"
-               "                   | --version | --help   (doc/agent.md)\n");
+    fputs("usage: allot-agent --url URL --cluster NAME [options]\n"
+          "       allot-agent --version | --help\n"
+          "\n"
+          "allot-agent carries the allot bank's decisions to one Slurm cluster: it long-polls\n"
+          "allotd for the cluster's commands (limits, QOS, usage resets), applies each with\n"
+          "sacctmgr and posts the read-back result; it reconciles finished jobs from sacct,\n"
+          "and with --sync keeps allot's copy of the cluster in step with Slurm.  Run one per\n"
+          "cluster, on a host where sacctmgr, sshare and sacct work (doc/agent.md).\n"
+          "\n"
+          "options:\n"
+          "  --url URL                allotd address: http://HOST:PORT or unix:/PATH\n"
+          "  --cluster NAME           the Slurm cluster this agent serves\n"
+          "  --wait S                 long-poll length (0..25, default 20)\n"
+          "  --timeout S              bound of each Slurm tool's run (1..3600, default 60)\n"
+          "  --once                   one poll and one reconciliation pass, then exit\n"
+          "  --reconcile-every S      seconds between reconciliation passes (300; 0 = off)\n"
+          "  --reconcile-lag S        windows end at now - S at the latest (60)\n"
+          "  --reconcile-window S     longest sacct window (3600, >= 60)\n"
+          "  --reconcile-lookback S   first run ever: start at now - S (86400)\n"
+          "  --reconcile-from EPOCH   replay from EPOCH once (the marker never moves back)\n"
+          "  --sitefactor-every S     push the site factor every S seconds (0 = off)\n"
+          "  --journal FILE           record applied results until allotd acknowledges them\n"
+          "  --sync MODE              report, follow or push (default off)\n"
+          "  --sync-every S           seconds between sync passes (60, >= 1)\n"
+          "  --version                print the version\n"
+          "  -h, --help               this text\n"
+          "\n"
+          "signals: SIGTERM or SIGINT finish the command being applied, post its result and\n"
+          "stop; the rest of the batch comes back after its lease.\n"
+          "\n"
+          "environment:\n"
+          "  ALLOT_SACCTMGR, ALLOT_SSHARE, ALLOT_SACCT, ALLOT_SCONTROL  the Slurm tools to run\n"
+          "  ALLOT_MUNGE_SOCKET       munged socket for the credential sent with each request\n"
+          "\n"
+          "exit status: 0 after --once or a stop by signal, 1 when something failed (setup,\n"
+          "a command not applied, with --once a failed poll or pass), 2 for a usage error.\n",
+          f);
 }
 
 /* After a failed poll: wait backoff seconds, and return the next wait (doubling to 60 s). */

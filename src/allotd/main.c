@@ -45,10 +45,28 @@ static void usage(FILE *f)
 {
     fputs("usage: allotd --config FILE [--foreground] [--check-config]\n"
           "       allotd --version | --help | --config-table\n"
+          "\n"
+          "allotd is the allot allocation bank: accounts, allocations of service units, the\n"
+          "ledger, job charges, limits and fair-share usage, stored in SQLite or PostgreSQL\n"
+          "(StorageType) and served as an HTTP/JSON API (doc/api.md) on a TCP address and Unix\n"
+          "sockets to the allot command, the Slurm plugins and allot-agent.  allot.conf(5) lists\n"
+          "the keys of its configuration file (doc/allotd.md).\n"
+          "\n"
+          "options:\n"
           "  --config FILE    allot.conf to read (required)\n"
           "  --foreground     stay attached to the terminal (log to stderr without LogFile)\n"
           "  --check-config   parse the configuration, report, exit 0 if valid\n"
-          "  --config-table   print the allot.conf keys as a Markdown table (doc/allotd.md)\n",
+          "  --config-table   print the allot.conf keys as a Markdown table (doc/allotd.md)\n"
+          "  --version        print the version\n"
+          "  -h, --help       this text\n"
+          "\n"
+          "signals:\n"
+          "  SIGHUP           re-read the configuration file; keys marked reloadable take\n"
+          "                   effect, the others are logged as needing a restart\n"
+          "  SIGTERM, SIGINT  stop accepting, commit the queued writes, stop\n"
+          "\n"
+          "allotd never detaches (run it under systemd or a supervisor).  Exit status: 0 after\n"
+          "a clean stop, 2 for command line or configuration errors, 1 when it cannot start.\n",
           f);
 }
 

@@ -61,6 +61,15 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fputs("usage: allot-step run [options] -- CMD [ARGS...]\n"
+          "       allot-step --help\n"
+          "\n"
+          "allot-step runs CMD as one monitored step: inside a Slurm allocation through srun\n"
+          "(sampling it with sstat, reading its end from sacct), elsewhere or with --direct as\n"
+          "a child process.  It prints a JSON record of the step (state, exit code, elapsed,\n"
+          "CPU, memory) and files it in allotd when ALLOT_URL is set (doc/step.md).  `allot\n"
+          "step` runs it.\n"
+          "\n"
+          "options:\n"
           "  --name NAME           step name (default allot_<jobid>_<pid>)\n"
           "  --nodes N             srun --nodes (default 1)\n"
           "  --cpus N              srun --cpus-per-task\n"
