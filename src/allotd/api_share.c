@@ -102,6 +102,7 @@ struct share {
     usage_tree_t *t;
     struct fairshare_row *rows;
     int64_t *reset_s; /* per node: jobs ending before it do not count */
+    int64_t now_s;    /* evaluation time; a stored end after it counts as ending now */
     struct vec qos;   /* struct qos */
 };
 
@@ -235,8 +236,12 @@ static int on_job(const struct usage_job *u, void *arg)
     }
     double usage = s->billing ? (double)u->billing_micro / 1e6 * (double)u->elapsed_s
                               : (double)u->charge_sumin;
+    /* Usage only decays from the past: an end stored after now (written before the API
+     * refused them, or by hand) would weigh 2^((end - now) / halflife), infinite for a far
+     * one, so it counts as ending now. */
+    int64_t end_s = u->end_s < s->now_s ? u->end_s : s->now_s;
     struct allot_error e;
-    if (usage_tree_charge(s->t, (size_t)i, &s->decay, u->end_s, usage, factor, nodecay, &e) < 0)
+    if (usage_tree_charge(s->t, (size_t)i, &s->decay, end_s, usage, factor, nodecay, &e) < 0)
         return 0; /* a job the tree cannot take (factor < 0) is left out, not fatal */
     return 0;
 }
@@ -253,6 +258,7 @@ static int share_build(struct req *r, store_t *st, const char *cluster, const ch
     s->decay.halflife_s = r->conf->decay_halflife_s;
     s->decay.reset = reset_parse(r->conf->usage_reset);
     s->billing = !strcmp(r->conf->usage_source, "billing");
+    s->now_s = now_s;
     if (cluster)
         text_copy(s->cluster, sizeof s->cluster, cluster);
     else if (pick_cluster(r, st, s->cluster, err) < 0)
@@ -319,22 +325,34 @@ out:
     return rc;
 }
 
-static json_t *num(double v)
+/* Replies carry finite numbers only.  A value Slurm leaves blank (NAN) is left out of the
+ * row.  level_fs above FAIRSHARE_LEVEL_MAX (FAIR_TREE's +inf for an association with no usage,
+ * or a level overflowing against a huge stored usage) is shown as that cap, as flux shows an
+ * association with no usage, so /v1/share and /v1/tree answer alike.  Other values are finite
+ * by construction (usage is bounded per job and decays from the past). */
+static void put_num(json_t *o, const char *key, double v, double cap)
 {
-    return isfinite(v) ? json_real(v) : isinf(v) ? json_string("inf") : json_null();
+    if (v > cap)
+        v = cap;
+    if (isfinite(v))
+        json_object_set_new(o, key, json_real(v));
 }
 
 static json_t *share_row(const struct share *s, size_t i)
 {
     const struct fairshare_row *w = &s->rows[i];
     const char *u = usage_tree_user(s->t, i);
-    return json_pack("{s:s,s:s?,s:i,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "account",
-                     usage_tree_account(s->t, i), "user", u, "depth",
-                     (json_int_t)usage_tree_depth(s->t, i), "raw_shares",
-                     (json_int_t)usage_tree_shares(s->t, i), "norm_shares", num(w->norm_shares),
-                     "raw_usage", num(w->raw_usage), "norm_usage", num(w->norm_usage),
-                     "effectv_usage", num(w->effectv_usage), "fairshare", num(w->fairshare),
-                     "level_fs", num(w->level_fs), "rank", (json_int_t)w->rank);
+    json_t *o = json_pack("{s:s,s:s?,s:i,s:i}", "account", usage_tree_account(s->t, i), "user",
+                          u, "depth", (json_int_t)usage_tree_depth(s->t, i), "raw_shares",
+                          (json_int_t)usage_tree_shares(s->t, i));
+    put_num(o, "norm_shares", w->norm_shares, HUGE_VAL);
+    put_num(o, "raw_usage", w->raw_usage, HUGE_VAL);
+    put_num(o, "norm_usage", w->norm_usage, HUGE_VAL);
+    put_num(o, "effectv_usage", w->effectv_usage, HUGE_VAL);
+    put_num(o, "fairshare", w->fairshare, HUGE_VAL);
+    put_num(o, "level_fs", w->level_fs, FAIRSHARE_LEVEL_MAX);
+    json_object_set_new(o, "rank", json_integer((json_int_t)w->rank));
+    return o;
 }
 
 /* DESIGN §8: a plain user sees the rows of the accounts it is in (the account's and its

@@ -171,8 +171,6 @@ static void flux_levels(struct fs_ctx *c)
     const usage_tree_t *t = c->t;
     size_t n = usage_tree_count(t);
     size_t root = usage_tree_root(t);
-    /* 2^64 + 1 in flux: one more than 1 / (1 / UINT64_MAX); as a double it is 2^64. */
-    const double no_usage_weight = 18446744073709551615.0 + 1.0;
     for (size_t v = 0; v < n; v++) {
         struct fairshare_row *r = &c->rows[v];
         r->norm_usage = norm_usage(c, v);
@@ -195,7 +193,7 @@ static void flux_levels(struct fs_ctx *c)
         if (sh == 0)
             w = 0.0;
         else if (r->raw_usage == 0.0)
-            w = no_usage_weight;
+            w = FAIRSHARE_LEVEL_MAX;
         else
             w = r->norm_shares / r->effectv_usage;
         r->level_fs = w;

@@ -37,6 +37,11 @@ struct fairshare_opts {
     uint32_t dampening; /* FairShareDampeningFactor (classic only), >= 1; 0 means 1 */
 };
 
+/* flux's weight for an association with shares and no usage (2^64, one more than
+ * 1 / (1 / UINT64_MAX) in flux's arithmetic).  The API shows every level above it, FAIR_TREE's
+ * +inf included, as this value, so both algorithms answer with one finite number. */
+#define FAIRSHARE_LEVEL_MAX 18446744073709551616.0
+
 /* One association's result.  NAN marks a value Slurm prints as blank. */
 struct fairshare_row {
     double raw_usage;     /* own + descendants' usage (sshare RawUsage before truncation) */
