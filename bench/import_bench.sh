@@ -50,7 +50,7 @@ CONF
     "$ALLOT_BUILD_DIR/src/allotd/allotd" --config allot.conf --foreground >stderr 2>&1 &
     pid=$!
     wait_for 20 curl -sf "$url/healthz" >/dev/null || { cat stderr; exit 1; }
-    a() { ALLOT_TEST_USER=root "$ALLOT_BUILD_DIR/src/allot/allot" --url "$url" "$@"; }
+    a() { ALLOT_TEST_USER=root "$ALLOT_BUILD_DIR/src/cli/allot" --url "$url" "$@"; }
     t=$(date +%s%N); a import slurm file="$dump" qos="$qos" --dry-run >dry.out || exit 1; dry=$(ms "$t")
     t=$(date +%s%N); a import slurm file="$dump" qos="$qos" >imp.out || exit 1; imp=$(ms "$t")
     t=$(date +%s%N); a import slurm file="$dump" qos="$qos" >again.out || exit 1; again=$(ms "$t")

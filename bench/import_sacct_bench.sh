@@ -18,7 +18,7 @@ tmp=$(mktemp -d /tmp/allot-importbench-XXXXXX) && cd "$tmp" || exit 1
 pid=
 trap '[ -z "$pid" ] || { kill $pid 2>/dev/null; wait $pid 2>/dev/null; }; munged_stop; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 munged_start "$tmp/munge" || exit 1
-allot() { "$ALLOT_BUILD_DIR/src/allot/allot" --url "unix:$tmp/allotd.sock" "$@"; }
+allot() { "$ALLOT_BUILD_DIR/src/cli/allot" --url "unix:$tmp/allotd.sock" "$@"; }
 
 start_allotd() {
     rm -f "$tmp"/bank.sqlite*
@@ -62,6 +62,6 @@ if [ -n "${BACKFILL:-}" ]; then
     start_allotd
     echo "## allot import sacct year.txt cluster=bench backfill=yes (fresh bank)"
     time allot import sacct year.txt cluster=bench backfill=yes || exit 1
-    "$ALLOT_BUILD_DIR/src/allot/allot" --config allot.conf db check && echo "allot db check: ok"
+    "$ALLOT_BUILD_DIR/src/cli/allot" --config allot.conf db check && echo "allot db check: ok"
     stop_allotd
 fi

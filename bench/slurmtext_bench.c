@@ -145,9 +145,9 @@ int main(int argc, char **argv)
         perror(path);
         return 1;
     }
-    struct st_acct_format fmt;
+    struct slt_acct_format fmt;
     struct allot_error err = {0};
-    if (st_acct_format_parse(FORMAT, &fmt, &err) < 0) {
+    if (slt_acct_format_parse(FORMAT, &fmt, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
@@ -158,10 +158,10 @@ int main(int argc, char **argv)
         rows = bad = 0;
         double t0 = now_s();
         size_t pos = 0;
-        struct st_span line;
-        while (st_next_line(buf, len, &pos, &line)) {
-            struct st_acct_row r;
-            if (st_acct_row_parse(&fmt, line, &r, &err) < 0) {
+        struct slt_span line;
+        while (slt_next_line(buf, len, &pos, &line)) {
+            struct slt_acct_row r;
+            if (slt_acct_row_parse(&fmt, line, &r, &err) < 0) {
                 bad++;
                 continue;
             }

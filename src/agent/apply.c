@@ -146,26 +146,26 @@ static int read_assoc(const struct agent_tools *t, const char *cluster, const ch
         why_failed(val, len, "read failed");
         return -1;
     }
-    struct st_mgr_format mf;
+    struct slt_mgr_format mf;
     struct allot_error e = {0};
-    if (st_mgr_format_parse(cols, &mf, &e) < 0) {
+    if (slt_mgr_format_parse(cols, &mf, &e) < 0) {
         child_out_free(&c);
         textf(val, len, "read failed: %s", e.msg);
         return -1;
     }
     size_t pos = 0, found = 0;
-    struct st_span line, v = {"", 0};
-    while (c.out && st_next_line(c.out, c.n, &pos, &line)) {
-        struct st_mgr_row row;
-        struct st_span u, x;
+    struct slt_span line, v = {"", 0};
+    while (c.out && slt_next_line(c.out, c.n, &pos, &line)) {
+        struct slt_mgr_row row;
+        struct slt_span u, x;
         if (line.n == 0)
             continue;
-        if (st_mgr_row_parse(&mf, line, &row, &e) < 0) {
+        if (slt_mgr_row_parse(&mf, line, &row, &e) < 0) {
             child_out_free(&c);
             textf(val, len, "sacctmgr output not understood: %s", e.msg);
             return -1;
         }
-        if (st_mgr_get(&row, "user", &u) && u.n == 0 && st_mgr_get(&row, field, &x)) {
+        if (slt_mgr_get(&row, "user", &u) && u.n == 0 && slt_mgr_get(&row, field, &x)) {
             found++;
             v = x;
         }
@@ -201,9 +201,9 @@ static int read_raw_usage(const struct agent_tools *t, const char *target, char 
         return -1;
     }
     size_t pos = 0, found = 0;
-    struct st_span line, v = {"", 0};
-    while (c.out && st_next_line(c.out, c.n, &pos, &line)) {
-        struct st_span f[4];
+    struct slt_span line, v = {"", 0};
+    while (c.out && slt_next_line(c.out, c.n, &pos, &line)) {
+        struct slt_span f[4];
         size_t n = 0;
         while (line.n && line.p[0] == ' ') { /* sshare keeps its tree indent even with -P */
             line.p++;
@@ -211,19 +211,19 @@ static int read_raw_usage(const struct agent_tools *t, const char *target, char 
         }
         if (line.n == 0)
             continue;
-        if (st_split(line, '|', f, 4, &n, NULL) < 0 || n != 3) {
+        if (slt_split(line, '|', f, 4, &n, NULL) < 0 || n != 3) {
             child_out_free(&c);
             textf(val, len, "sshare output not understood: a row without 3 columns");
             return -1;
         }
-        if (f[1].n == 0 && st_eq(f[0], target)) {
+        if (f[1].n == 0 && slt_eq(f[0], target)) {
             found++;
             v = f[2];
         }
     }
     uint64_t x = 0;
     int rc = -1;
-    if (found == 1 && st_uint(v.p, v.n, UINT64_MAX, &x) == 0) {
+    if (found == 1 && slt_uint(v.p, v.n, UINT64_MAX, &x) == 0) {
         textf(val, len, "%llu", (unsigned long long)x);
         rc = 0;
     } else if (found == 1) {

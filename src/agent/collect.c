@@ -63,7 +63,7 @@ __attribute__((format(printf, 1, 2))) static void clog_(const char *fmt, ...)
  * the hour a DST change repeats, and a job whose End was read an hour off would fall
  * outside the window that listed it and be lost. */
 static char *const SACCT_ENV[] = {"TZ=UTC0", NULL};
-static const struct st_tz SACCT_TZ = {.kind = ST_TZ_OFFSET, .offset_s = 0};
+static const struct slt_tz SACCT_TZ = {.kind = SLT_TZ_OFFSET, .offset_s = 0};
 
 static void utc_time_text(int64_t t, char *buf, size_t len)
 {
@@ -73,7 +73,7 @@ static void utc_time_text(int64_t t, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
-static void span_copy(struct st_span s, char *dst, size_t len)
+static void span_copy(struct slt_span s, char *dst, size_t len)
 {
     size_t n = s.n < len - 1 ? s.n : len - 1;
     memcpy(dst, s.p, n);
@@ -83,7 +83,7 @@ static void span_copy(struct st_span s, char *dst, size_t len)
 /* Slurm's integer billing from AllocTRES ("billing=4,cpu=4,..."): 1 with *v, 0 when the
  * list has no billing, -1 when its value is not a plain whole number (a unit suffix, a
  * fraction, an overflow): refused, never read as a smaller number. */
-static int tres_billing(struct st_span t, int64_t *v)
+static int tres_billing(struct slt_span t, int64_t *v)
 {
     static const char key[] = "billing=";
     for (size_t i = 0; i + sizeof key - 1 <= t.n; i++) {
@@ -92,7 +92,7 @@ static int tres_billing(struct st_span t, int64_t *v)
             while (k < t.n && t.p[k] != ',')
                 k++;
             uint64_t x;
-            if (st_uint(t.p + j, k - j, INT64_MAX, &x) < 0)
+            if (slt_uint(t.p + j, k - j, INT64_MAX, &x) < 0)
                 return -1;
             *v = (int64_t)x;
             return 1;
@@ -203,14 +203,14 @@ static int transient(enum allot_errnum e)
 
 /* Reconcile one row.  0 done (settled, already, unknown or skipped), -1 allotd failed. */
 static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
-                   const struct st_acct_row *row, struct window *w, struct collect_stats *s,
+                   const struct slt_acct_row *row, struct window *w, struct collect_stats *s,
                    struct allot_error *err)
 {
     int64_t start = 0, end = 0;
-    if (row->start.kind == ST_TIME_VALUE &&
-        st_time_to_epoch(&row->start, &SACCT_TZ, &start, NULL) < 0)
+    if (row->start.kind == SLT_TIME_VALUE &&
+        slt_time_to_epoch(&row->start, &SACCT_TZ, &start, NULL) < 0)
         start = 0;
-    if (row->end.kind == ST_TIME_VALUE && st_time_to_epoch(&row->end, &SACCT_TZ, &end, NULL) < 0)
+    if (row->end.kind == SLT_TIME_VALUE && slt_time_to_epoch(&row->end, &SACCT_TZ, &end, NULL) < 0)
         end = 0;
     struct known_runs k;
     if (known_runs(c, o->cluster, id, start, &k, err) < 0)
@@ -251,7 +251,7 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
     span_copy(row->partition, partition, sizeof partition);
     span_copy(row->qos, qos, sizeof qos);
     span_copy(row->alloc_tres, tres, sizeof tres);
-    text_copy(state, sizeof state, st_state_name(row->state.state));
+    text_copy(state, sizeof state, slt_state_name(row->state.state));
     int64_t billing = 0;
     if (tres_billing(row->alloc_tres, &billing) <= 0)
         billing = 0;
@@ -281,7 +281,7 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         d.account = account;
         d.partition = partition;
         d.qos = qos;
-        d.time_limit_s = row->timelimit.kind == ST_DUR_VALUE ? row->timelimit.ms / 1000 : 0;
+        d.time_limit_s = row->timelimit.kind == SLT_DUR_VALUE ? row->timelimit.ms / 1000 : 0;
     }
     struct allot_job_result res;
     struct allot_error e = {0};
@@ -318,36 +318,36 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
 }
 
 /* Parse one sacct line: 1 with *row and *id, or -1 with err naming what is wrong. */
-static int parse_line(const struct st_acct_format *fmt, struct st_span line,
-                      struct st_acct_row *row, uint64_t *id, struct allot_error *err)
+static int parse_line(const struct slt_acct_format *fmt, struct slt_span line,
+                      struct slt_acct_row *row, uint64_t *id, struct allot_error *err)
 {
-    if (st_acct_row_parse(fmt, line, row, err) < 0)
+    if (slt_acct_row_parse(fmt, line, row, err) < 0)
         return -1;
     size_t k = 0;
     while (k < line.n && line.p[k] != '|')
         k++;
-    if (st_uint(line.p, k, UINT32_MAX, id) < 0 || *id == 0)
-        return st_field_error(err, "JobIDRaw", "not a job id", (struct st_span){line.p, k});
+    if (slt_uint(line.p, k, UINT32_MAX, id) < 0 || *id == 0)
+        return slt_field_error(err, "JobIDRaw", "not a job id", (struct slt_span){line.p, k});
     int64_t billing;
     if (tres_billing(row->alloc_tres, &billing) < 0)
-        return st_field_error(err, "AllocTRES", "billing not a whole number", row->alloc_tres);
+        return slt_field_error(err, "AllocTRES", "billing not a whole number", row->alloc_tres);
     return 1;
 }
 
 int collect_check_output(const char *out, size_t len, struct allot_error *err)
 {
-    struct st_acct_format fmt;
-    if (st_acct_format_parse(SACCT_FORMAT, &fmt, err) < 0)
+    struct slt_acct_format fmt;
+    if (slt_acct_format_parse(SACCT_FORMAT, &fmt, err) < 0)
         return -1;
     if (len > 0 && out[len - 1] != '\n')
         return allot_errorf(err, ALLOT_EPROTO, "sacct output cut: its last line has no newline");
     size_t pos = 0, nline = 0;
-    struct st_span line;
-    while (st_next_line(out, len, &pos, &line)) {
+    struct slt_span line;
+    while (slt_next_line(out, len, &pos, &line)) {
         nline++;
         if (line.n == 0)
             continue;
-        struct st_acct_row row;
+        struct slt_acct_row row;
         uint64_t id;
         struct allot_error pe = {0};
         if (parse_line(&fmt, line, &row, &id, &pe) < 0)
@@ -360,23 +360,23 @@ int collect_check_output(const char *out, size_t len, struct allot_error *err)
  * cannot be read refuses the window (the marker stays, the log says why), because a row
  * skipped and a marker moved past it would be a job never charged. */
 static int window_rows(allot_client_t *c, const struct collect_opts *o,
-                       const struct st_acct_format *fmt, const char *out, size_t len,
+                       const struct slt_acct_format *fmt, const char *out, size_t len,
                        struct window *w, struct collect_stats *s, struct allot_error *err)
 {
     if (collect_check_output(out, len, err) < 0)
         return -1;
     size_t pos = 0;
-    struct st_span line;
-    while (st_next_line(out, len, &pos, &line)) {
-        struct st_acct_row row;
+    struct slt_span line;
+    while (slt_next_line(out, len, &pos, &line)) {
+        struct slt_acct_row row;
         uint64_t id = 0;
         if (line.n == 0 || parse_line(fmt, line, &row, &id, err) < 0)
             continue; /* cannot fail: checked above */
-        if (!st_state_is_final(row.state.state))
+        if (!slt_state_is_final(row.state.state))
             continue; /* requeued and running again, or still completing: not yet */
         int64_t end = 0;
-        if (row.end.kind != ST_TIME_VALUE ||
-            st_time_to_epoch(&row.end, &SACCT_TZ, &end, NULL) < 0)
+        if (row.end.kind != SLT_TIME_VALUE ||
+            slt_time_to_epoch(&row.end, &SACCT_TZ, &end, NULL) < 0)
             continue;
         if (end < w->from_s || end >= w->to_s)
             continue; /* another window's job (sacct selects by state during the window) */
@@ -467,8 +467,8 @@ static int sacct_window(const struct collect_opts *o, int64_t from_s, int64_t to
 int collect_run(allot_client_t *c, const struct collect_opts *o, int64_t now_s,
                 struct collect_stats *s, struct allot_error *err)
 {
-    struct st_acct_format fmt;
-    if (st_acct_format_parse(SACCT_FORMAT, &fmt, err) < 0)
+    struct slt_acct_format fmt;
+    if (slt_acct_format_parse(SACCT_FORMAT, &fmt, err) < 0)
         return -1;
     int64_t from = 0;
     if (get_marker(c, o, &from, err) < 0)

@@ -132,10 +132,10 @@ static void weights_canon(const char *w, char *out, size_t size)
 
 static void time_text(int64_t s, const char *none, char *buf, size_t size)
 {
-    struct st_duration d = {.kind = ST_DUR_VALUE, .ms = s * 1000};
+    struct slt_duration d = {.kind = SLT_DUR_VALUE, .ms = s * 1000};
     if (s < 0)
         text_copy(buf, size, none);
-    else if (st_duration_format(&d, buf, size, NULL) < 0)
+    else if (slt_duration_format(&d, buf, size, NULL) < 0)
         snprintf(buf, size, "%llds", (long long)s);
 }
 

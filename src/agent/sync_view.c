@@ -105,7 +105,7 @@ const struct sv_assoc *sv_find_assoc(const struct sync_view *v, const struct sv_
 }
 
 /* Copy span s into dst; -1 when it does not fit. */
-static int span_copy(char *dst, size_t size, struct st_span s)
+static int span_copy(char *dst, size_t size, struct slt_span s)
 {
     if (s.n >= size)
         return -1;
@@ -138,15 +138,15 @@ static int slurm_parts(const struct agent_tools *t, struct sync_view *v, char *w
     if (run_tool(t, argv, &c, why, len) < 0)
         return -1;
     size_t pos = 0, lineno = 0;
-    struct st_span line;
+    struct slt_span line;
     int rc = 0;
-    while (c.out && st_next_line(c.out, c.n, &pos, &line)) {
+    while (c.out && slt_next_line(c.out, c.n, &pos, &line)) {
         lineno++;
         if (line.n == 0)
             continue;
-        struct st_partition p;
+        struct slt_partition p;
         struct allot_error e = {0};
-        if (st_partition_parse(line, &p, &e) < 0) {
+        if (slt_partition_parse(line, &p, &e) < 0) {
             rc = fail(why, len, "scontrol show partition line %zu: %s", lineno, e.msg);
             break;
         }
@@ -161,7 +161,7 @@ static int slurm_parts(const struct agent_tools *t, struct sync_view *v, char *w
 }
 
 /* `sacctmgr -P -n show ARGS... format=COLS`, each row to cb; 0 or -1 with why. */
-typedef int (*mgr_row_f)(const struct st_mgr_row *row, struct sync_view *v, char *why, size_t len);
+typedef int (*mgr_row_f)(const struct slt_mgr_row *row, struct sync_view *v, char *why, size_t len);
 static int sacctmgr_rows(const struct agent_tools *t, char *const args[], const char *cols,
                          mgr_row_f cb, struct sync_view *v, char *why, size_t len)
 {
@@ -176,22 +176,22 @@ static int sacctmgr_rows(const struct agent_tools *t, char *const args[], const 
     snprintf(fmt, sizeof fmt, "format=%s", cols);
     argv[n++] = fmt;
     argv[n] = NULL;
-    struct st_mgr_format mf;
+    struct slt_mgr_format mf;
     struct allot_error e = {0};
-    if (st_mgr_format_parse(cols, &mf, &e) < 0)
+    if (slt_mgr_format_parse(cols, &mf, &e) < 0)
         return fail(why, len, "%s", e.msg);
     struct child_out c;
     if (run_tool(t, argv, &c, why, len) < 0)
         return -1;
     size_t pos = 0, lineno = 0;
-    struct st_span line;
+    struct slt_span line;
     int rc = 0;
-    while (c.out && st_next_line(c.out, c.n, &pos, &line)) {
+    while (c.out && slt_next_line(c.out, c.n, &pos, &line)) {
         lineno++;
         if (line.n == 0)
             continue;
-        struct st_mgr_row row;
-        if (st_mgr_row_parse(&mf, line, &row, &e) < 0) {
+        struct slt_mgr_row row;
+        if (slt_mgr_row_parse(&mf, line, &row, &e) < 0) {
             rc = fail(why, len, "sacctmgr show %s line %zu: %s", args[0], lineno, e.msg);
             break;
         }
@@ -206,16 +206,16 @@ static int sacctmgr_rows(const struct agent_tools *t, char *const args[], const 
     return rc;
 }
 
-static int get_name(const struct st_mgr_row *row, const char *col, char *dst, size_t size,
+static int get_name(const struct slt_mgr_row *row, const char *col, char *dst, size_t size,
                     char *why, size_t len)
 {
-    struct st_span s = {"", 0};
-    if (!st_mgr_get(row, col, &s) || span_copy(dst, size, s) < 0)
+    struct slt_span s = {"", 0};
+    if (!slt_mgr_get(row, col, &s) || span_copy(dst, size, s) < 0)
         return fail(why, len, "%s: missing or longer than %zu characters", col, size - 1);
     return 0;
 }
 
-static int on_assoc_row(const struct st_mgr_row *row, struct sync_view *v, char *why, size_t len)
+static int on_assoc_row(const struct slt_mgr_row *row, struct sync_view *v, char *why, size_t len)
 {
     char acct[SV_NAME_MAX], user[SV_NAME_MAX], part[SV_NAME_MAX], parent[SV_NAME_MAX];
     if (get_name(row, "Account", acct, sizeof acct, why, len) < 0 ||
@@ -236,7 +236,7 @@ static int on_assoc_row(const struct st_mgr_row *row, struct sync_view *v, char 
     return 0;
 }
 
-static int on_user_row(const struct st_mgr_row *row, struct sync_view *v, char *why, size_t len)
+static int on_user_row(const struct slt_mgr_row *row, struct sync_view *v, char *why, size_t len)
 {
     struct sv_user *u = push(&v->users, &v->nusers, sizeof *u);
     return get_name(row, "User", u->name, sizeof u->name, why, len) < 0 ||

@@ -42,7 +42,7 @@ void import_change(struct walk *w, const char *fmt, ...)
 }
 
 static void note(struct walk *w, long line, const char *what, const char *who,
-                 struct st_dump_opt *o)
+                 struct slt_dump_opt *o)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "line %ld: %s %s: %.*s='%.*s' is not kept (%s)", line,
@@ -51,7 +51,7 @@ static void note(struct walk *w, long line, const char *what, const char *who,
     json_array_append_new(w->notes, json_string(buf));
 }
 
-int import_span_copy(char *dst, size_t size, const char *field, struct st_span v,
+int import_span_copy(char *dst, size_t size, const char *field, struct slt_span v,
                      struct allot_error *err)
 {
     if (v.n >= size)
@@ -108,7 +108,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* The QOS list of an association: v itself, or v's +x/-y deltas applied to the parent's
  * effective list; sorted by name, as sacctmgr prints it. */
-static int qos_list(struct walk *w, struct st_span v, const char *parent_eff, char *out,
+static int qos_list(struct walk *w, struct slt_span v, const char *parent_eff, char *out,
                     size_t size, struct allot_error *err)
 {
     char in[ALLOT_TEXT_MAX], base[ALLOT_TEXT_MAX];
@@ -179,29 +179,29 @@ struct target {
     struct limset lim;
 };
 
-static int opt_is(const struct st_dump_opt *o, const char *k)
+static int opt_is(const struct slt_dump_opt *o, const char *k)
 {
-    return st_eq_nocase(o->key, k);
+    return slt_eq_nocase(o->key, k);
 }
 
 /* Read a record's options into t.  who is "a<name>" or "u<name>" (for notes). */
-static int read_options(struct walk *w, const struct st_dump_record *r, long line,
+static int read_options(struct walk *w, const struct slt_dump_record *r, long line,
                         const char *who, const char *parent_eff, struct target *t,
                         struct allot_error *err)
 {
-    enum limit_scope scope = r->kind == ST_DUMP_USER ? LIMIT_SCOPE_ASSOC : LIMIT_SCOPE_ACCOUNT;
+    enum limit_scope scope = r->kind == SLT_DUMP_USER ? LIMIT_SCOPE_ASSOC : LIMIT_SCOPE_ACCOUNT;
     for (size_t i = 0; i < r->n; i++) {
-        const struct st_dump_opt *o = &r->opt[i];
+        const struct slt_dump_opt *o = &r->opt[i];
         char key[ALLOT_NAME_MAX];
         if (import_span_copy(key, sizeof key, "option", o->key, err) < 0)
             return -1;
-        int is_user = r->kind == ST_DUMP_USER, is_acct = r->kind == ST_DUMP_ACCOUNT;
+        int is_user = r->kind == SLT_DUMP_USER, is_acct = r->kind == SLT_DUMP_ACCOUNT;
         if (opt_is(o, "Fairshare")) {
             uint64_t v;
-            if (st_eq_nocase(o->value, "parent"))
+            if (slt_eq_nocase(o->value, "parent"))
                 v = SHARES_PARENT;
-            else if (st_uint(o->value.p, o->value.n, UINT32_MAX, &v) < 0)
-                return st_field_error(err, "Fairshare", "not a number 0..4294967295",
+            else if (slt_uint(o->value.p, o->value.n, UINT32_MAX, &v) < 0)
+                return slt_field_error(err, "Fairshare", "not a number 0..4294967295",
                                       o->value);
             t->shares = (int64_t)v;
             t->has_shares = 1;
@@ -230,20 +230,20 @@ static int read_options(struct walk *w, const struct st_dump_record *r, long lin
                 model_check_name("Partition", t->partition, 0, err) < 0)
                 return -1;
         } else if (is_user && opt_is(o, "AdminLevel")) {
-            if (!st_eq_nocase(o->value, "None"))
+            if (!slt_eq_nocase(o->value, "None"))
                 note(w, line, "the bank has no Slurm administrators", who,
-                     (struct st_dump_opt *)o);
+                     (struct slt_dump_opt *)o);
         } else if (is_user && (opt_is(o, "Coordinator") || opt_is(o, "DefaultWCKey") ||
                                opt_is(o, "WCKeys"))) {
             note(w, line, "the bank has no coordinators or WCKeys", who,
-                 (struct st_dump_opt *)o);
+                 (struct slt_dump_opt *)o);
         } else if (opt_is(o, "Priority")) {
-            note(w, line, "the bank has no association priority", who, (struct st_dump_opt *)o);
+            note(w, line, "the bank has no association priority", who, (struct slt_dump_opt *)o);
         } else if (limits_find(scope, key)) {
             if (import_limit_add(&t->lim, scope, key, o->value, err) < 0)
                 return -1;
         } else {
-            return st_field_error(err, st_dump_kind_name(r->kind), "unknown option", o->key);
+            return slt_field_error(err, slt_dump_kind_name(r->kind), "unknown option", o->key);
         }
     }
     if (t->default_qos[0] && t->qos[0]) {
@@ -438,29 +438,29 @@ static int set_defaults(struct walk *w, struct allot_error *err)
 
 /* ---- the walk ----------------------------------------------------------------------- */
 
-static int do_record(struct walk *w, const struct st_dump_record *r, struct st_span parent_sp,
+static int do_record(struct walk *w, const struct slt_dump_record *r, struct slt_span parent_sp,
                      long line, const char *cluster_override, char *cluster_buf,
                      struct allot_error *err)
 {
     char name[ALLOT_NAME_MAX], parent[ALLOT_NAME_MAX], who[ALLOT_NAME_MAX + 1];
-    if (import_span_copy(name, sizeof name, st_dump_kind_name(r->kind), r->name, err) < 0 ||
-        model_check_name(st_dump_kind_name(r->kind), name, 0, err) < 0 ||
+    if (import_span_copy(name, sizeof name, slt_dump_kind_name(r->kind), r->name, err) < 0 ||
+        model_check_name(slt_dump_kind_name(r->kind), name, 0, err) < 0 ||
         import_span_copy(parent, sizeof parent, "Parent", parent_sp, err) < 0)
         return -1;
     struct seen_account *pa = NULL;
-    if (r->kind == ST_DUMP_PARENT || r->kind == ST_DUMP_ACCOUNT || r->kind == ST_DUMP_USER) {
+    if (r->kind == SLT_DUMP_PARENT || r->kind == SLT_DUMP_ACCOUNT || r->kind == SLT_DUMP_USER) {
         pa = find_account(w, parent);
         if (!pa)
             return allot_errorf(err, ALLOT_EINVAL,
                                 "Parent '%s' is not an account defined before it in the dump",
                                 parent);
     }
-    if (r->kind == ST_DUMP_PARENT)
+    if (r->kind == SLT_DUMP_PARENT)
         return 0;
     struct target *t = xcalloc(1, sizeof *t);
     int rc = -1;
-    snprintf(who, sizeof who, "%c%s", r->kind == ST_DUMP_USER ? 'u' : 'a', name);
-    if (r->kind == ST_DUMP_CLUSTER) {
+    snprintf(who, sizeof who, "%c%s", r->kind == SLT_DUMP_USER ? 'u' : 'a', name);
+    if (r->kind == SLT_DUMP_CLUSTER) {
         text_copy(cluster_buf, ALLOT_NAME_MAX, cluster_override ? cluster_override : name);
         w->cluster = cluster_buf;
         who[0] = 'a';
@@ -492,7 +492,7 @@ static int do_record(struct walk *w, const struct st_dump_record *r, struct st_s
         text_copy(w->acc[0].name, ALLOT_NAME_MAX, "root");
         text_copy(w->acc[0].eff_qos, ALLOT_TEXT_MAX, t->qos);
         w->counts[0]++;
-    } else if (r->kind == ST_DUMP_ACCOUNT) {
+    } else if (r->kind == SLT_DUMP_ACCOUNT) {
         if (find_account(w, name)) {
             allot_errorf(err, ALLOT_EINVAL, "account '%s' is defined twice", name);
             goto out;
@@ -528,13 +528,13 @@ int import_slurm_walk(store_t *st, const struct import_input *in, int apply, jso
     int rc = -1;
     if (in->qos && import_qos_text(&w, in->qos, in->qos_len, err) < 0)
         goto out;
-    struct st_dump_cursor c;
-    st_dump_cursor_init(&c, in->dump, in->dump_len);
-    struct st_dump_record *r = xmalloc(sizeof *r);
-    struct st_span parent;
+    struct slt_dump_cursor c;
+    slt_dump_cursor_init(&c, in->dump, in->dump_len);
+    struct slt_dump_record *r = xmalloc(sizeof *r);
+    struct slt_span parent;
     long line;
     int n;
-    while ((n = st_dump_next(&c, r, &line, &parent, err)) == 1) {
+    while ((n = slt_dump_next(&c, r, &line, &parent, err)) == 1) {
         int rr = do_record(&w, r, parent, line, in->cluster, cluster, err);
         if (rr < 0) {
             if (rr == -1)

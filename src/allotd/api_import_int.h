@@ -61,13 +61,13 @@ struct walk {
 /* One line of the reply's "changes" (printf format). */
 void import_change(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Copy a span into dst (size bytes) as a C string; EINVAL naming field when too long. */
-int import_span_copy(char *dst, size_t size, const char *field, struct st_span v,
+int import_span_copy(char *dst, size_t size, const char *field, struct slt_span v,
                      struct allot_error *err);
 /* 0 when QOS name is in the QOS text or the bank; EINVAL saying where it was looked for. */
 int import_qos_known(struct walk *w, const char *name, struct allot_error *err);
 /* Add limit name=v, validated in scope, to s (a mem with decimals made whole MiB). */
 int import_limit_add(struct limset *s, enum limit_scope scope, const char *name,
-                     struct st_span v, struct allot_error *err);
+                     struct slt_span v, struct allot_error *err);
 /* Make the bank's limits of (scope, owner) exactly want, listing each change. */
 int import_limits_sync(struct walk *w, enum limit_scope scope, const char *owner,
                        const char *label, const struct limset *want, struct allot_error *err);

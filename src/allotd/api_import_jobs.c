@@ -45,7 +45,7 @@ struct priced {
 };
 
 /* Copy span s into dst (size ALLOT_NAME_MAX), checked as a name; -1 with err naming field. */
-static int span_name(char *dst, const char *field, struct st_span s, int allow_empty,
+static int span_name(char *dst, const char *field, struct slt_span s, int allow_empty,
                      struct allot_error *err)
 {
     char tmp[ALLOT_NAME_MAX];
@@ -78,13 +78,13 @@ static const struct priced *price_of(struct req *r, store_t *st, struct priced *
 }
 
 /* Row text -> *j.  0, or -1 with err. */
-static int import_row(struct req *r, store_t *st, const char *cluster, const struct st_sacct_job *s,
+static int import_row(struct req *r, store_t *st, const char *cluster, const struct slt_sacct_job *s,
                       struct priced *cache, size_t *ncache, struct import_job *j,
                       struct allot_error *err)
 {
     memset(j, 0, sizeof *j);
     text_copy(j->cluster, sizeof j->cluster, cluster);
-    if (s->cluster.n && !st_eq(s->cluster, cluster))
+    if (s->cluster.n && !slt_eq(s->cluster, cluster))
         return allot_errorf(err, ALLOT_EINVAL, "Cluster: '%.*s' is not cluster %s",
                             (int)(s->cluster.n < 64 ? s->cluster.n : 64), s->cluster.p, cluster);
     if (span_name(j->user, "User", s->user, 0, err) < 0 ||
@@ -163,8 +163,8 @@ int api_job_import(struct req *r, struct allot_error *err)
     }
     if (api_cluster_check(st, cluster, err) < 0)
         goto out;
-    struct st_sacct_header h;
-    if (st_sacct_header_parse((struct st_span){header, strlen(header)}, &h, err) < 0)
+    struct slt_sacct_header h;
+    if (slt_sacct_header_parse((struct slt_span){header, strlen(header)}, &h, err) < 0)
         goto out;
     size_t n = json_array_size(lines);
     o = xcalloc(1, sizeof *o + n * sizeof o->v[0]);
@@ -180,9 +180,9 @@ int api_job_import(struct req *r, struct allot_error *err)
             allot_errorf(err, ALLOT_EINVAL, "lines: line %lld: not a string", at);
             goto out;
         }
-        struct st_sacct_job s;
+        struct slt_sacct_job s;
         struct allot_error le = {0};
-        int k = st_sacct_job_parse(&h, (struct st_span){text, strlen(text)}, &s, &le);
+        int k = slt_sacct_job_parse(&h, (struct slt_span){text, strlen(text)}, &s, &le);
         if (k == 1 && import_row(r, st, cluster, &s, cache, &ncache, &o->v[o->n], &le) == 0) {
             struct import_job *j = &o->v[o->n];
             /* A job's runs come one after another (sacct --duplicates). */

@@ -80,8 +80,8 @@ static int mem_decimals(char *value, size_t size, const char *name, struct allot
         char *eq = strchr(it, '=');
         int k;
         if (eq && strncmp(it, "mem=", 4) == 0 && strchr(eq, '.')) {
-            struct st_memory m;
-            if (st_memory_parse(eq + 1, strlen(eq + 1), name, 1048576, &m, err) < 0)
+            struct slt_memory m;
+            if (slt_memory_parse(eq + 1, strlen(eq + 1), name, 1048576, &m, err) < 0)
                 return -1;
             if (m.bytes % 1048576 != 0)
                 return allot_errorf(err, ALLOT_EINVAL, "%s: mem=%s is not a whole number of "
@@ -100,7 +100,7 @@ static int mem_decimals(char *value, size_t size, const char *name, struct allot
 }
 
 int import_limit_add(struct limset *s, enum limit_scope scope, const char *name,
-                     struct st_span v, struct allot_error *err)
+                     struct slt_span v, struct allot_error *err)
 {
     char key[ALLOT_NAME_MAX], value[ALLOT_TRES_MAX], canon[ALLOT_TRES_MAX];
     const struct limit_def *d = limits_find(scope, name);

@@ -28,7 +28,7 @@ int import_partitions(struct walk *w, struct allot_error *err)
 {
     const char *text = w->in->partitions;
     size_t len = w->in->partitions_len, pos = 0;
-    struct st_span line;
+    struct slt_span line;
     long ln = 0;
     int max_tres = 0;
     if (w->in->priority_flags) {
@@ -37,14 +37,14 @@ int import_partitions(struct walk *w, struct allot_error *err)
         for (char *f = strtok_r(flags, ", ", &save); f; f = strtok_r(NULL, ", ", &save))
             max_tres |= strcasecmp(f, "MAX_TRES") == 0;
     }
-    while (st_next_line(text, len, &pos, &line)) {
+    while (slt_next_line(text, len, &pos, &line)) {
         ln++;
         if (line.n == 0)
             continue;
-        struct st_partition sp;
+        struct slt_partition sp;
         struct partition cur, p = {0};
         struct allot_error e;
-        if (st_partition_parse(line, &sp, err) < 0 ||
+        if (slt_partition_parse(line, &sp, err) < 0 ||
             model_check_name("PartitionName", sp.name, 0, err) < 0 ||
             (sp.qos[0] && import_qos_known(w, sp.qos, err) < 0))
             return allot_error_prefix(err, "partition line %ld", ln);

@@ -26,17 +26,17 @@ static const char *qos_limit_name(const char *col)
 int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_error *err)
 {
     size_t pos = 0;
-    struct st_span line;
+    struct slt_span line;
     long ln = 0;
     char *header = NULL;
-    struct st_mgr_format fmt;
+    struct slt_mgr_format fmt;
     int rc = -1;
-    while (st_next_line(text, len, &pos, &line)) {
+    while (slt_next_line(text, len, &pos, &line)) {
         ln++;
         if (line.n == 0)
             continue;
         if (!header) {
-            /* st_mgr_format_parse reads a format= list: the header's '|' become ',' */
+            /* slt_mgr_format_parse reads a format= list: the header's '|' become ',' */
             header = xmalloc(line.n + 1);
             memcpy(header, line.p, line.n);
             header[line.n] = '\0';
@@ -45,27 +45,27 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
                     *c = ',';
                 else if (*c == ',')
                     *c = ' ';
-            if (st_mgr_format_parse(header, &fmt, err) < 0)
+            if (slt_mgr_format_parse(header, &fmt, err) < 0)
                 goto fail;
-            struct st_span nm;
-            struct st_mgr_row hr = {.fmt = &fmt, .n = fmt.n};
+            struct slt_span nm;
+            struct slt_mgr_row hr = {.fmt = &fmt, .n = fmt.n};
             memcpy(hr.v, fmt.name, fmt.n * sizeof fmt.name[0]);
-            if (!st_mgr_get(&hr, "Name", &nm)) {
+            if (!slt_mgr_get(&hr, "Name", &nm)) {
                 allot_errorf(err, ALLOT_EINVAL, "the header has no Name column (use "
                                                 "`sacctmgr show qos -P`, with its header)");
                 goto fail;
             }
             continue;
         }
-        struct st_mgr_row row;
-        if (st_mgr_row_parse(&fmt, line, &row, err) < 0)
+        struct slt_mgr_row row;
+        if (slt_mgr_row_parse(&fmt, line, &row, err) < 0)
             goto fail;
         struct qos q = {.usage_factor_ppm = 1000000, .limit_factor_ppm = -1}, cur;
         struct limset *lim = xcalloc(1, sizeof *lim);
         int bad = 0;
         for (size_t c = 0; c < fmt.n && !bad; c++) {
             char col[ALLOT_NAME_MAX];
-            struct st_span v = row.v[c];
+            struct slt_span v = row.v[c];
             if (import_span_copy(col, sizeof col, "column", fmt.name[c], err) < 0) {
                 bad = 1;
                 break;
@@ -75,8 +75,8 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
                       model_check_name("Name", q.name, 0, err) < 0;
             } else if (strcasecmp(col, "Priority") == 0) {
                 uint64_t p = 0;
-                if (v.n && st_uint(v.p, v.n, INT32_MAX, &p) < 0)
-                    bad = st_field_error(err, "Priority", "not a number", v) < 0;
+                if (v.n && slt_uint(v.p, v.n, INT32_MAX, &p) < 0)
+                    bad = slt_field_error(err, "Priority", "not a number", v) < 0;
                 q.priority = (int64_t)p;
             } else if (strcasecmp(col, "Flags") == 0) {
                 bad = import_span_copy(q.flags, sizeof q.flags, "Flags", v, err) < 0;
@@ -87,7 +87,7 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
                 if (v.n == 0)
                     continue;
                 if (numparse_fixed(v.p, v.n, 6, &ppm) < 0) {
-                    bad = st_field_error(err, col, "not a decimal", v) < 0;
+                    bad = slt_field_error(err, col, "not a decimal", v) < 0;
                     break;
                 }
                 if (strcasecmp(col, "UsageFactor") == 0)
@@ -95,12 +95,12 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
                 else
                     q.limit_factor_ppm = ppm;
             } else if (strcasecmp(col, "GraceTime") == 0) {
-                if (v.n && !st_eq(v, "00:00:00") && !st_eq(v, "0"))
+                if (v.n && !slt_eq(v, "00:00:00") && !slt_eq(v, "0"))
                     bad = import_limit_add(lim, LIMIT_SCOPE_QOS, "GraceTime", v, err) < 0;
             } else if (strcasecmp(col, "PreemptMode") == 0 || strcasecmp(col, "Preempt") == 0 ||
                        strcasecmp(col, "PreemptExemptTime") == 0 ||
                        strcasecmp(col, "UsageThres") == 0) {
-                if (v.n && !(strcasecmp(col, "PreemptMode") == 0 && st_eq_nocase(v, "cluster"))) {
+                if (v.n && !(strcasecmp(col, "PreemptMode") == 0 && slt_eq_nocase(v, "cluster"))) {
                     char buf[512];
                     snprintf(buf, sizeof buf, "qos line %ld: QOS %s: %s='%.*s' is not kept (the "
                                               "bank has no preemption)",

@@ -19,7 +19,7 @@ int api_job_ids_given(const struct job_slurm_ids *ids)
 }
 
 struct found {
-    const struct st_job_name *name;
+    const struct slt_job_name *name;
     int64_t *v;
     size_t n, cap;
 };
@@ -36,8 +36,8 @@ static void add(struct found *f, int64_t id)
 static int on_ids(int64_t job_id, const struct job_slurm_ids *ids, void *arg)
 {
     struct found *f = arg;
-    if (f->name->kind != ST_JOB_NAME_TASKS ||
-        st_job_name_has_task(f->name, (uint32_t)ids->array_job_id, (uint32_t)ids->array_task_id))
+    if (f->name->kind != SLT_JOB_NAME_TASKS ||
+        slt_job_name_has_task(f->name, (uint32_t)ids->array_job_id, (uint32_t)ids->array_task_id))
         add(f, job_id);
     return 0;
 }
@@ -51,15 +51,15 @@ static int cmp_id(const void *a, const void *b)
 int api_job_ids_resolve(store_t *st, const char *cluster, const char *text, int64_t **ids,
                         size_t *n, struct allot_error *err)
 {
-    struct st_job_name name;
-    if (st_job_name_parse(text, "job_id", &name, err) < 0)
+    struct slt_job_name name;
+    if (slt_job_name_parse(text, "job_id", &name, err) < 0)
         return -1;
     struct found f = {.name = &name};
     struct job_slurm_ids m;
     api_job_ids_none(&m);
     int rc = 0;
     switch (name.kind) {
-    case ST_JOB_NAME_ID:
+    case SLT_JOB_NAME_ID:
         add(&f, name.job);
         m.array_job_id = name.job;
         rc = store_job_ids_find(st, cluster, &m, on_ids, &f, err);
@@ -68,16 +68,16 @@ int api_job_ids_resolve(store_t *st, const char *cluster, const char *text, int6
         if (rc == 0)
             rc = store_job_ids_find(st, cluster, &m, on_ids, &f, err);
         break;
-    case ST_JOB_NAME_TASK:
+    case SLT_JOB_NAME_TASK:
         m.array_job_id = name.job;
         m.array_task_id = name.index;
         rc = store_job_ids_find(st, cluster, &m, on_ids, &f, err);
         break;
-    case ST_JOB_NAME_TASKS:
+    case SLT_JOB_NAME_TASKS:
         m.array_job_id = name.job;
         rc = store_job_ids_find(st, cluster, &m, on_ids, &f, err);
         break;
-    case ST_JOB_NAME_HET:
+    case SLT_JOB_NAME_HET:
         m.het_job_id = name.job;
         m.het_job_offset = name.index;
         rc = store_job_ids_find(st, cluster, &m, on_ids, &f, err);

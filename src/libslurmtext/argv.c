@@ -10,7 +10,7 @@
 
 #include "libslurmtext/squeue.h"
 
-void st_argv_init(struct st_argv *a)
+void slt_argv_init(struct slt_argv *a)
 {
     a->argc = 0;
     a->used = 0;
@@ -20,25 +20,25 @@ void st_argv_init(struct st_argv *a)
 static int full(struct allot_error *err)
 {
     return allot_errorf(err, ALLOT_ETOOBIG, "argv: more than %d words or %d bytes",
-                        ST_ARGV_MAX, ST_ARGV_BUF);
+                        SLT_ARGV_MAX, SLT_ARGV_BUF);
 }
 
-int st_argv_add_borrowed(struct st_argv *a, char *s, struct allot_error *err)
+int slt_argv_add_borrowed(struct slt_argv *a, char *s, struct allot_error *err)
 {
-    if (a->argc >= ST_ARGV_MAX)
+    if (a->argc >= SLT_ARGV_MAX)
         return full(err);
     a->argv[a->argc++] = s;
     a->argv[a->argc] = NULL;
     return 0;
 }
 
-__attribute__((format(printf, 3, 0))) static int vaddf(struct st_argv *a,
+__attribute__((format(printf, 3, 0))) static int vaddf(struct slt_argv *a,
                                                        struct allot_error *err,
                                                        const char *fmt, va_list ap)
 {
-    if (a->argc >= ST_ARGV_MAX)
+    if (a->argc >= SLT_ARGV_MAX)
         return full(err);
-    size_t room = ST_ARGV_BUF - a->used;
+    size_t room = SLT_ARGV_BUF - a->used;
     int n = vsnprintf(a->buf + a->used, room, fmt, ap);
     if (n < 0 || (size_t)n >= room)
         return full(err);
@@ -48,7 +48,7 @@ __attribute__((format(printf, 3, 0))) static int vaddf(struct st_argv *a,
     return 0;
 }
 
-int st_argv_addf(struct st_argv *a, struct allot_error *err, const char *fmt, ...)
+int slt_argv_addf(struct slt_argv *a, struct allot_error *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -57,9 +57,9 @@ int st_argv_addf(struct st_argv *a, struct allot_error *err, const char *fmt, ..
     return rc;
 }
 
-int st_argv_add(struct st_argv *a, const char *s, struct allot_error *err)
+int slt_argv_add(struct slt_argv *a, const char *s, struct allot_error *err)
 {
-    return st_argv_addf(a, err, "%s", s);
+    return slt_argv_addf(a, err, "%s", s);
 }
 
 /* [A-Z0-9]+ optionally followed by @N: what srun --signal accepts (a name or a number). */
@@ -80,7 +80,7 @@ static bool signal_ok(const char *s)
     return j > i + 1 && j - i - 1 <= 6 && s[j] == '\0';
 }
 
-int st_argv_srun(struct st_argv *out, const char *srun, const struct st_srun_opts *o,
+int slt_argv_srun(struct slt_argv *out, const char *srun, const struct slt_srun_opts *o,
                  char *const cmd[], struct allot_error *err)
 {
     if (!o->step_name || !o->step_name[0])
@@ -94,27 +94,27 @@ int st_argv_srun(struct st_argv *out, const char *srun, const struct st_srun_opt
                             "NAME@SECONDS, e.g. TERM@120)", o->signal);
     if (o->mem_mb < 0 || o->time_min < 0)
         return allot_errorf(err, ALLOT_EINVAL, "srun: negative mem or time");
-    /* A struct st_argv is large; build in place and roll back on failure. */
+    /* A struct slt_argv is large; build in place and roll back on failure. */
     size_t argc0 = out->argc, used0 = out->used;
-    struct st_argv *a = out;
-    if (st_argv_add(a, srun, err) < 0 || st_argv_addf(a, err, "--jobid=%u", o->job_id) < 0 ||
-        st_argv_add(a, "--ntasks=1", err) < 0 || st_argv_add(a, "--exact", err) < 0)
+    struct slt_argv *a = out;
+    if (slt_argv_add(a, srun, err) < 0 || slt_argv_addf(a, err, "--jobid=%u", o->job_id) < 0 ||
+        slt_argv_add(a, "--ntasks=1", err) < 0 || slt_argv_add(a, "--exact", err) < 0)
         goto fail;
-    if (!o->cpu_bind && st_argv_add(a, "--cpu-bind=none", err) < 0)
+    if (!o->cpu_bind && slt_argv_add(a, "--cpu-bind=none", err) < 0)
         goto fail;
-    if (st_argv_addf(a, err, "--job-name=%s", o->step_name) < 0 ||
-        st_argv_addf(a, err, "--nodes=%u", o->nodes) < 0)
+    if (slt_argv_addf(a, err, "--job-name=%s", o->step_name) < 0 ||
+        slt_argv_addf(a, err, "--nodes=%u", o->nodes) < 0)
         goto fail;
-    if (o->cpus_per_task && st_argv_addf(a, err, "--cpus-per-task=%u", o->cpus_per_task) < 0)
+    if (o->cpus_per_task && slt_argv_addf(a, err, "--cpus-per-task=%u", o->cpus_per_task) < 0)
         goto fail;
-    if (o->mem_mb && st_argv_addf(a, err, "--mem=%lldM", (long long)o->mem_mb) < 0)
+    if (o->mem_mb && slt_argv_addf(a, err, "--mem=%lldM", (long long)o->mem_mb) < 0)
         goto fail;
-    if (o->time_min && st_argv_addf(a, err, "--time=%lld", (long long)o->time_min) < 0)
+    if (o->time_min && slt_argv_addf(a, err, "--time=%lld", (long long)o->time_min) < 0)
         goto fail;
-    if (o->signal && st_argv_addf(a, err, "--signal=%s", o->signal) < 0)
+    if (o->signal && slt_argv_addf(a, err, "--signal=%s", o->signal) < 0)
         goto fail;
     for (size_t i = 0; cmd[i]; i++)
-        if (st_argv_add_borrowed(a, cmd[i], err) < 0)
+        if (slt_argv_add_borrowed(a, cmd[i], err) < 0)
             goto fail;
     return 0;
 fail:
@@ -124,11 +124,11 @@ fail:
     return -1;
 }
 
-static int build(struct st_argv *out, struct allot_error *err, int nwords, const char *words[])
+static int build(struct slt_argv *out, struct allot_error *err, int nwords, const char *words[])
 {
     size_t argc0 = out->argc, used0 = out->used;
     for (int i = 0; i < nwords; i++) {
-        if (st_argv_add(out, words[i], err) < 0) {
+        if (slt_argv_add(out, words[i], err) < 0) {
             out->argc = argc0;
             out->used = used0;
             out->argv[argc0] = NULL;
@@ -138,7 +138,7 @@ static int build(struct st_argv *out, struct allot_error *err, int nwords, const
     return 0;
 }
 
-int st_argv_sstat(struct st_argv *a, const char *sstat, uint32_t job, uint32_t step,
+int slt_argv_sstat(struct slt_argv *a, const char *sstat, uint32_t job, uint32_t step,
                   const char *format, struct allot_error *err)
 {
     char id[32], fmt[1024];
@@ -149,7 +149,7 @@ int st_argv_sstat(struct st_argv *a, const char *sstat, uint32_t job, uint32_t s
     return build(a, err, 6, w);
 }
 
-int st_argv_sacct(struct st_argv *a, const char *sacct, uint32_t job, const char *format,
+int slt_argv_sacct(struct slt_argv *a, const char *sacct, uint32_t job, const char *format,
                   bool allocations, struct allot_error *err)
 {
     char id[16], fmt[1024];
@@ -160,16 +160,16 @@ int st_argv_sacct(struct st_argv *a, const char *sacct, uint32_t job, const char
     return build(a, err, allocations ? 7 : 6, w);
 }
 
-int st_argv_squeue_steps(struct st_argv *a, const char *squeue, uint32_t job,
+int slt_argv_squeue_steps(struct slt_argv *a, const char *squeue, uint32_t job,
                          struct allot_error *err)
 {
     char id[16];
     snprintf(id, sizeof(id), "%u", job);
-    const char *w[] = {squeue, "--steps", "-h", "-j", id, "-o", ST_SQUEUE_STEP_FORMAT};
+    const char *w[] = {squeue, "--steps", "-h", "-j", id, "-o", SLT_SQUEUE_STEP_FORMAT};
     return build(a, err, 7, w);
 }
 
-int st_argv_squeue_time_left(struct st_argv *a, const char *squeue, uint32_t job,
+int slt_argv_squeue_time_left(struct slt_argv *a, const char *squeue, uint32_t job,
                              struct allot_error *err)
 {
     char id[16];
@@ -178,7 +178,7 @@ int st_argv_squeue_time_left(struct st_argv *a, const char *squeue, uint32_t job
     return build(a, err, 6, w);
 }
 
-int64_t st_step_time_min(int64_t left_s)
+int64_t slt_step_time_min(int64_t left_s)
 {
     if (left_s < 0)
         return 0;

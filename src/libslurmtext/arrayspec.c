@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Read decimal digits at *p (at least one) into *v, at most ST_ARRAY_SPEC_MAX_INDEX. */
+/* Read decimal digits at *p (at least one) into *v, at most SLT_ARRAY_SPEC_MAX_INDEX. */
 static int read_num(const char **p, uint32_t *v)
 {
     uint64_t n = 0;
@@ -15,7 +15,7 @@ static int read_num(const char **p, uint32_t *v)
         return -1;
     while (*s >= '0' && *s <= '9') {
         n = n * 10 + (uint64_t)(*s - '0');
-        if (n > ST_ARRAY_SPEC_MAX_INDEX)
+        if (n > SLT_ARRAY_SPEC_MAX_INDEX)
             return -1;
         s++;
     }
@@ -31,11 +31,11 @@ static int fail(char *msg, size_t size, const char *spec, const char *why)
     return -1;
 }
 
-int st_array_spec_count(const char *spec, uint32_t *tasks, char *msg, size_t msg_size)
+int slt_array_spec_count(const char *spec, uint32_t *tasks, char *msg, size_t msg_size)
 {
     if (!spec || !spec[0])
         return fail(msg, msg_size, "", "empty");
-    unsigned char *seen = calloc(ST_ARRAY_SPEC_MAX_INDEX / 8 + 1, 1);
+    unsigned char *seen = calloc(SLT_ARRAY_SPEC_MAX_INDEX / 8 + 1, 1);
     if (!seen)
         return fail(msg, msg_size, spec, "out of memory");
     uint32_t count = 0;
@@ -98,10 +98,10 @@ out:
     return rc;
 }
 
-bool st_array_spec_has(const char *spec, uint32_t task)
+bool slt_array_spec_has(const char *spec, uint32_t task)
 {
     uint32_t n;
-    if (!spec || st_array_spec_count(spec, &n, NULL, 0) < 0)
+    if (!spec || slt_array_spec_count(spec, &n, NULL, 0) < 0)
         return false;
     for (const char *p = spec;;) {
         uint32_t a = 0, b, step = 1;

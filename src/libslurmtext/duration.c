@@ -19,7 +19,7 @@ static int parse_fraction_ms(const char *p, size_t n, int64_t *ms)
     if (n < 2 || n > 7 || p[0] != '.')
         return -1;
     uint64_t v;
-    if (st_uint(p + 1, n - 1, 999999, &v) < 0)
+    if (slt_uint(p + 1, n - 1, 999999, &v) < 0)
         return -1;
     for (size_t digits = n - 1; digits < 3; digits++)
         v *= 10;
@@ -29,13 +29,13 @@ static int parse_fraction_ms(const char *p, size_t n, int64_t *ms)
     return 0;
 }
 
-int st_duration_parse(const char *text, size_t n, const char *field, struct st_duration *out,
+int slt_duration_parse(const char *text, size_t n, const char *field, struct slt_duration *out,
                       struct allot_error *err)
 {
-    struct st_span s = {text, n};
-    struct st_duration d = {ST_DUR_VALUE, 0};
+    struct slt_span s = {text, n};
+    struct slt_duration d = {SLT_DUR_VALUE, 0};
     if (n == 0) {
-        out->kind = ST_DUR_NONE;
+        out->kind = SLT_DUR_NONE;
         out->ms = 0;
         return 0;
     }
@@ -43,16 +43,16 @@ int st_duration_parse(const char *text, size_t n, const char *field, struct st_d
      * nothing for them. */
     if ((unsigned char)text[0] - '0' <= 9)
         goto numeric;
-    if (st_eq_nocase(s, "UNLIMITED") || st_eq_nocase(s, "INFINITE")) {
-        d.kind = ST_DUR_UNLIMITED;
+    if (slt_eq_nocase(s, "UNLIMITED") || slt_eq_nocase(s, "INFINITE")) {
+        d.kind = SLT_DUR_UNLIMITED;
         goto done;
     }
-    if (st_eq(s, "Partition_Limit")) {
-        d.kind = ST_DUR_PARTITION_LIMIT;
+    if (slt_eq(s, "Partition_Limit")) {
+        d.kind = SLT_DUR_PARTITION_LIMIT;
         goto done;
     }
-    if (st_eq(s, "INVALID")) {
-        d.kind = ST_DUR_INVALID;
+    if (slt_eq(s, "INVALID")) {
+        d.kind = SLT_DUR_INVALID;
         goto done;
     }
     goto bad;
@@ -63,7 +63,7 @@ numeric:;
     int has_days = 0;
     const char *dash = memchr(p, '-', n);
     if (dash) {
-        if (st_uint(p, (size_t)(dash - p), FIRST_MAX, &days) < 0)
+        if (slt_uint(p, (size_t)(dash - p), FIRST_MAX, &days) < 0)
             goto bad;
         has_days = 1;
         p = dash + 1;
@@ -81,7 +81,7 @@ numeric:;
         uint64_t max = (ncomp == 0 && !has_days) ? FIRST_MAX : 59;
         if (ncomp == 0 && has_days)
             max = 23;
-        if (st_uint(p, (size_t)(q - p), max, &comp[ncomp]) < 0)
+        if (slt_uint(p, (size_t)(q - p), max, &comp[ncomp]) < 0)
             goto bad;
         ncomp++;
         if (q == end)
@@ -119,29 +119,29 @@ done:
     *out = d;
     return 0;
 bad:
-    return st_field_error(err, field, "invalid duration", s);
+    return slt_field_error(err, field, "invalid duration", s);
 }
 
-int st_duration_format(const struct st_duration *d, char *buf, size_t len,
+int slt_duration_format(const struct slt_duration *d, char *buf, size_t len,
                        struct allot_error *err)
 {
     char tmp[48];
     int n;
     switch (d->kind) {
-    case ST_DUR_NONE:
+    case SLT_DUR_NONE:
         n = 0;
         tmp[0] = '\0';
         break;
-    case ST_DUR_UNLIMITED:
+    case SLT_DUR_UNLIMITED:
         n = snprintf(tmp, sizeof(tmp), "UNLIMITED");
         break;
-    case ST_DUR_PARTITION_LIMIT:
+    case SLT_DUR_PARTITION_LIMIT:
         n = snprintf(tmp, sizeof(tmp), "Partition_Limit");
         break;
-    case ST_DUR_INVALID:
+    case SLT_DUR_INVALID:
         n = snprintf(tmp, sizeof(tmp), "INVALID");
         break;
-    case ST_DUR_VALUE: {
+    case SLT_DUR_VALUE: {
         if (d->ms < 0)
             return allot_errorf(err, ALLOT_EINVAL, "duration: negative value %lld",
                                 (long long)d->ms);
@@ -166,7 +166,7 @@ int st_duration_format(const struct st_duration *d, char *buf, size_t len,
     return n;
 }
 
-int64_t st_duration_s(const struct st_duration *d)
+int64_t slt_duration_s(const struct slt_duration *d)
 {
-    return d->kind == ST_DUR_VALUE ? d->ms / 1000 : -1;
+    return d->kind == SLT_DUR_VALUE ? d->ms / 1000 : -1;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* Values copied from the job row until finish. */
-void st_efficiency_init(struct st_efficiency *e, uint32_t job)
+void slt_efficiency_init(struct slt_efficiency *e, uint32_t job)
 {
     memset(e, 0, sizeof(*e));
     e->job = job;
@@ -15,24 +15,24 @@ void st_efficiency_init(struct st_efficiency *e, uint32_t job)
     e->mem_req_bytes = -1;
 }
 
-int st_efficiency_add(struct st_efficiency *e, const struct st_acct_row *row,
+int slt_efficiency_add(struct slt_efficiency *e, const struct slt_acct_row *row,
                       struct allot_error *err)
 {
     if (!row->has_id)
         return allot_errorf(err, ALLOT_EINVAL, "efficiency: row without JobID");
     if (row->id.job != e->job)
         return 0;
-    if (row->id.step_kind == ST_STEP_NONE) {
+    if (row->id.step_kind == SLT_STEP_NONE) {
         e->has_job_row = true;
-        if (row->total_cpu.kind == ST_DUR_VALUE)
+        if (row->total_cpu.kind == SLT_DUR_VALUE)
             e->cpu_used_ms = row->total_cpu.ms;
-        if (row->elapsed.kind == ST_DUR_VALUE && row->has_alloc_cpus)
+        if (row->elapsed.kind == SLT_DUR_VALUE && row->has_alloc_cpus)
             e->core_wall_ms = row->elapsed.ms * (int64_t)row->alloc_cpus;
         if (row->req_mem.has) {
             int64_t req = row->req_mem.bytes;
-            if (row->req_mem.scope == ST_MEM_PER_CPU)
+            if (row->req_mem.scope == SLT_MEM_PER_CPU)
                 req = row->has_alloc_cpus ? req * (int64_t)row->alloc_cpus : -1;
-            else if (row->req_mem.scope == ST_MEM_PER_NODE)
+            else if (row->req_mem.scope == SLT_MEM_PER_NODE)
                 req = row->has_nnodes ? req * (int64_t)row->nnodes : -1;
             e->mem_req_bytes = req;
         }
@@ -43,7 +43,7 @@ int st_efficiency_add(struct st_efficiency *e, const struct st_acct_row *row,
     return 0;
 }
 
-void st_efficiency_finish(struct st_efficiency *e)
+void slt_efficiency_finish(struct slt_efficiency *e)
 {
     e->has_cpu = e->cpu_used_ms >= 0 && e->core_wall_ms > 0;
     e->cpu_pct = e->has_cpu ? 100.0 * (double)e->cpu_used_ms / (double)e->core_wall_ms : 0.0;

@@ -20,7 +20,7 @@
 #include "allot/error.h"
 #include "libslurmtext/acct.h"
 
-struct st_efficiency {
+struct slt_efficiency {
     uint32_t job;
     bool has_job_row;
     bool has_cpu;
@@ -34,15 +34,15 @@ struct st_efficiency {
 };
 
 /* Start an accumulator for job `job`. */
-void st_efficiency_init(struct st_efficiency *e, uint32_t job);
+void slt_efficiency_init(struct slt_efficiency *e, uint32_t job);
 
 /* Fold one parsed row in: the job row (no step) gives TotalCPU, Elapsed, AllocCPUS, ReqMem;
  * step rows give MaxRSS.  Rows of other jobs are ignored (returns 0).  Errors: EINVAL when a
  * row has no JobID. */
-int st_efficiency_add(struct st_efficiency *e, const struct st_acct_row *row,
+int slt_efficiency_add(struct slt_efficiency *e, const struct slt_acct_row *row,
                       struct allot_error *err);
 
 /* Compute has_cpu/has_mem and the percentages from what was folded in. */
-void st_efficiency_finish(struct st_efficiency *e);
+void slt_efficiency_finish(struct slt_efficiency *e);
 
 #endif

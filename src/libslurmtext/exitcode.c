@@ -7,10 +7,10 @@
 
 #include "libslurmtext/field.h"
 
-int st_exitcode_parse(const char *text, size_t n, const char *field, struct st_exitcode *out,
+int slt_exitcode_parse(const char *text, size_t n, const char *field, struct slt_exitcode *out,
                       struct allot_error *err)
 {
-    struct st_span s = {text, n};
+    struct slt_span s = {text, n};
     if (n == 0) {
         out->has = false;
         out->status = 0;
@@ -19,16 +19,16 @@ int st_exitcode_parse(const char *text, size_t n, const char *field, struct st_e
     }
     const char *colon = memchr(text, ':', n);
     uint64_t st, sig;
-    if (!colon || st_uint(text, (size_t)(colon - text), 255, &st) < 0 ||
-        st_uint(colon + 1, n - (size_t)(colon - text) - 1, 255, &sig) < 0)
-        return st_field_error(err, field, "invalid exit code", s);
+    if (!colon || slt_uint(text, (size_t)(colon - text), 255, &st) < 0 ||
+        slt_uint(colon + 1, n - (size_t)(colon - text) - 1, 255, &sig) < 0)
+        return slt_field_error(err, field, "invalid exit code", s);
     out->has = true;
     out->status = (int)st;
     out->signal = (int)sig;
     return 0;
 }
 
-int st_exitcode_format(const struct st_exitcode *e, char *buf, size_t len,
+int slt_exitcode_format(const struct slt_exitcode *e, char *buf, size_t len,
                        struct allot_error *err)
 {
     char tmp[16];
@@ -46,7 +46,7 @@ int st_exitcode_format(const struct st_exitcode *e, char *buf, size_t len,
     return n;
 }
 
-int st_exitcode_shell(const struct st_exitcode *e)
+int slt_exitcode_shell(const struct slt_exitcode *e)
 {
     return e->signal ? 128 + e->signal : e->status;
 }

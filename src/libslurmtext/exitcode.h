@@ -11,22 +11,22 @@
 
 #include "allot/error.h"
 
-struct st_exitcode {
+struct slt_exitcode {
     bool has;
     int status; /* exit status 0..255 */
     int signal; /* terminating signal 0..255, 0 = none */
 };
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field and text; out untouched. */
-int st_exitcode_parse(const char *text, size_t n, const char *field, struct st_exitcode *out,
+int slt_exitcode_parse(const char *text, size_t n, const char *field, struct slt_exitcode *out,
                       struct allot_error *err);
 
 /* Write "status:signal" ("" when !has).  Returns length or -1 (ETOOBIG/EINVAL, buf
  * untouched). */
-int st_exitcode_format(const struct st_exitcode *e, char *buf, size_t len,
+int slt_exitcode_format(const struct slt_exitcode *e, char *buf, size_t len,
                        struct allot_error *err);
 
 /* The shell convention: 128 + signal when killed by a signal, else status. */
-int st_exitcode_shell(const struct st_exitcode *e);
+int slt_exitcode_shell(const struct slt_exitcode *e);
 
 #endif

@@ -4,14 +4,14 @@
 #include "libslurmtext/field.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "st_split assumes a little-endian machine"
+#error "slt_split assumes a little-endian machine"
 #endif
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-bool st_next_line(const char *buf, size_t len, size_t *pos, struct st_span *line)
+bool slt_next_line(const char *buf, size_t len, size_t *pos, struct slt_span *line)
 {
     size_t at = *pos;
     if (at >= len)
@@ -36,7 +36,7 @@ static inline uint64_t match_bytes(uint64_t w, uint64_t pat)
     return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
 }
 
-int st_split(struct st_span line, char sep, struct st_span *fields, size_t max,
+int slt_split(struct slt_span line, char sep, struct slt_span *fields, size_t max,
              size_t *nfields, struct allot_error *err)
 {
     /* Eight bytes per step (SWAR): fields are short, so a memchr call per field would cost
@@ -79,19 +79,19 @@ too_many:
     return allot_errorf(err, ALLOT_ETOOBIG, "line has more than %zu fields", max);
 }
 
-bool st_eq(struct st_span s, const char *lit)
+bool slt_eq(struct slt_span s, const char *lit)
 {
     size_t n = strlen(lit);
     return s.n == n && memcmp(s.p, lit, n) == 0;
 }
 
-bool st_eq_nocase(struct st_span s, const char *lit)
+bool slt_eq_nocase(struct slt_span s, const char *lit)
 {
     size_t n = strlen(lit);
     return s.n == n && strncasecmp(s.p, lit, n) == 0;
 }
 
-int st_uint(const char *p, size_t n, uint64_t max, uint64_t *out)
+int slt_uint(const char *p, size_t n, uint64_t max, uint64_t *out)
 {
     if (n == 0 || n > 20)
         return -1;
@@ -118,11 +118,11 @@ int st_uint(const char *p, size_t n, uint64_t max, uint64_t *out)
     return 0;
 }
 
-int st_field_error(struct allot_error *err, const char *field, const char *what,
-                   struct st_span text)
+int slt_field_error(struct allot_error *err, const char *field, const char *what,
+                   struct slt_span text)
 {
-    char quoted[ST_ERRTEXT_MAX + 4];
-    size_t n = text.n < ST_ERRTEXT_MAX ? text.n : ST_ERRTEXT_MAX;
+    char quoted[SLT_ERRTEXT_MAX + 4];
+    size_t n = text.n < SLT_ERRTEXT_MAX ? text.n : SLT_ERRTEXT_MAX;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)text.p[i];
         quoted[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';

@@ -14,23 +14,23 @@ static size_t digits(const char *p, size_t n)
     return i;
 }
 
-int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobid *out,
+int slt_jobid_parse(const char *text, size_t n, const char *field, struct slt_jobid *out,
                    struct allot_error *err)
 {
-    struct st_span s = {text, n};
-    struct st_jobid id;
+    struct slt_span s = {text, n};
+    struct slt_jobid id;
     memset(&id, 0, sizeof(id));
     const char *p = text, *end = text + n;
     uint64_t v;
     size_t d = digits(p, (size_t)(end - p));
-    if (st_uint(p, d, UINT32_MAX, &v) < 0)
+    if (slt_uint(p, d, UINT32_MAX, &v) < 0)
         goto bad;
     id.job = (uint32_t)v;
     p += d;
     if (p < end && *p == '+') {
         p++;
         d = digits(p, (size_t)(end - p));
-        if (st_uint(p, d, UINT32_MAX, &v) < 0)
+        if (slt_uint(p, d, UINT32_MAX, &v) < 0)
             goto bad;
         id.has_het = true;
         id.het_offset = (uint32_t)v;
@@ -50,7 +50,7 @@ int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobi
             p = close + 1;
         } else {
             d = digits(p, (size_t)(end - p));
-            if (st_uint(p, d, UINT32_MAX, &v) < 0)
+            if (slt_uint(p, d, UINT32_MAX, &v) < 0)
                 goto bad;
             id.has_array_task = true;
             id.array_task = (uint32_t)v;
@@ -61,21 +61,21 @@ int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobi
         if (*p != '.')
             goto bad;
         p++;
-        struct st_span step = {p, (size_t)(end - p)};
-        if (st_eq(step, "batch")) {
-            id.step_kind = ST_STEP_BATCH;
-        } else if (st_eq(step, "extern")) {
-            id.step_kind = ST_STEP_EXTERN;
-        } else if (st_eq(step, "interactive")) {
-            id.step_kind = ST_STEP_INTERACTIVE;
+        struct slt_span step = {p, (size_t)(end - p)};
+        if (slt_eq(step, "batch")) {
+            id.step_kind = SLT_STEP_BATCH;
+        } else if (slt_eq(step, "extern")) {
+            id.step_kind = SLT_STEP_EXTERN;
+        } else if (slt_eq(step, "interactive")) {
+            id.step_kind = SLT_STEP_INTERACTIVE;
         } else {
             d = digits(step.p, step.n);
-            if (st_uint(step.p, d, UINT32_MAX, &v) < 0)
+            if (slt_uint(step.p, d, UINT32_MAX, &v) < 0)
                 goto bad;
-            id.step_kind = ST_STEP_NUMBERED;
+            id.step_kind = SLT_STEP_NUMBERED;
             id.step = (uint32_t)v;
             if (d < step.n) { /* "+C": a het step's component */
-                if (step.p[d] != '+' || st_uint(step.p + d + 1, step.n - d - 1, UINT32_MAX, &v) < 0)
+                if (step.p[d] != '+' || slt_uint(step.p + d + 1, step.n - d - 1, UINT32_MAX, &v) < 0)
                     goto bad;
                 id.has_step_het = true;
                 id.step_het_comp = (uint32_t)v;
@@ -85,10 +85,10 @@ int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobi
     *out = id;
     return 0;
 bad:
-    return st_field_error(err, field, "invalid job id", s);
+    return slt_field_error(err, field, "invalid job id", s);
 }
 
-int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct allot_error *err)
+int slt_jobid_format(const struct slt_jobid *id, char *buf, size_t len, struct allot_error *err)
 {
     char tmp[96];
     size_t cap = sizeof(tmp);
@@ -104,20 +104,20 @@ int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct all
                       id->array_spec.p);
     }
     switch (id->step_kind) {
-    case ST_STEP_NONE:
+    case SLT_STEP_NONE:
         break;
-    case ST_STEP_NUMBERED:
+    case SLT_STEP_NUMBERED:
         n += snprintf(tmp + n, cap - (size_t)n, ".%u", id->step);
         if (id->has_step_het)
             n += snprintf(tmp + n, cap - (size_t)n, "+%u", id->step_het_comp);
         break;
-    case ST_STEP_BATCH:
+    case SLT_STEP_BATCH:
         n += snprintf(tmp + n, cap - (size_t)n, ".batch");
         break;
-    case ST_STEP_EXTERN:
+    case SLT_STEP_EXTERN:
         n += snprintf(tmp + n, cap - (size_t)n, ".extern");
         break;
-    case ST_STEP_INTERACTIVE:
+    case SLT_STEP_INTERACTIVE:
         n += snprintf(tmp + n, cap - (size_t)n, ".interactive");
         break;
     default:
@@ -130,7 +130,7 @@ int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct all
     return n;
 }
 
-bool st_jobid_is_job(const struct st_jobid *id, const struct st_job_ref *ref)
+bool slt_jobid_is_job(const struct slt_jobid *id, const struct slt_job_ref *ref)
 {
     if (id->has_het || id->array_spec.n > 0)
         return false;

@@ -19,40 +19,40 @@
 #include "allot/error.h"
 #include "libslurmtext/field.h"
 
-enum st_step_kind {
-    ST_STEP_NONE = 0,      /* a job (allocation) row: no ".step" */
-    ST_STEP_NUMBERED,      /* ".N": step holds N */
-    ST_STEP_BATCH,         /* ".batch" */
-    ST_STEP_EXTERN,        /* ".extern" */
-    ST_STEP_INTERACTIVE,   /* ".interactive" (salloc's step in 22.05) */
+enum slt_step_kind {
+    SLT_STEP_NONE = 0,      /* a job (allocation) row: no ".step" */
+    SLT_STEP_NUMBERED,      /* ".N": step holds N */
+    SLT_STEP_BATCH,         /* ".batch" */
+    SLT_STEP_EXTERN,        /* ".extern" */
+    SLT_STEP_INTERACTIVE,   /* ".interactive" (salloc's step in 22.05) */
 };
 
-struct st_jobid {
+struct slt_jobid {
     uint32_t job;           /* the (first) job id */
     bool has_het;           /* "+N" */
     uint32_t het_offset;
     bool has_array_task;    /* "_N" */
     uint32_t array_task;
-    struct st_span array_spec; /* "_[...]" text inside the brackets; n = 0 if none */
-    enum st_step_kind step_kind;
-    uint32_t step;          /* for ST_STEP_NUMBERED */
+    struct slt_span array_spec; /* "_[...]" text inside the brackets; n = 0 if none */
+    enum slt_step_kind step_kind;
+    uint32_t step;          /* for SLT_STEP_NUMBERED */
     bool has_step_het;      /* ".N+C": component C of het step N */
     uint32_t step_het_comp;
 };
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field ("JobID") and text; out untouched.
  * array_spec borrows from text. */
-int st_jobid_parse(const char *text, size_t n, const char *field, struct st_jobid *out,
+int slt_jobid_parse(const char *text, size_t n, const char *field, struct slt_jobid *out,
                    struct allot_error *err);
 
 /* Write id as Slurm prints it.  Returns the length or -1 with ALLOT_ETOOBIG (buf untouched). */
-int st_jobid_format(const struct st_jobid *id, char *buf, size_t len, struct allot_error *err);
+int slt_jobid_format(const struct slt_jobid *id, char *buf, size_t len, struct allot_error *err);
 
 /* A job as a program running in it knows it: SLURM_JOB_ID, and for an array task also
  * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID.  squeue --steps and sacct print an array
  * task's rows as "<array job>_<task>[.<step>]" (sstat as "<job>.<step>"), so telling
  * whether a printed id is this job's takes both. */
-struct st_job_ref {
+struct slt_job_ref {
     uint32_t job;
     bool is_array_task;
     uint32_t array_job, array_task;
@@ -61,6 +61,6 @@ struct st_job_ref {
 /* Whether id, as squeue or sacct prints it, is ref's job or one of its steps:
  * "<job>[.<step>]", or for an array task also "<array job>_<task>[.<step>]".  A het
  * component ("+N") or a pending array ("_[...]") never is. */
-bool st_jobid_is_job(const struct st_jobid *id, const struct st_job_ref *ref);
+bool slt_jobid_is_job(const struct slt_jobid *id, const struct slt_job_ref *ref);
 
 #endif

@@ -27,15 +27,15 @@ static int64_t suffix_mult(char c)
     }
 }
 
-int st_memory_parse(const char *text, size_t n, const char *field, int64_t bare_unit_bytes,
-                    struct st_memory *out, struct allot_error *err)
+int slt_memory_parse(const char *text, size_t n, const char *field, int64_t bare_unit_bytes,
+                    struct slt_memory *out, struct allot_error *err)
 {
-    struct st_span s = {text, n};
-    struct st_memory m = {true, 0, ST_MEM_TOTAL};
+    struct slt_span s = {text, n};
+    struct slt_memory m = {true, 0, SLT_MEM_TOTAL};
     if (n == 0) {
         out->has = false;
         out->bytes = 0;
-        out->scope = ST_MEM_TOTAL;
+        out->scope = SLT_MEM_TOTAL;
         return 0;
     }
     if (bare_unit_bytes <= 0)
@@ -43,7 +43,7 @@ int st_memory_parse(const char *text, size_t n, const char *field, int64_t bare_
                             (long long)bare_unit_bytes);
     size_t end = n;
     if (text[end - 1] == 'n' || text[end - 1] == 'c') {
-        m.scope = text[end - 1] == 'n' ? ST_MEM_PER_NODE : ST_MEM_PER_CPU;
+        m.scope = text[end - 1] == 'n' ? SLT_MEM_PER_NODE : SLT_MEM_PER_CPU;
         end--;
     }
     int64_t mult = bare_unit_bytes;
@@ -56,12 +56,12 @@ int st_memory_parse(const char *text, size_t n, const char *field, int64_t bare_
         dot++;
     uint64_t whole, frac = 0;
     size_t frac_digits = 0;
-    if (st_uint(text, dot, UINT64_MAX, &whole) < 0)
+    if (slt_uint(text, dot, UINT64_MAX, &whole) < 0)
         goto bad;
     if (dot < end) {
         frac_digits = end - dot - 1;
         if (frac_digits == 0 || frac_digits > 9 ||
-            st_uint(text + dot + 1, frac_digits, UINT64_MAX, &frac) < 0)
+            slt_uint(text + dot + 1, frac_digits, UINT64_MAX, &frac) < 0)
             goto bad;
     }
     unsigned __int128 pow10 = 1;
@@ -70,15 +70,15 @@ int st_memory_parse(const char *text, size_t n, const char *field, int64_t bare_
     unsigned __int128 total = (unsigned __int128)whole * (uint64_t)mult;
     total += ((unsigned __int128)frac * (uint64_t)mult + pow10 / 2) / pow10;
     if (total > INT64_MAX)
-        return st_field_error(err, field, "memory size too large", s);
+        return slt_field_error(err, field, "memory size too large", s);
     m.bytes = (int64_t)total;
     *out = m;
     return 0;
 bad:
-    return st_field_error(err, field, "invalid memory size", s);
+    return slt_field_error(err, field, "invalid memory size", s);
 }
 
-int st_memory_format(const struct st_memory *m, char *buf, size_t len, struct allot_error *err)
+int slt_memory_format(const struct slt_memory *m, char *buf, size_t len, struct allot_error *err)
 {
     char tmp[40];
     int n = 0;
@@ -100,9 +100,9 @@ int st_memory_format(const struct st_memory *m, char *buf, size_t len, struct al
         n = snprintf(tmp, sizeof(tmp), "%lld", (long long)v);
         if (unit)
             tmp[n++] = unit;
-        if (m->scope == ST_MEM_PER_NODE)
+        if (m->scope == SLT_MEM_PER_NODE)
             tmp[n++] = 'n';
-        else if (m->scope == ST_MEM_PER_CPU)
+        else if (m->scope == SLT_MEM_PER_CPU)
             tmp[n++] = 'c';
         tmp[n] = '\0';
     } else {

@@ -18,27 +18,27 @@
 
 #include "allot/error.h"
 
-enum st_mem_scope {
-    ST_MEM_TOTAL = 0, /* no n/c flag */
-    ST_MEM_PER_NODE,  /* "n": --mem per node (older ReqMem) */
-    ST_MEM_PER_CPU,   /* "c": --mem-per-cpu (older ReqMem) */
+enum slt_mem_scope {
+    SLT_MEM_TOTAL = 0, /* no n/c flag */
+    SLT_MEM_PER_NODE,  /* "n": --mem per node (older ReqMem) */
+    SLT_MEM_PER_CPU,   /* "c": --mem-per-cpu (older ReqMem) */
 };
 
-struct st_memory {
+struct slt_memory {
     bool has;               /* false: the field was empty */
     int64_t bytes;          /* >= 0 */
-    enum st_mem_scope scope;
+    enum slt_mem_scope scope;
 };
 
 /* Parse text[0..n); bare_unit_bytes (1, 1024, 1048576, ...) is the unit of a number without
  * suffix.  field names the column in errors.  Returns 0, or -1 with ALLOT_EINVAL naming field
  * and text; *out untouched on error. */
-int st_memory_parse(const char *text, size_t n, const char *field, int64_t bare_unit_bytes,
-                    struct st_memory *out, struct allot_error *err);
+int slt_memory_parse(const char *text, size_t n, const char *field, int64_t bare_unit_bytes,
+                    struct slt_memory *out, struct allot_error *err);
 
 /* Write m exactly: the largest binary suffix that divides bytes ("4000M", "1528K"), else bare
  * bytes, then "n"/"c" for the scope; "" when !has.  Re-parsing with bare_unit_bytes = 1 gives
  * m back.  Returns the length, or -1 with ALLOT_ETOOBIG (buf untouched); 32 bytes suffice. */
-int st_memory_format(const struct st_memory *m, char *buf, size_t len, struct allot_error *err);
+int slt_memory_format(const struct slt_memory *m, char *buf, size_t len, struct allot_error *err);
 
 #endif

@@ -7,33 +7,33 @@
 
 #include "libslurmtext/duration.h"
 
-static int span_is(struct st_span s, const char *word)
+static int span_is(struct slt_span s, const char *word)
 {
     return s.n == strlen(word) && strncasecmp(s.p, word, s.n) == 0;
 }
 
 /* A time value: -1 for the word NONE_WORD (or UNLIMITED/INFINITE), else whole seconds. */
-static int read_time(const char *key, struct st_span v, const char *none_word, int64_t *out,
+static int read_time(const char *key, struct slt_span v, const char *none_word, int64_t *out,
                      struct allot_error *err)
 {
-    struct st_duration d;
+    struct slt_duration d;
     if (span_is(v, none_word)) {
         *out = -1;
         return 0;
     }
-    if (st_duration_parse(v.p, v.n, key, &d, err) < 0)
+    if (slt_duration_parse(v.p, v.n, key, &d, err) < 0)
         return -1;
-    if (d.kind == ST_DUR_UNLIMITED) {
+    if (d.kind == SLT_DUR_UNLIMITED) {
         *out = -1;
         return 0;
     }
-    if (d.kind != ST_DUR_VALUE)
+    if (d.kind != SLT_DUR_VALUE)
         return allot_errorf(err, ALLOT_EINVAL, "%s: '%.*s' is not a time", key, (int)v.n, v.p);
-    *out = st_duration_s(&d);
+    *out = slt_duration_s(&d);
     return 0;
 }
 
-static int copy_value(const char *key, struct st_span v, char *dst, size_t size,
+static int copy_value(const char *key, struct slt_span v, char *dst, size_t size,
                       struct allot_error *err)
 {
     if (v.n >= size)
@@ -43,9 +43,9 @@ static int copy_value(const char *key, struct st_span v, char *dst, size_t size,
     return 0;
 }
 
-int st_partition_parse(struct st_span line, struct st_partition *out, struct allot_error *err)
+int slt_partition_parse(struct slt_span line, struct slt_partition *out, struct allot_error *err)
 {
-    struct st_partition p;
+    struct slt_partition p;
     memset(&p, 0, sizeof p);
     p.max_time_s = -1;
     p.default_time_s = -1;
@@ -58,13 +58,13 @@ int st_partition_parse(struct st_span line, struct st_partition *out, struct all
             i++;
         if (i == start)
             break;
-        struct st_span w = {line.p + start, i - start};
+        struct slt_span w = {line.p + start, i - start};
         const char *eq = memchr(w.p, '=', w.n);
         if (!eq)
             return allot_errorf(err, ALLOT_EINVAL, "partition: '%.*s' is not Key=Value",
-                                (int)(w.n > ST_ERRTEXT_MAX ? ST_ERRTEXT_MAX : w.n), w.p);
-        struct st_span k = {w.p, (size_t)(eq - w.p)};
-        struct st_span v = {eq + 1, w.n - k.n - 1};
+                                (int)(w.n > SLT_ERRTEXT_MAX ? SLT_ERRTEXT_MAX : w.n), w.p);
+        struct slt_span k = {w.p, (size_t)(eq - w.p)};
+        struct slt_span v = {eq + 1, w.n - k.n - 1};
         int rc = 0;
         if (span_is(k, "PartitionName"))
             rc = copy_value("PartitionName", v, p.name, sizeof p.name, err);

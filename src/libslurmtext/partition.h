@@ -17,19 +17,19 @@
 #include "allot/error.h"
 #include "libslurmtext/field.h"
 
-#define ST_PART_NAME_MAX 64
-#define ST_PART_WEIGHTS_MAX 256
+#define SLT_PART_NAME_MAX 64
+#define SLT_PART_WEIGHTS_MAX 256
 
-struct st_partition {
-    char name[ST_PART_NAME_MAX];
-    char billing_weights[ST_PART_WEIGHTS_MAX]; /* "" = none */
+struct slt_partition {
+    char name[SLT_PART_NAME_MAX];
+    char billing_weights[SLT_PART_WEIGHTS_MAX]; /* "" = none */
     int64_t max_time_s;     /* -1 = UNLIMITED */
     int64_t default_time_s; /* -1 = NONE */
-    char qos[ST_PART_NAME_MAX]; /* the partition QOS; "" = none (QoS=N/A) */
+    char qos[SLT_PART_NAME_MAX]; /* the partition QOS; "" = none (QoS=N/A) */
 };
 
 /* Parse one line.  Errors: EINVAL naming the key (no PartitionName, a time that is not a
  * duration, a name or weights too long, a word without '='); *out untouched on error. */
-int st_partition_parse(struct st_span line, struct st_partition *out, struct allot_error *err);
+int slt_partition_parse(struct slt_span line, struct slt_partition *out, struct allot_error *err);
 
 #endif

@@ -4,8 +4,8 @@
  *
  * Design: the listing starts with sacct's header line (`sacct -P` prints one; its column
  * names say the order), then one row per job or step.  The header must name the columns
- * allot needs (ST_SACCT_JOB_COLUMNS); others are accepted and skipped.  Each row becomes a
- * struct st_sacct_job, or is passed over: a step row ("12.batch"), a job that has not ended
+ * allot needs (SLT_SACCT_JOB_COLUMNS); others are accepted and skipped.  Each row becomes a
+ * struct slt_sacct_job, or is passed over: a step row ("12.batch"), a job that has not ended
  * (no final state) or never started (no Start).  Row parsing borrows from the line and
  * allocates nothing, so the CLI's check of a whole file and allotd's import of a batch run
  * the same code.
@@ -22,17 +22,17 @@
 
 /* The columns a listing must have, in the order `allot import sacct` asks sacct for them
  * (sacct --format=...).  QOS, Timelimit and Cluster are read when present. */
-#define ST_SACCT_JOB_REQUIRED "JobIDRaw,State,User,Account,Partition,Start,End,Elapsed,AllocTRES"
-#define ST_SACCT_JOB_COLUMNS ST_SACCT_JOB_REQUIRED ",QOS,Timelimit"
+#define SLT_SACCT_JOB_REQUIRED "JobIDRaw,State,User,Account,Partition,Start,End,Elapsed,AllocTRES"
+#define SLT_SACCT_JOB_COLUMNS SLT_SACCT_JOB_REQUIRED ",QOS,Timelimit"
 
-struct st_sacct_header {
-    struct st_acct_format fmt;
+struct slt_sacct_header {
+    struct slt_acct_format fmt;
     size_t jobid_col; /* index of JobIDRaw */
 };
 
-struct st_sacct_job {
+struct slt_sacct_job {
     uint32_t job_id; /* JobIDRaw (an array task's own id) */
-    struct st_span user, account, partition, qos, cluster, alloc_tres;
+    struct slt_span user, account, partition, qos, cluster, alloc_tres;
     char state[48];                  /* as allotd's settle takes it: "COMPLETED", "CANCELLED" */
     int64_t start_s, end_s;          /* UTC epoch seconds (sacct run with TZ=UTC0) */
     int64_t elapsed_s, time_limit_s; /* time_limit_s 0: not known */
@@ -40,11 +40,11 @@ struct st_sacct_job {
 
 /* Parse the header line ("JobIDRaw|State|..."); -1 with err (EINVAL) naming a missing
  * required column or a bad name. */
-int st_sacct_header_parse(struct st_span line, struct st_sacct_header *h, struct allot_error *err);
+int slt_sacct_header_parse(struct slt_span line, struct slt_sacct_header *h, struct allot_error *err);
 
 /* Parse one row: 1 with *out for a finished job, 0 for a row passed over (see top), -1 with
  * err (EINVAL) naming the column and its text.  Times are read as UTC. */
-int st_sacct_job_parse(const struct st_sacct_header *h, struct st_span line,
-                       struct st_sacct_job *out, struct allot_error *err);
+int slt_sacct_job_parse(const struct slt_sacct_header *h, struct slt_span line,
+                       struct slt_sacct_job *out, struct allot_error *err);
 
 #endif

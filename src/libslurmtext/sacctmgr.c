@@ -4,11 +4,11 @@
 
 #include <string.h>
 
-int st_mgr_format_parse(const char *list, struct st_mgr_format *out, struct allot_error *err)
+int slt_mgr_format_parse(const char *list, struct slt_mgr_format *out, struct allot_error *err)
 {
-    struct st_mgr_format f;
-    struct st_span all = {list, strlen(list)};
-    if (st_split(all, ',', f.name, ST_MGR_COLS_MAX, &f.n, err) < 0)
+    struct slt_mgr_format f;
+    struct slt_span all = {list, strlen(list)};
+    if (slt_split(all, ',', f.name, SLT_MGR_COLS_MAX, &f.n, err) < 0)
         return -1;
     for (size_t i = 0; i < f.n; i++) {
         const char *pct = memchr(f.name[i].p, '%', f.name[i].n);
@@ -22,12 +22,12 @@ int st_mgr_format_parse(const char *list, struct st_mgr_format *out, struct allo
     return 0;
 }
 
-int st_mgr_row_parse(const struct st_mgr_format *fmt, struct st_span line,
-                     struct st_mgr_row *row, struct allot_error *err)
+int slt_mgr_row_parse(const struct slt_mgr_format *fmt, struct slt_span line,
+                     struct slt_mgr_row *row, struct allot_error *err)
 {
-    struct st_span v[ST_MGR_COLS_MAX + 1];
+    struct slt_span v[SLT_MGR_COLS_MAX + 1];
     size_t n;
-    if (st_split(line, '|', v, ST_MGR_COLS_MAX + 1, &n, err) < 0)
+    if (slt_split(line, '|', v, SLT_MGR_COLS_MAX + 1, &n, err) < 0)
         return -1;
     if (n == fmt->n + 1 && v[n - 1].n == 0)
         n--;
@@ -40,10 +40,10 @@ int st_mgr_row_parse(const struct st_mgr_format *fmt, struct st_span line,
     return 0;
 }
 
-bool st_mgr_get(const struct st_mgr_row *row, const char *col, struct st_span *out)
+bool slt_mgr_get(const struct slt_mgr_row *row, const char *col, struct slt_span *out)
 {
     for (size_t i = 0; i < row->n; i++) {
-        if (st_eq_nocase(row->fmt->name[i], col)) {
+        if (slt_eq_nocase(row->fmt->name[i], col)) {
             *out = row->v[i];
             return true;
         }
@@ -51,43 +51,43 @@ bool st_mgr_get(const struct st_mgr_row *row, const char *col, struct st_span *o
     return false;
 }
 
-int st_mgr_get_int(const struct st_mgr_row *row, const char *col, bool *has, int64_t *out,
+int slt_mgr_get_int(const struct slt_mgr_row *row, const char *col, bool *has, int64_t *out,
                    struct allot_error *err)
 {
-    struct st_span v;
+    struct slt_span v;
     uint64_t x;
-    if (!st_mgr_get(row, col, &v))
+    if (!slt_mgr_get(row, col, &v))
         return allot_errorf(err, ALLOT_EINVAL, "%s: no such column", col);
     if (v.n == 0) {
         *has = false;
         return 0;
     }
-    if (st_uint(v.p, v.n, INT64_MAX, &x) < 0)
-        return st_field_error(err, col, "invalid number", v);
+    if (slt_uint(v.p, v.n, INT64_MAX, &x) < 0)
+        return slt_field_error(err, col, "invalid number", v);
     *has = true;
     *out = (int64_t)x;
     return 0;
 }
 
-int st_mgr_get_duration(const struct st_mgr_row *row, const char *col, struct st_duration *out,
+int slt_mgr_get_duration(const struct slt_mgr_row *row, const char *col, struct slt_duration *out,
                         struct allot_error *err)
 {
-    struct st_span v;
-    if (!st_mgr_get(row, col, &v))
+    struct slt_span v;
+    if (!slt_mgr_get(row, col, &v))
         return allot_errorf(err, ALLOT_EINVAL, "%s: no such column", col);
-    return st_duration_parse(v.p, v.n, col, out, err);
+    return slt_duration_parse(v.p, v.n, col, out, err);
 }
 
-bool st_mgr_has_flag(const struct st_mgr_row *row, const char *col, const char *flag)
+bool slt_mgr_has_flag(const struct slt_mgr_row *row, const char *col, const char *flag)
 {
-    struct st_span v;
-    if (!st_mgr_get(row, col, &v))
+    struct slt_span v;
+    if (!slt_mgr_get(row, col, &v))
         return false;
     const char *p = v.p, *end = v.p + v.n;
     while (p < end) {
         const char *c = memchr(p, ',', (size_t)(end - p));
-        struct st_span item = {p, c ? (size_t)(c - p) : (size_t)(end - p)};
-        if (st_eq_nocase(item, flag))
+        struct slt_span item = {p, c ? (size_t)(c - p) : (size_t)(end - p)};
+        if (slt_eq_nocase(item, flag))
             return true;
         p = c ? c + 1 : end;
     }

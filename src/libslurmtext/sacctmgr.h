@@ -19,42 +19,42 @@
 #include "libslurmtext/duration.h"
 #include "libslurmtext/field.h"
 
-#define ST_MGR_COLS_MAX 64
+#define SLT_MGR_COLS_MAX 64
 
-struct st_mgr_format {
+struct slt_mgr_format {
     size_t n;
-    struct st_span name[ST_MGR_COLS_MAX]; /* borrow from the list text */
+    struct slt_span name[SLT_MGR_COLS_MAX]; /* borrow from the list text */
 };
 
-struct st_mgr_row {
-    const struct st_mgr_format *fmt; /* borrowed */
+struct slt_mgr_row {
+    const struct slt_mgr_format *fmt; /* borrowed */
     size_t n;
-    struct st_span v[ST_MGR_COLS_MAX];
+    struct slt_span v[SLT_MGR_COLS_MAX];
 };
 
 /* Parse "Cluster,Account,User,GrpTRES" (the format= value).  The list text must outlive the
  * format.  Errors: EINVAL empty name, ETOOBIG too many; out untouched. */
-int st_mgr_format_parse(const char *list, struct st_mgr_format *out, struct allot_error *err);
+int slt_mgr_format_parse(const char *list, struct slt_mgr_format *out, struct allot_error *err);
 
 /* Split one -P line; field count must match the format (a trailing empty field from -p is
  * allowed).  Errors: EINVAL; row untouched. */
-int st_mgr_row_parse(const struct st_mgr_format *fmt, struct st_span line,
-                     struct st_mgr_row *row, struct allot_error *err);
+int slt_mgr_row_parse(const struct slt_mgr_format *fmt, struct slt_span line,
+                     struct slt_mgr_row *row, struct allot_error *err);
 
 /* The value of column `col` (case-insensitive); false if the format has no such column. */
-bool st_mgr_get(const struct st_mgr_row *row, const char *col, struct st_span *out);
+bool slt_mgr_get(const struct slt_mgr_row *row, const char *col, struct slt_span *out);
 
 /* Integer column: *has = false when empty (no limit), else the value (0..INT64_MAX).
  * Errors: EINVAL (missing column or bad number); outputs untouched. */
-int st_mgr_get_int(const struct st_mgr_row *row, const char *col, bool *has, int64_t *out,
+int slt_mgr_get_int(const struct slt_mgr_row *row, const char *col, bool *has, int64_t *out,
                    struct allot_error *err);
 
 /* Duration column (MaxWall, GrpWall, ...).  Errors: EINVAL; out untouched. */
-int st_mgr_get_duration(const struct st_mgr_row *row, const char *col, struct st_duration *out,
+int slt_mgr_get_duration(const struct slt_mgr_row *row, const char *col, struct slt_duration *out,
                         struct allot_error *err);
 
 /* Is `flag` in the comma list of column col (QOS Flags "DenyOnLimit,NoDecay")?  Case
  * insensitive; false for a missing column. */
-bool st_mgr_has_flag(const struct st_mgr_row *row, const char *col, const char *flag);
+bool slt_mgr_has_flag(const struct slt_mgr_row *row, const char *col, const char *flag);
 
 #endif

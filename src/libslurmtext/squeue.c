@@ -5,13 +5,13 @@
 #include <stdbool.h>
 #include <string.h>
 
-int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out, struct allot_error *err)
+int slt_squeue_step_parse(struct slt_span line, struct slt_squeue_step *out, struct allot_error *err)
 {
     const char *bar = memchr(line.p, '|', line.n);
     if (!bar)
-        return st_field_error(err, "squeue", "line without '|'", line);
-    struct st_squeue_step s;
-    if (st_jobid_parse(line.p, (size_t)(bar - line.p), "StepID", &s.id, err) < 0)
+        return slt_field_error(err, "squeue", "line without '|'", line);
+    struct slt_squeue_step s;
+    if (slt_jobid_parse(line.p, (size_t)(bar - line.p), "StepID", &s.id, err) < 0)
         return -1;
     s.name.p = bar + 1;
     s.name.n = line.n - (size_t)(bar - line.p) - 1;
@@ -20,7 +20,7 @@ int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out, struct
 }
 
 /* "<id>.TDB|..." or "<id>.TBD|...": a step not yet given its number. */
-static bool pending_step(struct st_span line)
+static bool pending_step(struct slt_span line)
 {
     const char *bar = memchr(line.p, '|', line.n);
     size_t n = bar ? (size_t)(bar - line.p) : line.n;
@@ -28,26 +28,26 @@ static bool pending_step(struct st_span line)
            (memcmp(line.p + n - 4, ".TDB", 4) == 0 || memcmp(line.p + n - 4, ".TBD", 4) == 0);
 }
 
-int st_squeue_find_step(const char *buf, size_t len, const struct st_job_ref *job, const char *name,
+int slt_squeue_find_step(const char *buf, size_t len, const struct slt_job_ref *job, const char *name,
                         uint32_t *step, struct allot_error *err)
 {
     size_t pos = 0, lineno = 0;
-    struct st_span line;
+    struct slt_span line;
     int found = 0;
     uint32_t best = 0;
-    while (st_next_line(buf, len, &pos, &line)) {
+    while (slt_next_line(buf, len, &pos, &line)) {
         lineno++;
         if (line.n == 0 || pending_step(line))
             continue;
-        struct st_squeue_step s;
-        if (st_squeue_step_parse(line, &s, err) < 0) {
+        struct slt_squeue_step s;
+        if (slt_squeue_step_parse(line, &s, err) < 0) {
             if (err)
                 err->code = ALLOT_EPROTO;
             return allot_error_prefix(err, "squeue line %zu", lineno);
         }
         /* A het step ("J.S+C") is never allot-step's: its srun has one component. */
-        if (!st_jobid_is_job(&s.id, job) || s.id.step_kind != ST_STEP_NUMBERED ||
-            s.id.has_step_het || !st_eq(s.name, name))
+        if (!slt_jobid_is_job(&s.id, job) || s.id.step_kind != SLT_STEP_NUMBERED ||
+            s.id.has_step_het || !slt_eq(s.name, name))
             continue;
         if (!found || s.id.step > best)
             best = s.id.step;

@@ -14,26 +14,26 @@
 #include "libslurmtext/jobid.h"
 
 /* The -o format these functions read. */
-#define ST_SQUEUE_STEP_FORMAT "%i|%j"
+#define SLT_SQUEUE_STEP_FORMAT "%i|%j"
 
-struct st_squeue_step {
-    struct st_jobid id;  /* "12.0" */
-    struct st_span name; /* borrows from the line; a name may itself contain '|' */
+struct slt_squeue_step {
+    struct slt_jobid id;  /* "12.0" */
+    struct slt_span name; /* borrows from the line; a name may itself contain '|' */
 };
 
 /* Parse one line.  The name is everything after the first '|'.  Errors: ALLOT_EINVAL
  * ("StepID: invalid job id '...'" or a missing separator); out untouched. */
-int st_squeue_step_parse(struct st_span line, struct st_squeue_step *out,
+int slt_squeue_step_parse(struct slt_span line, struct slt_squeue_step *out,
                          struct allot_error *err);
 
 /* Scan buf[0..len) (squeue --steps output) for the numbered step of job `job` named `name`
  * and set *step.  An array task's steps are printed "<array job>_<task>.<step>"
- * (st_jobid_is_job).  A step still pending is printed with "TDB" (22.05's spelling) or
+ * (slt_jobid_is_job).  A step still pending is printed with "TDB" (22.05's spelling) or
  * "TBD" for its number and is passed over: it is not numbered yet.  When several match (a
  * name reused), the highest step id wins: the newest step.  Returns 1 found, 0 not found,
  * -1 with ALLOT_EPROTO naming the line for a line that does not parse (*step untouched
  * unless 1). */
-int st_squeue_find_step(const char *buf, size_t len, const struct st_job_ref *job,
+int slt_squeue_find_step(const char *buf, size_t len, const struct slt_job_ref *job,
                         const char *name, uint32_t *step, struct allot_error *err);
 
 #endif

@@ -7,50 +7,50 @@
 
 #include "libslurmtext/field.h"
 
-static const char *const names[ST_STATE_MAX] = {
-    [ST_STATE_NONE] = "",
-    [ST_STATE_PENDING] = "PENDING",
-    [ST_STATE_RUNNING] = "RUNNING",
-    [ST_STATE_SUSPENDED] = "SUSPENDED",
-    [ST_STATE_COMPLETED] = "COMPLETED",
-    [ST_STATE_CANCELLED] = "CANCELLED",
-    [ST_STATE_FAILED] = "FAILED",
-    [ST_STATE_TIMEOUT] = "TIMEOUT",
-    [ST_STATE_NODE_FAIL] = "NODE_FAIL",
-    [ST_STATE_PREEMPTED] = "PREEMPTED",
-    [ST_STATE_BOOT_FAIL] = "BOOT_FAIL",
-    [ST_STATE_DEADLINE] = "DEADLINE",
-    [ST_STATE_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
-    [ST_STATE_REQUEUED] = "REQUEUED",
-    [ST_STATE_REQUEUE_FED] = "REQUEUE_FED",
-    [ST_STATE_REQUEUE_HOLD] = "REQUEUE_HOLD",
-    [ST_STATE_RESIZING] = "RESIZING",
-    [ST_STATE_REVOKED] = "REVOKED",
-    [ST_STATE_SPECIAL_EXIT] = "SPECIAL_EXIT",
-    [ST_STATE_STOPPED] = "STOPPED",
-    [ST_STATE_SIGNALING] = "SIGNALING",
-    [ST_STATE_STAGE_OUT] = "STAGE_OUT",
-    [ST_STATE_COMPLETING] = "COMPLETING",
-    [ST_STATE_CONFIGURING] = "CONFIGURING",
-    [ST_STATE_LAUNCH_FAILED] = "LAUNCH_FAILED",
-    [ST_STATE_UPDATE_DB] = "UPDATE_DB",
-    [ST_STATE_POWER_UP_NODE] = "POWER_UP_NODE",
-    [ST_STATE_RESV_DEL_HOLD] = "RESV_DEL_HOLD",
-    [ST_STATE_RECONFIG_FAIL] = "RECONFIG_FAIL",
+static const char *const names[SLT_STATE_MAX] = {
+    [SLT_STATE_NONE] = "",
+    [SLT_STATE_PENDING] = "PENDING",
+    [SLT_STATE_RUNNING] = "RUNNING",
+    [SLT_STATE_SUSPENDED] = "SUSPENDED",
+    [SLT_STATE_COMPLETED] = "COMPLETED",
+    [SLT_STATE_CANCELLED] = "CANCELLED",
+    [SLT_STATE_FAILED] = "FAILED",
+    [SLT_STATE_TIMEOUT] = "TIMEOUT",
+    [SLT_STATE_NODE_FAIL] = "NODE_FAIL",
+    [SLT_STATE_PREEMPTED] = "PREEMPTED",
+    [SLT_STATE_BOOT_FAIL] = "BOOT_FAIL",
+    [SLT_STATE_DEADLINE] = "DEADLINE",
+    [SLT_STATE_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
+    [SLT_STATE_REQUEUED] = "REQUEUED",
+    [SLT_STATE_REQUEUE_FED] = "REQUEUE_FED",
+    [SLT_STATE_REQUEUE_HOLD] = "REQUEUE_HOLD",
+    [SLT_STATE_RESIZING] = "RESIZING",
+    [SLT_STATE_REVOKED] = "REVOKED",
+    [SLT_STATE_SPECIAL_EXIT] = "SPECIAL_EXIT",
+    [SLT_STATE_STOPPED] = "STOPPED",
+    [SLT_STATE_SIGNALING] = "SIGNALING",
+    [SLT_STATE_STAGE_OUT] = "STAGE_OUT",
+    [SLT_STATE_COMPLETING] = "COMPLETING",
+    [SLT_STATE_CONFIGURING] = "CONFIGURING",
+    [SLT_STATE_LAUNCH_FAILED] = "LAUNCH_FAILED",
+    [SLT_STATE_UPDATE_DB] = "UPDATE_DB",
+    [SLT_STATE_POWER_UP_NODE] = "POWER_UP_NODE",
+    [SLT_STATE_RESV_DEL_HOLD] = "RESV_DEL_HOLD",
+    [SLT_STATE_RECONFIG_FAIL] = "RECONFIG_FAIL",
 };
 
-const char *st_state_name(enum st_job_state s)
+const char *slt_state_name(enum slt_job_state s)
 {
-    if ((int)s < 0 || s >= ST_STATE_MAX)
+    if ((int)s < 0 || s >= SLT_STATE_MAX)
         return "?";
     return names[s];
 }
 
-int st_state_parse(const char *text, size_t n, const char *field, struct st_state *out,
+int slt_state_parse(const char *text, size_t n, const char *field, struct slt_state *out,
                    struct allot_error *err)
 {
-    struct st_span s = {text, n};
-    struct st_state r = {ST_STATE_NONE, false, 0};
+    struct slt_span s = {text, n};
+    struct slt_state r = {SLT_STATE_NONE, false, 0};
     if (n == 0) {
         *out = r;
         return 0;
@@ -59,30 +59,30 @@ int st_state_parse(const char *text, size_t n, const char *field, struct st_stat
     static const char by[] = "CANCELLED by ";
     if (n > sizeof(by) - 1 && memcmp(text, by, sizeof(by) - 1) == 0) {
         uint64_t uid;
-        if (st_uint(text + sizeof(by) - 1, n - (sizeof(by) - 1), UINT32_MAX, &uid) < 0)
+        if (slt_uint(text + sizeof(by) - 1, n - (sizeof(by) - 1), UINT32_MAX, &uid) < 0)
             goto bad;
-        r.state = ST_STATE_CANCELLED;
+        r.state = SLT_STATE_CANCELLED;
         r.has_by_uid = true;
         r.by_uid = (uint32_t)uid;
         *out = r;
         return 0;
     }
-    for (int i = 1; i < ST_STATE_MAX; i++) {
-        if (names[i][0] == text[0] && st_eq(s, names[i])) {
-            r.state = (enum st_job_state)i;
+    for (int i = 1; i < SLT_STATE_MAX; i++) {
+        if (names[i][0] == text[0] && slt_eq(s, names[i])) {
+            r.state = (enum slt_job_state)i;
             *out = r;
             return 0;
         }
     }
 bad:
-    return st_field_error(err, field, "unknown state", s);
+    return slt_field_error(err, field, "unknown state", s);
 }
 
-int st_state_format(const struct st_state *s, char *buf, size_t len, struct allot_error *err)
+int slt_state_format(const struct slt_state *s, char *buf, size_t len, struct allot_error *err)
 {
     char tmp[64];
     int n;
-    if ((int)s->state < 0 || s->state >= ST_STATE_MAX)
+    if ((int)s->state < 0 || s->state >= SLT_STATE_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "state: unknown value %d", (int)s->state);
     if (s->has_by_uid)
         n = snprintf(tmp, sizeof(tmp), "%s by %u", names[s->state], s->by_uid);
@@ -94,19 +94,19 @@ int st_state_format(const struct st_state *s, char *buf, size_t len, struct allo
     return n;
 }
 
-bool st_state_is_final(enum st_job_state s)
+bool slt_state_is_final(enum slt_job_state s)
 {
     switch (s) {
-    case ST_STATE_COMPLETED:
-    case ST_STATE_FAILED:
-    case ST_STATE_TIMEOUT:
-    case ST_STATE_CANCELLED:
-    case ST_STATE_NODE_FAIL:
-    case ST_STATE_OUT_OF_MEMORY:
-    case ST_STATE_PREEMPTED:
-    case ST_STATE_BOOT_FAIL:
-    case ST_STATE_DEADLINE:
-    case ST_STATE_REVOKED:
+    case SLT_STATE_COMPLETED:
+    case SLT_STATE_FAILED:
+    case SLT_STATE_TIMEOUT:
+    case SLT_STATE_CANCELLED:
+    case SLT_STATE_NODE_FAIL:
+    case SLT_STATE_OUT_OF_MEMORY:
+    case SLT_STATE_PREEMPTED:
+    case SLT_STATE_BOOT_FAIL:
+    case SLT_STATE_DEADLINE:
+    case SLT_STATE_REVOKED:
         return true;
     default:
         return false;

@@ -35,29 +35,29 @@ static int64_t days_from_civil(int y, int m, int d)
 static int num(const char *p, size_t n, uint64_t max, int *out)
 {
     uint64_t v;
-    if (st_uint(p, n, max, &v) < 0)
+    if (slt_uint(p, n, max, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
 }
 
-int st_time_parse(const char *text, size_t n, const char *field, struct st_time *out,
+int slt_time_parse(const char *text, size_t n, const char *field, struct slt_time *out,
                   struct allot_error *err)
 {
-    struct st_span s = {text, n};
-    struct st_time t;
+    struct slt_span s = {text, n};
+    struct slt_time t;
     memset(&t, 0, sizeof(t));
     if (n == 0) {
         *out = t;
         return 0;
     }
-    if (st_eq(s, "Unknown")) {
-        t.kind = ST_TIME_UNKNOWN;
+    if (slt_eq(s, "Unknown")) {
+        t.kind = SLT_TIME_UNKNOWN;
         *out = t;
         return 0;
     }
-    if (st_eq(s, "None")) {
-        t.kind = ST_TIME_NONE;
+    if (slt_eq(s, "None")) {
+        t.kind = SLT_TIME_NONE;
         *out = t;
         return 0;
     }
@@ -71,29 +71,29 @@ int st_time_parse(const char *text, size_t n, const char *field, struct st_time 
         goto bad;
     if (t.year < 1970 || t.month < 1 || t.day < 1 || t.day > month_days(t.year, t.month))
         goto bad;
-    t.kind = ST_TIME_VALUE;
+    t.kind = SLT_TIME_VALUE;
     *out = t;
     return 0;
 bad:
-    return st_field_error(err, field, "invalid timestamp", s);
+    return slt_field_error(err, field, "invalid timestamp", s);
 }
 
-int st_time_format(const struct st_time *t, char *buf, size_t len, struct allot_error *err)
+int slt_time_format(const struct slt_time *t, char *buf, size_t len, struct allot_error *err)
 {
     char tmp[64];
     int n;
     switch (t->kind) {
-    case ST_TIME_EMPTY:
+    case SLT_TIME_EMPTY:
         n = 0;
         tmp[0] = '\0';
         break;
-    case ST_TIME_UNKNOWN:
+    case SLT_TIME_UNKNOWN:
         n = snprintf(tmp, sizeof(tmp), "Unknown");
         break;
-    case ST_TIME_NONE:
+    case SLT_TIME_NONE:
         n = snprintf(tmp, sizeof(tmp), "None");
         break;
-    case ST_TIME_VALUE:
+    case SLT_TIME_VALUE:
         if (t->year < 1970 || t->year > 9999 || t->month < 1 || t->month > 12 || t->day < 1 ||
             t->day > month_days(t->year, t->month) || t->hour < 0 || t->hour > 23 ||
             t->min < 0 || t->min > 59 || t->sec < 0 || t->sec > 59)
@@ -110,12 +110,12 @@ int st_time_format(const struct st_time *t, char *buf, size_t len, struct allot_
     return n;
 }
 
-int st_time_to_epoch(const struct st_time *t, const struct st_tz *tz, int64_t *epoch_s,
+int slt_time_to_epoch(const struct slt_time *t, const struct slt_tz *tz, int64_t *epoch_s,
                      struct allot_error *err)
 {
-    if (t->kind != ST_TIME_VALUE)
+    if (t->kind != SLT_TIME_VALUE)
         return allot_errorf(err, ALLOT_EINVAL, "timestamp: no time to convert");
-    if (tz->kind == ST_TZ_OFFSET) {
+    if (tz->kind == SLT_TZ_OFFSET) {
         int64_t days = days_from_civil(t->year, t->month, t->day);
         *epoch_s = days * 86400 + t->hour * 3600 + t->min * 60 + t->sec - tz->offset_s;
         return 0;

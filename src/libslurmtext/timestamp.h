@@ -7,7 +7,7 @@
  * a fixed offset (exact and pure; what a cluster configured in UTC needs) or the process's
  * local zone (mktime with isdst = -1: in the repeated hour of a DST change the earlier
  * instant is not guaranteed — a documented ambiguity of the text itself).
- * Thread rule: parse/format are pure; st_time_to_epoch with ST_TZ_LOCAL calls mktime, which
+ * Thread rule: parse/format are pure; slt_time_to_epoch with SLT_TZ_LOCAL calls mktime, which
  * reads the TZ environment (do not change TZ concurrently).
  */
 #ifndef ALLOT_SLURMTEXT_TIMESTAMP_H
@@ -18,42 +18,42 @@
 
 #include "allot/error.h"
 
-enum st_time_kind {
-    ST_TIME_EMPTY = 0, /* empty field: no data */
-    ST_TIME_VALUE,     /* civil fields below are valid */
-    ST_TIME_UNKNOWN,   /* "Unknown": e.g. End of a running job */
-    ST_TIME_NONE,      /* "None": e.g. Start of a job cancelled while pending */
+enum slt_time_kind {
+    SLT_TIME_EMPTY = 0, /* empty field: no data */
+    SLT_TIME_VALUE,     /* civil fields below are valid */
+    SLT_TIME_UNKNOWN,   /* "Unknown": e.g. End of a running job */
+    SLT_TIME_NONE,      /* "None": e.g. Start of a job cancelled while pending */
 };
 
-struct st_time {
-    enum st_time_kind kind;
+struct slt_time {
+    enum slt_time_kind kind;
     int year;  /* 1970..9999 */
     int month; /* 1..12 */
     int day;   /* 1..31, valid for the month */
     int hour, min, sec;
 };
 
-enum st_tz_kind {
-    ST_TZ_OFFSET = 0, /* fixed offset east of UTC, seconds (0 = UTC) */
-    ST_TZ_LOCAL,      /* the process's local zone (TZ / /etc/localtime) */
+enum slt_tz_kind {
+    SLT_TZ_OFFSET = 0, /* fixed offset east of UTC, seconds (0 = UTC) */
+    SLT_TZ_LOCAL,      /* the process's local zone (TZ / /etc/localtime) */
 };
 
-struct st_tz {
-    enum st_tz_kind kind;
+struct slt_tz {
+    enum slt_tz_kind kind;
     int32_t offset_s;
 };
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field and text; out untouched. */
-int st_time_parse(const char *text, size_t n, const char *field, struct st_time *out,
+int slt_time_parse(const char *text, size_t n, const char *field, struct slt_time *out,
                   struct allot_error *err);
 
 /* Write t as Slurm prints it ("" / "Unknown" / "None" / "YYYY-MM-DDTHH:MM:SS").  Returns the
  * length or -1 (ETOOBIG/EINVAL, buf untouched).  32 bytes suffice. */
-int st_time_format(const struct st_time *t, char *buf, size_t len, struct allot_error *err);
+int slt_time_format(const struct slt_time *t, char *buf, size_t len, struct allot_error *err);
 
 /* Seconds since the epoch of a VALUE time under tz.  Errors: ALLOT_EINVAL for a non-VALUE
  * time or a local time that does not exist; *epoch_s untouched on error. */
-int st_time_to_epoch(const struct st_time *t, const struct st_tz *tz, int64_t *epoch_s,
+int slt_time_to_epoch(const struct slt_time *t, const struct slt_tz *tz, int64_t *epoch_s,
                      struct allot_error *err);
 
 #endif

@@ -4,15 +4,15 @@
 
 #include <string.h>
 
-int st_tres_field_parse(struct st_span v, const char *field, bool *has, struct tres_list *out,
+int slt_tres_field_parse(struct slt_span v, const char *field, bool *has, struct tres_list *out,
                         struct allot_error *err)
 {
-    char text[ST_TRES_TEXT_MAX];
+    char text[SLT_TRES_TEXT_MAX];
     if (v.n >= sizeof(text))
         return allot_errorf(err, ALLOT_ETOOBIG, "%s: TRES list of %zu bytes too long", field,
                             v.n);
     if (memchr(v.p, '\0', v.n))
-        return st_field_error(err, field, "invalid TRES list", v);
+        return slt_field_error(err, field, "invalid TRES list", v);
     memcpy(text, v.p, v.n);
     text[v.n] = '\0';
     struct tres_list l;

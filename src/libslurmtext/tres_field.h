@@ -13,11 +13,11 @@
 #include "libslurmtext/field.h"
 
 /* Longest TRES text accepted (the span is copied to a NUL-terminated stack buffer). */
-#define ST_TRES_TEXT_MAX 2048
+#define SLT_TRES_TEXT_MAX 2048
 
 /* Parse v into *out; *has = false (and out->n = 0) for an empty field.  Errors: EINVAL /
  * ETOOBIG prefixed with field; outputs untouched. */
-int st_tres_field_parse(struct st_span v, const char *field, bool *has, struct tres_list *out,
+int slt_tres_field_parse(struct slt_span v, const char *field, bool *has, struct tres_list *out,
                         struct allot_error *err);
 
 #endif

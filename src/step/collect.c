@@ -11,32 +11,32 @@
 #include "libutil/log.h"
 #include "step/proc.h"
 
-int collect_fold(const char *text, size_t len, const char *name, const struct st_job_ref *job,
+int collect_fold(const char *text, size_t len, const char *name, const struct slt_job_ref *job,
                  long long known_step, struct step_acct *acct)
 {
-    struct st_acct_format fmt;
+    struct slt_acct_format fmt;
     struct allot_error err = {0};
-    if (st_acct_format_parse(COLLECT_SACCT_FORMAT, &fmt, &err) < 0)
+    if (slt_acct_format_parse(COLLECT_SACCT_FORMAT, &fmt, &err) < 0)
         return 0;
     size_t pos = 0;
-    struct st_span line;
-    struct st_acct_row best;
+    struct slt_span line;
+    struct slt_acct_row best;
     memset(&best, 0, sizeof(best));
     int have = 0;
-    while (st_next_line(text, len, &pos, &line)) {
-        struct st_acct_row row;
+    while (slt_next_line(text, len, &pos, &line)) {
+        struct slt_acct_row row;
         if (line.n == 0)
             continue;
-        if (st_acct_row_parse(&fmt, line, &row, &err) < 0) {
+        if (slt_acct_row_parse(&fmt, line, &row, &err) < 0) {
             log_debug("sacct: %s", err.msg);
             continue;
         }
-        /* An array task's rows are "<array job>_<task>[.<step>]" (st_jobid_is_job). */
-        if (!st_jobid_is_job(&row.id, job))
+        /* An array task's rows are "<array job>_<task>[.<step>]" (slt_jobid_is_job). */
+        if (!slt_jobid_is_job(&row.id, job))
             continue;
-        if (row.id.step_kind == ST_STEP_NONE)
+        if (row.id.step_kind == SLT_STEP_NONE)
             acct->alloc_state = row.state;
-        if (row.id.step_kind != ST_STEP_NUMBERED || !st_eq(row.name, name))
+        if (row.id.step_kind != SLT_STEP_NUMBERED || !slt_eq(row.name, name))
             continue;
         /* Prefer the step squeue named; else the newest step with this name. */
         bool better;
@@ -54,12 +54,12 @@ int collect_fold(const char *text, size_t len, const char *name, const struct st
     }
     if (!have)
         return 0;
-    if (!best.max_rss.has && best.ave_cpu.kind != ST_DUR_VALUE) {
+    if (!best.max_rss.has && best.ave_cpu.kind != SLT_DUR_VALUE) {
         /* Torc retries a row without data (not flushed yet).  A step too short for any
          * accounting sample keeps such a row forever, though: accept a finished row the
          * second time it is seen without data rather than spend every retry on it. */
-        if (!st_state_is_final(best.state.state) || !acct->seen_final_empty) {
-            acct->seen_final_empty = st_state_is_final(best.state.state);
+        if (!slt_state_is_final(best.state.state) || !acct->seen_final_empty) {
+            acct->seen_final_empty = slt_state_is_final(best.state.state);
             return 0;
         }
     }
@@ -73,9 +73,9 @@ int collect_fold(const char *text, size_t len, const char *name, const struct st
     a.max_disk_read_bytes = best.max_disk_read.bytes;
     a.has_disk_write = best.max_disk_write.has;
     a.max_disk_write_bytes = best.max_disk_write.bytes;
-    a.has_ave_cpu = best.ave_cpu.kind == ST_DUR_VALUE;
+    a.has_ave_cpu = best.ave_cpu.kind == SLT_DUR_VALUE;
     a.ave_cpu_ms = best.ave_cpu.ms;
-    a.has_total_cpu = best.total_cpu.kind == ST_DUR_VALUE;
+    a.has_total_cpu = best.total_cpu.kind == SLT_DUR_VALUE;
     a.total_cpu_ms = best.total_cpu.ms;
     snprintf(a.node_list, sizeof(a.node_list), "%.*s", (int)best.nodelist.n, best.nodelist.p);
     snprintf(a.step_id, sizeof(a.step_id), "%u.%u", job->job, best.id.step);
@@ -87,14 +87,14 @@ int collect_fold(const char *text, size_t len, const char *name, const struct st
     return 1;
 }
 
-void collect_sacct(const struct step_config *c, const struct st_job_ref *job,
+void collect_sacct(const struct step_config *c, const struct slt_job_ref *job,
                    long long known_step, struct step_acct *acct)
 {
-    static struct st_argv a;
+    static struct slt_argv a;
     static char out[1 << 20];
     struct allot_error err = {0};
-    st_argv_init(&a);
-    if (st_argv_sacct(&a, c->sacct, job->job, COLLECT_SACCT_FORMAT, false, &err) < 0) {
+    slt_argv_init(&a);
+    if (slt_argv_sacct(&a, c->sacct, job->job, COLLECT_SACCT_FORMAT, false, &err) < 0) {
         log_warn("sacct: %s", err.msg);
         return;
     }

@@ -18,12 +18,12 @@
     "TotalCPU,NodeList"
 
 /* Run sacct with retries and fill *acct.  known_step >= 0 prefers that step id. */
-void collect_sacct(const struct step_config *c, const struct st_job_ref *job,
+void collect_sacct(const struct step_config *c, const struct slt_job_ref *job,
                    long long known_step, struct step_acct *acct);
 
 /* Pick the step's row from one sacct output (exposed for tests).  Returns 1 when a row with
  * data was found (acct filled), 0 when none matched or the matching row has no data yet. */
-int collect_fold(const char *text, size_t len, const char *name, const struct st_job_ref *job,
+int collect_fold(const char *text, size_t len, const char *name, const struct slt_job_ref *job,
                  long long known_step, struct step_acct *acct);
 
 #endif

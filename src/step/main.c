@@ -162,8 +162,8 @@ static int parse_args(int argc, char **argv, struct step_config *c, struct recor
             c->cpus = (uint32_t)v;
             break;
         case O_MEM: {
-            struct st_memory m;
-            if (st_memory_parse(optarg, strlen(optarg), "--mem", 1LL << 20, &m, &err) < 0 ||
+            struct slt_memory m;
+            if (slt_memory_parse(optarg, strlen(optarg), "--mem", 1LL << 20, &m, &err) < 0 ||
                 !m.has || m.bytes <= 0) {
                 log_error("%s", err.msg[0] ? err.msg : "--mem: must be positive");
                 return -1;
@@ -272,7 +272,7 @@ static const char *env_or(const char *name, const char *dflt)
 static int env_id(const char *name, uint64_t *out)
 {
     const char *v = getenv(name);
-    if (st_uint(v, strlen(v), UINT32_MAX, out) < 0) {
+    if (slt_uint(v, strlen(v), UINT32_MAX, out) < 0) {
         log_error("%s: invalid id '%.32s'", name, v);
         return -1;
     }
@@ -281,7 +281,7 @@ static int env_id(const char *name, uint64_t *out)
 
 /* The job as squeue and sacct print it: in an array task (SLURM_ARRAY_JOB_ID set) its rows
  * are "<array job>_<task>", not SLURM_JOB_ID.  0, or -1 logged for a malformed id. */
-static int job_ref_from_env(uint32_t job, struct st_job_ref *ref)
+static int job_ref_from_env(uint32_t job, struct slt_job_ref *ref)
 {
     uint64_t array_job, array_task;
     memset(ref, 0, sizeof(*ref));
@@ -315,27 +315,27 @@ static int shell_status(int wstatus)
  * 0 (no --time) when unlimited or unknown. */
 static int64_t step_time_min(const struct step_config *c, uint32_t job)
 {
-    struct st_argv a;
+    struct slt_argv a;
     struct allot_error err = {0};
     char out[256];
     struct proc_out po = {.out = out, .cap = sizeof(out)};
-    st_argv_init(&a);
-    if (st_argv_squeue_time_left(&a, c->squeue, job, &err) < 0 ||
+    slt_argv_init(&a);
+    if (slt_argv_squeue_time_left(&a, c->squeue, job, &err) < 0 ||
         proc_capture(a.argv, c->helper_timeout_ms, &po) < 0 || po.status != 0) {
         log_warn("cannot read the allocation's time left (%s); no --time", po.err);
         return 0;
     }
-    struct st_span line;
+    struct slt_span line;
     size_t pos = 0;
-    struct st_duration d;
-    if (!st_next_line(out, po.len, &pos, &line) ||
-        st_duration_parse(line.p, line.n, "TimeLeft", &d, &err) < 0) {
+    struct slt_duration d;
+    if (!slt_next_line(out, po.len, &pos, &line) ||
+        slt_duration_parse(line.p, line.n, "TimeLeft", &d, &err) < 0) {
         log_warn("squeue time left: %s; no --time", err.msg[0] ? err.msg : "no output");
         return 0;
     }
-    if (d.kind != ST_DUR_VALUE)
+    if (d.kind != SLT_DUR_VALUE)
         return 0;
-    return st_step_time_min(st_duration_s(&d));
+    return slt_step_time_min(slt_duration_s(&d));
 }
 
 /* Wait for pid, forwarding signals; call tick(now) every 50 ms. */
@@ -420,10 +420,10 @@ static pid_t spawn(char **argv, const struct step_config *c, bool limit)
     return pid;
 }
 
-static int run_slurm(const struct step_config *c, const struct st_job_ref *ref,
+static int run_slurm(const struct step_config *c, const struct slt_job_ref *ref,
                      struct step_result *r)
 {
-    static struct st_argv a;
+    static struct slt_argv a;
     struct allot_error err = {0};
     uint32_t job = ref->job;
     r->slurm = true;
@@ -432,12 +432,12 @@ static int run_slurm(const struct step_config *c, const struct st_job_ref *ref,
     /* An explicit cap only lowers the limit: the step must still end before its allocation. */
     if (c->time_cap_min > 0 && (r->time_limit_min == 0 || c->time_cap_min < r->time_limit_min))
         r->time_limit_min = c->time_cap_min;
-    struct st_srun_opts o = {.job_id = job, .step_name = c->name, .nodes = c->nodes,
+    struct slt_srun_opts o = {.job_id = job, .step_name = c->name, .nodes = c->nodes,
                              .cpus_per_task = c->cpus, .mem_mb = c->mem_mb,
                              .time_min = r->time_limit_min, .cpu_bind = c->cpu_bind,
                              .signal = c->signal};
-    st_argv_init(&a);
-    if (st_argv_srun(&a, c->srun, &o, c->cmd, &err) < 0) {
+    slt_argv_init(&a);
+    if (slt_argv_srun(&a, c->srun, &o, c->cmd, &err) < 0) {
         log_error("%s", err.msg);
         return -1;
     }
@@ -562,7 +562,7 @@ int main(int argc, char **argv)
     const char *jobenv = getenv("SLURM_JOB_ID");
     uint64_t job = 0;
     bool slurm = !c.direct && jobenv && jobenv[0];
-    struct st_job_ref ref = {0};
+    struct slt_job_ref ref = {0};
     if (slurm && (env_id("SLURM_JOB_ID", &job) < 0 || job_ref_from_env((uint32_t)job, &ref) < 0))
         return 2;
     char *name = NULL;

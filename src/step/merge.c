@@ -26,10 +26,10 @@ void step_backfill(struct step_result *r)
 void step_classify(struct step_result *r, int64_t mem_limit_bytes)
 {
     const struct step_acct *a = &r->acct;
-    enum st_job_state s = a->found ? a->state.state : ST_STATE_NONE;
+    enum slt_job_state s = a->found ? a->state.state : SLT_STATE_NONE;
     /* A step cancelled because its allocation timed out also ran out of time. */
-    bool alloc_timeout = s == ST_STATE_CANCELLED && a->alloc_state.state == ST_STATE_TIMEOUT;
-    if (s == ST_STATE_TIMEOUT || alloc_timeout || r->return_code == STEP_EXIT_TIMEOUT) {
+    bool alloc_timeout = s == SLT_STATE_CANCELLED && a->alloc_state.state == SLT_STATE_TIMEOUT;
+    if (s == SLT_STATE_TIMEOUT || alloc_timeout || r->return_code == STEP_EXIT_TIMEOUT) {
         r->timeout = true;
         r->return_code = STEP_EXIT_TIMEOUT;
         return;
@@ -38,7 +38,7 @@ void step_classify(struct step_result *r, int64_t mem_limit_bytes)
      * cancels the step ("CANCELLED by 0", signal 9) once its RSS passes --mem. */
     bool killed9 = r->return_code == STEP_EXIT_OOM || (a->has_exit && a->exit_signal == 9);
     bool over = mem_limit_bytes > 0 && r->has_peak_mem && r->peak_memory_bytes >= mem_limit_bytes;
-    if (s == ST_STATE_OUT_OF_MEMORY || (killed9 && over)) {
+    if (s == SLT_STATE_OUT_OF_MEMORY || (killed9 && over)) {
         r->oom = true;
         r->return_code = STEP_EXIT_OOM;
     }

@@ -12,16 +12,16 @@
 
 #define SSTAT_FORMAT "JobID,AveCPU,MaxRSS,AveRSS"
 
-int monitor_discover(const struct step_config *c, const struct st_job_ref *job,
+int monitor_discover(const struct step_config *c, const struct slt_job_ref *job,
                      struct step_live *live)
 {
-    static struct st_argv a;
+    static struct slt_argv a;
     struct allot_error err = {0};
     char out[65536];
     struct proc_out po = {.out = out, .cap = sizeof(out)};
     live->stepid_attempts++;
-    st_argv_init(&a);
-    if (st_argv_squeue_steps(&a, c->squeue, job->job, &err) < 0) {
+    slt_argv_init(&a);
+    if (slt_argv_squeue_steps(&a, c->squeue, job->job, &err) < 0) {
         log_debug("squeue argv: %s", err.msg);
         return 0;
     }
@@ -30,7 +30,7 @@ int monitor_discover(const struct step_config *c, const struct st_job_ref *job,
         return 0;
     }
     uint32_t step;
-    int rc = st_squeue_find_step(out, po.len, job, c->name, &step, &err);
+    int rc = slt_squeue_find_step(out, po.len, job, c->name, &step, &err);
     if (rc < 0)
         log_debug("squeue --steps: %s", err.msg);
     if (rc != 1)
@@ -45,25 +45,25 @@ int monitor_fold(const char *text, size_t len, uint32_t job, long long t0_ms, lo
                  struct step_live *live)
 {
     long long t_ms = t0_ms + (t1_ms - t0_ms) / 2, unc_ms = (t1_ms - t0_ms + 1) / 2;
-    static struct st_acct_format fmt;
+    static struct slt_acct_format fmt;
     static int fmt_ready;
     struct allot_error err = {0};
     if (!fmt_ready) {
-        if (st_acct_format_parse(SSTAT_FORMAT, &fmt, &err) < 0)
+        if (slt_acct_format_parse(SSTAT_FORMAT, &fmt, &err) < 0)
             return -1;
         fmt_ready = 1;
     }
     size_t pos = 0;
-    struct st_span line;
-    while (st_next_line(text, len, &pos, &line)) {
-        struct st_acct_row row;
+    struct slt_span line;
+    while (slt_next_line(text, len, &pos, &line)) {
+        struct slt_acct_row row;
         if (line.n == 0)
             continue;
-        if (st_acct_row_parse(&fmt, line, &row, &err) < 0) {
+        if (slt_acct_row_parse(&fmt, line, &row, &err) < 0) {
             log_debug("sstat: %s", err.msg);
             continue;
         }
-        if (row.id.job != job || row.id.step_kind != ST_STEP_NUMBERED ||
+        if (row.id.job != job || row.id.step_kind != SLT_STEP_NUMBERED ||
             row.id.step != live->step_id)
             continue;
         live->samples++;
@@ -75,7 +75,7 @@ int monitor_fold(const char *text, size_t len, uint32_t job, long long t0_ms, lo
             live->rss_sum_bytes += row.ave_rss.bytes;
             live->rss_samples++;
         }
-        if (row.ave_cpu.kind == ST_DUR_VALUE) {
+        if (row.ave_cpu.kind == SLT_DUR_VALUE) {
             long long dt = t_ms - live->prev_t_ms;
             long long worst = MONITOR_CPU_QUANTUM_MS + live->prev_unc_ms + unc_ms;
             int closes = live->have_prev && dt >= MONITOR_CPU_ERR_FACTOR * worst;
@@ -103,13 +103,13 @@ int monitor_fold(const char *text, size_t len, uint32_t job, long long t0_ms, lo
 
 void monitor_sample(const struct step_config *c, uint32_t job, struct step_live *live)
 {
-    static struct st_argv a;
+    static struct slt_argv a;
     struct allot_error err = {0};
     char out[16384];
     struct proc_out po = {.out = out, .cap = sizeof(out)};
     live->sstat_calls++;
-    st_argv_init(&a);
-    if (st_argv_sstat(&a, c->sstat, job, live->step_id, SSTAT_FORMAT, &err) < 0) {
+    slt_argv_init(&a);
+    if (slt_argv_sstat(&a, c->sstat, job, live->step_id, SSTAT_FORMAT, &err) < 0) {
         live->sstat_failures++;
         return;
     }

@@ -11,7 +11,7 @@
 #include "step/step.h"
 
 /* One attempt to find the step id; returns 1 found (live->step_id set), 0 not (yet). */
-int monitor_discover(const struct step_config *c, const struct st_job_ref *job,
+int monitor_discover(const struct step_config *c, const struct slt_job_ref *job,
                      struct step_live *live);
 
 /* One sstat sample now; updates live.  The first sample only sets the baseline for CPU %

@@ -34,7 +34,7 @@ json_t *step_record_json(const struct step_config *c, const struct step_result *
     json_t *stats = json_null();
     if (a->found) {
         char state[64];
-        if (st_state_format(&a->state, state, sizeof(state), NULL) < 0)
+        if (slt_state_format(&a->state, state, sizeof(state), NULL) < 0)
             state[0] = '\0';
         stats = json_pack(
             "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o}", "slurm_step_id", a->step_id,

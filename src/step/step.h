@@ -67,15 +67,15 @@ struct step_acct {
     int64_t ave_cpu_ms, total_cpu_ms;
     char node_list[256];
     char step_id[64];        /* "12.3" */
-    struct st_state state;
-    struct st_state alloc_state; /* the job (allocation) row's state, NONE if not seen */
+    struct slt_state state;
+    struct slt_state alloc_state; /* the job (allocation) row's state, NONE if not seen */
     bool has_exit;
     int exit_status, exit_signal;
 };
 
 struct step_result {
     bool slurm;              /* ran as a Slurm step (else directly) */
-    struct st_job_ref job;   /* SLURM_JOB_ID, and the array task's ids (libslurmtext/jobid.h) */
+    struct slt_job_ref job;   /* SLURM_JOB_ID, and the array task's ids (libslurmtext/jobid.h) */
     int return_code;         /* shell convention; 137 OOM, 152 timeout */
     bool oom, timeout;
     long long exec_ms;

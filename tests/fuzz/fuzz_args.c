@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* fuzz_args.c - the CLI's key=value syntax (src/allot/args.h).  The input is split at
+/* fuzz_args.c - the CLI's key=value syntax (src/cli/args.h).  The input is split at
  * newlines into argv; args_split sorts it into positional words and pairs, then every value
  * goes through each typed parser (amount, time, duration, uint, bool, decimal).
  * Invariants: a failed parser leaves its output untouched and names the key in an EINVAL
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allot/args.h"
+#include "cli/args.h"
 #include "libcore/money.h"
 
 #define MAX_ARGS 80

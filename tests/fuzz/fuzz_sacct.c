@@ -12,27 +12,27 @@
     "JobID,JobName,State,ExitCode,Elapsed,Timelimit,TotalCPU,AveCPU,MaxRSS,MaxVMSize,ReqMem,"  \
     "AllocTRES,Start,End,NodeList,AllocCPUS,MaxDiskRead"
 
-static int inside(struct st_span s, const uint8_t *data, size_t size)
+static int inside(struct slt_span s, const uint8_t *data, size_t size)
 {
     return s.n == 0 || ((const uint8_t *)s.p >= data && (const uint8_t *)s.p + s.n <= data + size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct st_acct_format fmt;
+    static struct slt_acct_format fmt;
     static int ready;
     if (!ready) {
-        if (st_acct_format_parse(FORMAT, &fmt, NULL) < 0)
+        if (slt_acct_format_parse(FORMAT, &fmt, NULL) < 0)
             abort();
         ready = 1;
     }
     size_t pos = 0;
-    struct st_span line;
-    while (st_next_line((const char *)data, size, &pos, &line)) {
-        struct st_acct_row r, sentinel;
+    struct slt_span line;
+    while (slt_next_line((const char *)data, size, &pos, &line)) {
+        struct slt_acct_row r, sentinel;
         memset(&r, 0x6b, sizeof(r));
         sentinel = r;
-        if (st_acct_row_parse(&fmt, line, &r, NULL) < 0) {
+        if (slt_acct_row_parse(&fmt, line, &r, NULL) < 0) {
             if (memcmp(&r, &sentinel, sizeof(r)) != 0)
                 abort();
             continue;

@@ -10,35 +10,35 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static struct st_mgr_format fmt;
+    static struct slt_mgr_format fmt;
     static int ready;
     if (!ready) {
-        if (st_mgr_format_parse("Cluster,Account,User,Share,GrpTRES,MaxJobs,MaxWall,Flags",
+        if (slt_mgr_format_parse("Cluster,Account,User,Share,GrpTRES,MaxJobs,MaxWall,Flags",
                                 &fmt, NULL) < 0)
             abort();
         ready = 1;
     }
     size_t pos = 0;
-    struct st_span line;
-    while (st_next_line((const char *)data, size, &pos, &line)) {
-        struct st_mgr_row r;
-        if (st_mgr_row_parse(&fmt, line, &r, NULL) < 0)
+    struct slt_span line;
+    while (slt_next_line((const char *)data, size, &pos, &line)) {
+        struct slt_mgr_row r;
+        if (slt_mgr_row_parse(&fmt, line, &r, NULL) < 0)
             continue;
         bool has = false;
         int64_t v = -5;
-        if (st_mgr_get_int(&r, "MaxJobs", &has, &v, NULL) < 0) {
+        if (slt_mgr_get_int(&r, "MaxJobs", &has, &v, NULL) < 0) {
             if (has || v != -5)
                 abort();
         } else if (has && v < 0) {
             abort();
         }
-        struct st_duration d, sentinel;
+        struct slt_duration d, sentinel;
         memset(&d, 0x44, sizeof(d));
         sentinel = d;
-        if (st_mgr_get_duration(&r, "MaxWall", &d, NULL) < 0 &&
+        if (slt_mgr_get_duration(&r, "MaxWall", &d, NULL) < 0 &&
             memcmp(&d, &sentinel, sizeof(d)) != 0)
             abort();
-        (void)st_mgr_has_flag(&r, "Flags", "DenyOnLimit");
+        (void)slt_mgr_has_flag(&r, "Flags", "DenyOnLimit");
     }
     return 0;
 }

@@ -8,7 +8,7 @@
 
 #include "libslurmtext/sacctmgr_dump.h"
 
-static void inside(const uint8_t *data, size_t size, struct st_span s)
+static void inside(const uint8_t *data, size_t size, struct slt_span s)
 {
     if (s.n && ((const uint8_t *)s.p < data || (const uint8_t *)s.p + s.n > data + size))
         abort();
@@ -16,23 +16,23 @@ static void inside(const uint8_t *data, size_t size, struct st_span s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct st_dump_cursor c;
-    st_dump_cursor_init(&c, (const char *)data, size);
-    struct st_dump_record r, sentinel;
+    struct slt_dump_cursor c;
+    slt_dump_cursor_init(&c, (const char *)data, size);
+    struct slt_dump_record r, sentinel;
     memset(&sentinel, 0x33, sizeof sentinel);
     long line, last = 0;
-    struct st_span parent;
+    struct slt_span parent;
     int rc;
     for (;;) {
         r = sentinel;
-        rc = st_dump_next(&c, &r, &line, &parent, NULL);
+        rc = slt_dump_next(&c, &r, &line, &parent, NULL);
         if (rc != 1)
             break;
         if (line <= last)
             abort();
         last = line;
         inside(data, size, r.name);
-        if (r.name.n == 0 || r.n > ST_DUMP_OPTS_MAX)
+        if (r.name.n == 0 || r.n > SLT_DUMP_OPTS_MAX)
             abort();
         for (size_t i = 0; i < r.n; i++) {
             inside(data, size, r.opt[i].key);
@@ -40,10 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (r.opt[i].key.n == 0)
                 abort();
         }
-        if ((r.kind == ST_DUMP_ACCOUNT || r.kind == ST_DUMP_USER) && parent.n == 0)
+        if ((r.kind == SLT_DUMP_ACCOUNT || r.kind == SLT_DUMP_USER) && parent.n == 0)
             abort();
-        struct st_span v;
-        (void)st_dump_get(&r, "Fairshare", &v);
+        struct slt_span v;
+        (void)slt_dump_get(&r, "Fairshare", &v);
     }
     if (rc < 0 && memcmp(&r, &sentinel, sizeof r) != 0)
         abort();

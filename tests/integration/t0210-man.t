@@ -6,7 +6,7 @@
 test_description='man pages: rendered without warnings, complete, installed'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 AGENT_BIN=$ALLOT_BUILD_DIR/src/agent/allot-agent
 STEP_BIN=$ALLOT_BUILD_DIR/src/step/allot-step
 MAN_DIR=$ALLOT_BUILD_DIR/man

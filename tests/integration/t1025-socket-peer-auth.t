@@ -8,7 +8,7 @@ test_description='allotd Unix-socket peer authentication'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 
 # The same plain users as t1020: alice a user, bob an admin.
 for u in allot_alice allot_bob; do

@@ -7,7 +7,7 @@
 test_description='errors on an unreachable Unix socket'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 AGENT_BIN=$ALLOT_BUILD_DIR/src/agent/allot-agent
 test -x "$ALLOTD_BIN" && test -x "$ALLOT_BIN" && test -x "$AGENT_BIN" ||
 	{ skip_all="allotd, allot or allot-agent not built"; test_done; }

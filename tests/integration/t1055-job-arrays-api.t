@@ -9,7 +9,7 @@
 test_description='job arrays and het jobs: admission of the whole, Slurm job names'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 test -x "$ALLOTD_BIN" && test -x "$ALLOT_BIN" || { skip_all="allotd or allot not built"; test_done; }
 allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 

@@ -13,7 +13,7 @@ test_description='EnforceMode=observe: admit, hold, settle, report, SIGHUP to en
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 
-ALLOT=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT=$ALLOT_BUILD_DIR/src/cli/allot
 bal() { api GET "/v1/balances?account=chem" | json_get "items.0.$1"; }
 # job MINUTES: fields common to admit and hold, billing 1, so MINUTES SU-minutes at most.
 job() {

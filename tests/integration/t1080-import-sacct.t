@@ -12,7 +12,7 @@ test_description='allot import sacct: check, import, idempotence, usage, backfil
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 # A bank for the listing: cluster c1, accounts a0 and a1 (users u0..u3, user i in a(i mod 2)),
 # partition batch priced CPU=1.0,Mem=0.25G, an allocation per account.

@@ -6,7 +6,7 @@
 test_description='allot db commands'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
 "$ALLOT_BIN" db --help | grep -q "not in this build" && { skip_all="allot built without db"; test_done; }

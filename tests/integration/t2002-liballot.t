@@ -5,7 +5,7 @@
 test_description='liballot job verbs against allotd'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 PROG=$ALLOT_BUILD_DIR/src/liballot/liballot_jobverbs
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$ALLOT_BIN" && test -x "$PROG" || { skip_all="allot or liballot_jobverbs not built"; test_done; }

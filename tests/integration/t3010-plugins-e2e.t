@@ -90,7 +90,7 @@ test_expect_success 'an affordable job runs; hold and debit in the ledger, charg
 '
 
 test_expect_success 'allot ledger (CLI) shows the job' '
-	ALLOT_URL=$ALLOTD_URL "$ALLOT_BUILD_DIR/src/allot/allot" ledger chem >ledger.out 2>&1 || cat ledger.out;
+	ALLOT_URL=$ALLOTD_URL "$ALLOT_BUILD_DIR/src/cli/allot" ledger chem >ledger.out 2>&1 || cat ledger.out;
 	grep -q "$(cat job1)" ledger.out
 '
 

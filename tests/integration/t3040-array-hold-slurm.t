@@ -20,7 +20,7 @@ export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
 SPOOL=$PWD/spool
 
 ctld_log() { cat "$SLURM_DIR/log/slurmctld.log"; }
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 bal() { api GET "/v1/balances?account=chem" | json_get "items.0.$1"; }
 held_is() { test "$(bal held_sumin)" = "$1"; }

@@ -136,7 +136,7 @@ test_expect_success 'a charge capped at its hold says so, with both numbers' '
 	api POST /v1/jobs/hold "{\"cluster\":\"$SLURM_CLUSTER\",\"job_id\":900001,\"run\":0,\"user\":\"root\",\"account\":\"chem\",\"partition\":\"bank\",\"time_limit_s\":60,\"billing\":2}" &&
 	api POST /v1/jobs/settle "{\"cluster\":\"$SLURM_CLUSTER\",\"job_id\":900001,\"run\":0,\"elapsed_s\":600,\"state\":\"TIMEOUT\"}" &&
 	test "$(run0 900001 charge_sumin)" = 2 &&
-	ALLOT_URL=$ALLOTD_URL "$ALLOT_BUILD_DIR/src/allot/allot" job show $SLURM_CLUSTER:900001 >show &&
+	ALLOT_URL=$ALLOTD_URL "$ALLOT_BUILD_DIR/src/cli/allot" job show $SLURM_CLUSTER:900001 >show &&
 	cat show &&
 	grep "capped at the hold: used 20 SU-min, held 2" show &&
 	grep "charge capped at the hold.*job=900001 .*used_sumin=20 hold_sumin=2" "$ALLOTD_LOG"

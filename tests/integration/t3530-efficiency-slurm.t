@@ -11,7 +11,7 @@
 test_description='allot job efficiency from sacct, beside the bank charge'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$PROG" || { skip_all="allot-step-testprog not built"; test_done; }
 allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }

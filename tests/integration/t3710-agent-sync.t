@@ -16,7 +16,7 @@ for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 
 slurm_allot_plugins_or_skip
 AGENT=$ALLOT_BUILD_DIR/src/agent/allot-agent
-ALLOT=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT=$ALLOT_BUILD_DIR/src/cli/allot
 test -x "$AGENT" || { skip_all="allot-agent not built"; test_done; }
 
 export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf

@@ -17,7 +17,7 @@ slurm_allot_plugins_or_skip
 
 export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
 SPOOL=$PWD/spool
-ALLOT=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT=$ALLOT_BUILD_DIR/src/cli/allot
 ctld_log() { cat "$SLURM_DIR/log/slurmctld.log"; }
 # StartRefusal=cancel: the job that finds the credit taken at start is refused there (the
 # default, wait, would requeue it until credit frees, and the burst's replay would then

@@ -15,7 +15,7 @@ if grep -q '^ALLOT_SANITIZE:BOOL=ON' "$ALLOT_BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 	skip_all="sanitizer build (valgrind cannot run ASan binaries)"
 	test_done
 fi
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 
 VG_DIR=$PWD/valgrind
 mkdir -p "$VG_DIR"

@@ -17,7 +17,7 @@ test_description='allotd crash points: acknowledged operations survive exactly o
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 CONF="AuthType=none TestMode=local Operators=slurm"
 
 cat >client.py <<\PY

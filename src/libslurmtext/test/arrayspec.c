@@ -29,7 +29,7 @@ static void test_counts(void **state)
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         uint32_t n = 0;
         char msg[128];
-        assert_int_equal(st_array_spec_count(v[i].spec, &n, msg, sizeof(msg)), 0);
+        assert_int_equal(slt_array_spec_count(v[i].spec, &n, msg, sizeof(msg)), 0);
         if (n != v[i].tasks)
             fail_msg("%s: %u tasks, expected %u", v[i].spec, n, v[i].tasks);
     }
@@ -47,31 +47,31 @@ static void test_refused(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         uint32_t n = 42;
         char msg[128] = "";
-        if (st_array_spec_count(bad[i], &n, msg, sizeof(msg)) != -1)
+        if (slt_array_spec_count(bad[i], &n, msg, sizeof(msg)) != -1)
             fail_msg("'%s' was accepted", bad[i]);
         assert_int_equal(n, 42);
         assert_non_null(strstr(msg, "--array="));
     }
     uint32_t n = 42;
-    assert_int_equal(st_array_spec_count(NULL, &n, NULL, 0), -1);
+    assert_int_equal(slt_array_spec_count(NULL, &n, NULL, 0), -1);
     assert_int_equal(n, 42);
 }
 
 static void test_has(void **state)
 {
     (void)state;
-    assert_true(st_array_spec_has("1-3", 1));
-    assert_true(st_array_spec_has("1-3", 3));
-    assert_false(st_array_spec_has("1-3", 0));
-    assert_false(st_array_spec_has("1-3", 4));
-    assert_true(st_array_spec_has("1-9:2%2", 5));
-    assert_false(st_array_spec_has("1-9:2%2", 4));
-    assert_true(st_array_spec_has("1,3,10-12", 11));
-    assert_false(st_array_spec_has("1,3,10-12", 2));
-    assert_true(st_array_spec_has("7", 7));
-    assert_false(st_array_spec_has("1-", 1));
-    assert_false(st_array_spec_has(NULL, 1));
-    assert_false(st_array_spec_has("", 0));
+    assert_true(slt_array_spec_has("1-3", 1));
+    assert_true(slt_array_spec_has("1-3", 3));
+    assert_false(slt_array_spec_has("1-3", 0));
+    assert_false(slt_array_spec_has("1-3", 4));
+    assert_true(slt_array_spec_has("1-9:2%2", 5));
+    assert_false(slt_array_spec_has("1-9:2%2", 4));
+    assert_true(slt_array_spec_has("1,3,10-12", 11));
+    assert_false(slt_array_spec_has("1,3,10-12", 2));
+    assert_true(slt_array_spec_has("7", 7));
+    assert_false(slt_array_spec_has("1-", 1));
+    assert_false(slt_array_spec_has(NULL, 1));
+    assert_false(slt_array_spec_has("", 0));
 }
 
 int main(void)

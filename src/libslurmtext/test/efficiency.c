@@ -21,18 +21,18 @@ static void test_real_job1(void **state)
     char *text = data_load("sacct-22.05.8.txt", &len);
     char *fmttext = data_load("sacct-22.05.8.format", &flen);
     fmttext[strcspn(fmttext, "\n")] = '\0';
-    struct st_acct_format fmt;
-    assert_int_equal(st_acct_format_parse(fmttext, &fmt, NULL), 0);
-    struct st_efficiency e;
-    st_efficiency_init(&e, 1);
+    struct slt_acct_format fmt;
+    assert_int_equal(slt_acct_format_parse(fmttext, &fmt, NULL), 0);
+    struct slt_efficiency e;
+    slt_efficiency_init(&e, 1);
     size_t pos = 0;
-    struct st_span line;
-    while (st_next_line(text, len, &pos, &line)) {
-        struct st_acct_row r;
-        assert_int_equal(st_acct_row_parse(&fmt, line, &r, NULL), 0);
-        assert_int_equal(st_efficiency_add(&e, &r, NULL), 0);
+    struct slt_span line;
+    while (slt_next_line(text, len, &pos, &line)) {
+        struct slt_acct_row r;
+        assert_int_equal(slt_acct_row_parse(&fmt, line, &r, NULL), 0);
+        assert_int_equal(slt_efficiency_add(&e, &r, NULL), 0);
     }
-    st_efficiency_finish(&e);
+    slt_efficiency_finish(&e);
     assert_true(e.has_cpu);
     assert_int_equal(e.cpu_used_ms, 4511);
     assert_int_equal(e.core_wall_ms, 8000);
@@ -46,8 +46,8 @@ static void test_real_job1(void **state)
 
 static void test_scopes(void **state)
 {
-    struct st_acct_format fmt;
-    assert_int_equal(st_acct_format_parse("JobID,Elapsed,TotalCPU,AllocCPUS,NNodes,ReqMem,"
+    struct slt_acct_format fmt;
+    assert_int_equal(slt_acct_format_parse("JobID,Elapsed,TotalCPU,AllocCPUS,NNodes,ReqMem,"
                                           "MaxRSS", &fmt, NULL), 0);
     static const struct {
         const char *job, *step;
@@ -57,26 +57,26 @@ static void test_scopes(void **state)
         {"5|00:10:00|00:20:00|4|2|1000Mn|", "5.0||||||2000M", 2000LL << 20},
     };
     for (size_t i = 0; i < 2; i++) {
-        struct st_efficiency e;
-        struct st_acct_row r;
-        st_efficiency_init(&e, 5);
-        struct st_span a = {v[i].job, strlen(v[i].job)}, b = {v[i].step, strlen(v[i].step)};
-        assert_int_equal(st_acct_row_parse(&fmt, a, &r, NULL), 0);
-        assert_int_equal(st_efficiency_add(&e, &r, NULL), 0);
-        assert_int_equal(st_acct_row_parse(&fmt, b, &r, NULL), 0);
-        assert_int_equal(st_efficiency_add(&e, &r, NULL), 0);
-        st_efficiency_finish(&e);
+        struct slt_efficiency e;
+        struct slt_acct_row r;
+        slt_efficiency_init(&e, 5);
+        struct slt_span a = {v[i].job, strlen(v[i].job)}, b = {v[i].step, strlen(v[i].step)};
+        assert_int_equal(slt_acct_row_parse(&fmt, a, &r, NULL), 0);
+        assert_int_equal(slt_efficiency_add(&e, &r, NULL), 0);
+        assert_int_equal(slt_acct_row_parse(&fmt, b, &r, NULL), 0);
+        assert_int_equal(slt_efficiency_add(&e, &r, NULL), 0);
+        slt_efficiency_finish(&e);
         assert_int_equal(e.mem_req_bytes, v[i].req);
         assert_true(e.cpu_pct > 49.99 && e.cpu_pct < 50.01);
     }
     /* Never ran: no efficiency rather than 0%. */
-    struct st_efficiency e;
-    struct st_acct_row r;
-    st_efficiency_init(&e, 6);
-    struct st_span a = {"6|00:00:00|00:00:00|1|1|500M|", 29};
-    assert_int_equal(st_acct_row_parse(&fmt, a, &r, NULL), 0);
-    assert_int_equal(st_efficiency_add(&e, &r, NULL), 0);
-    st_efficiency_finish(&e);
+    struct slt_efficiency e;
+    struct slt_acct_row r;
+    slt_efficiency_init(&e, 6);
+    struct slt_span a = {"6|00:00:00|00:00:00|1|1|500M|", 29};
+    assert_int_equal(slt_acct_row_parse(&fmt, a, &r, NULL), 0);
+    assert_int_equal(slt_efficiency_add(&e, &r, NULL), 0);
+    slt_efficiency_finish(&e);
     assert_false(e.has_cpu);
     assert_false(e.has_mem);
 }

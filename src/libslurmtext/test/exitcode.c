@@ -19,26 +19,26 @@ static void test_exitcode(void **state)
                 {"124:0", 124, 0, 124}, {"0:15", 0, 15, 143}, {"255:255", 255, 255, 383}};
     char buf[16];
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-        struct st_exitcode e;
-        assert_int_equal(st_exitcode_parse(good[i].t, strlen(good[i].t), "ExitCode", &e, NULL),
+        struct slt_exitcode e;
+        assert_int_equal(slt_exitcode_parse(good[i].t, strlen(good[i].t), "ExitCode", &e, NULL),
                          0);
         assert_true(e.has);
         assert_int_equal(e.status, good[i].st);
         assert_int_equal(e.signal, good[i].sig);
-        assert_int_equal(st_exitcode_shell(&e), good[i].shell);
-        assert_true(st_exitcode_format(&e, buf, sizeof(buf), NULL) > 0);
+        assert_int_equal(slt_exitcode_shell(&e), good[i].shell);
+        assert_true(slt_exitcode_format(&e, buf, sizeof(buf), NULL) > 0);
         assert_string_equal(buf, good[i].t);
     }
     static const char *const bad[] = {"0", ":0", "0:", "256:0", "0:256", "a:b", "0:0:0", "-1:0"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct st_exitcode e = {false, 42, 42};
+        struct slt_exitcode e = {false, 42, 42};
         struct allot_error err = {0};
-        assert_int_equal(st_exitcode_parse(bad[i], strlen(bad[i]), "ExitCode", &e, &err), -1);
+        assert_int_equal(slt_exitcode_parse(bad[i], strlen(bad[i]), "ExitCode", &e, &err), -1);
         assert_non_null(strstr(err.msg, "ExitCode"));
         assert_int_equal(e.status, 42);
     }
-    struct st_exitcode e = {true, 1, 1};
-    assert_int_equal(st_exitcode_parse("", 0, "ExitCode", &e, NULL), 0);
+    struct slt_exitcode e = {true, 1, 1};
+    assert_int_equal(slt_exitcode_parse("", 0, "ExitCode", &e, NULL), 0);
     assert_false(e.has);
 }
 

@@ -23,27 +23,27 @@ static void test_good(void **state)
 {
     char buf[96];
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-        struct st_jobid id;
+        struct slt_jobid id;
         struct allot_error err = {0};
-        if (st_jobid_parse(good[i], strlen(good[i]), "JobID", &id, &err) != 0)
+        if (slt_jobid_parse(good[i], strlen(good[i]), "JobID", &id, &err) != 0)
             fail_msg("'%s': %s", good[i], err.msg);
-        assert_true(st_jobid_format(&id, buf, sizeof(buf), &err) > 0);
+        assert_true(slt_jobid_format(&id, buf, sizeof(buf), &err) > 0);
         assert_string_equal(buf, good[i]);
     }
-    struct st_jobid id;
-    assert_int_equal(st_jobid_parse("7+1.batch", 9, "JobID", &id, NULL), 0);
+    struct slt_jobid id;
+    assert_int_equal(slt_jobid_parse("7+1.batch", 9, "JobID", &id, NULL), 0);
     assert_int_equal(id.job, 7);
     assert_true(id.has_het);
     assert_int_equal(id.het_offset, 1);
-    assert_int_equal(id.step_kind, ST_STEP_BATCH);
-    assert_int_equal(st_jobid_parse("12.3", 4, "JobID", &id, NULL), 0);
-    assert_int_equal(id.step_kind, ST_STEP_NUMBERED);
+    assert_int_equal(id.step_kind, SLT_STEP_BATCH);
+    assert_int_equal(slt_jobid_parse("12.3", 4, "JobID", &id, NULL), 0);
+    assert_int_equal(id.step_kind, SLT_STEP_NUMBERED);
     assert_int_equal(id.step, 3);
     assert_false(id.has_het);
     assert_false(id.has_step_het);
-    assert_int_equal(st_jobid_parse("15.3+1", 6, "JobID", &id, NULL), 0);
+    assert_int_equal(slt_jobid_parse("15.3+1", 6, "JobID", &id, NULL), 0);
     assert_int_equal(id.job, 15);
-    assert_int_equal(id.step_kind, ST_STEP_NUMBERED);
+    assert_int_equal(id.step_kind, SLT_STEP_NUMBERED);
     assert_int_equal(id.step, 3);
     assert_true(id.has_step_het);
     assert_int_equal(id.step_het_comp, 1);
@@ -52,10 +52,10 @@ static void test_good(void **state)
 static void test_bad(void **state)
 {
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct st_jobid id;
+        struct slt_jobid id;
         memset(&id, 0x5a, sizeof(id));
         struct allot_error err = {0};
-        if (st_jobid_parse(bad[i], strlen(bad[i]), "JobID", &id, &err) != -1)
+        if (slt_jobid_parse(bad[i], strlen(bad[i]), "JobID", &id, &err) != -1)
             fail_msg("'%s' parsed", bad[i]);
         assert_non_null(strstr(err.msg, "JobID"));
         assert_int_equal(id.job, 0x5a5a5a5a);

@@ -12,15 +12,15 @@
 
 #include "libslurmtext/partition.h"
 
-static struct st_span span(const char *s)
+static struct slt_span span(const char *s)
 {
-    return (struct st_span){s, strlen(s)};
+    return (struct slt_span){s, strlen(s)};
 }
 
 static void test_real_line(void **state)
 {
     (void)state;
-    struct st_partition p;
+    struct slt_partition p;
     struct allot_error err;
     const char *line =
         "PartitionName=big AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL AllocNodes=ALL "
@@ -31,7 +31,7 @@ static void test_real_line(void **state)
         "TotalNodes=1 SelectTypeParameters=NONE JobDefaults=(null) DefMemPerNode=UNLIMITED "
         "MaxMemPerNode=UNLIMITED TRES=cpu=2,mem=4000M,node=1,billing=8 "
         "TRESBillingWeights=CPU=4.0,Mem=0.25G";
-    assert_int_equal(st_partition_parse(span(line), &p, &err), 0);
+    assert_int_equal(slt_partition_parse(span(line), &p, &err), 0);
     assert_string_equal(p.name, "big");
     assert_string_equal(p.billing_weights, "CPU=4.0,Mem=0.25G");
     assert_int_equal(p.max_time_s, 1800);
@@ -42,9 +42,9 @@ static void test_real_line(void **state)
 static void test_unlimited_none(void **state)
 {
     (void)state;
-    struct st_partition p;
+    struct slt_partition p;
     struct allot_error err;
-    assert_int_equal(st_partition_parse(span("PartitionName=debug DefaultTime=NONE "
+    assert_int_equal(slt_partition_parse(span("PartitionName=debug DefaultTime=NONE "
                                              "MaxTime=UNLIMITED State=UP TRES=cpu=2"),
                                         &p, &err),
                      0);
@@ -52,10 +52,10 @@ static void test_unlimited_none(void **state)
     assert_string_equal(p.billing_weights, "");
     assert_int_equal(p.max_time_s, -1);
     assert_int_equal(p.default_time_s, -1);
-    assert_int_equal(st_partition_parse(span("  PartitionName=long MaxTime=2-00:00:00 "), &p, &err),
+    assert_int_equal(slt_partition_parse(span("  PartitionName=long MaxTime=2-00:00:00 "), &p, &err),
                      0);
     assert_int_equal(p.max_time_s, 2 * 86400);
-    assert_int_equal(st_partition_parse(span("PartitionName=gpu QoS=gpuq MaxTime=60"), &p, &err),
+    assert_int_equal(slt_partition_parse(span("PartitionName=gpu QoS=gpuq MaxTime=60"), &p, &err),
                      0);
     assert_string_equal(p.qos, "gpuq");
 }
@@ -63,17 +63,17 @@ static void test_unlimited_none(void **state)
 static void test_refused(void **state)
 {
     (void)state;
-    struct st_partition p = {.name = "keep"};
+    struct slt_partition p = {.name = "keep"};
     struct allot_error err;
-    assert_int_equal(st_partition_parse(span("MaxTime=00:30:00"), &p, &err), -1);
+    assert_int_equal(slt_partition_parse(span("MaxTime=00:30:00"), &p, &err), -1);
     assert_non_null(strstr(err.msg, "no PartitionName"));
-    assert_int_equal(st_partition_parse(span("PartitionName=a MaxTime=soon"), &p, &err), -1);
+    assert_int_equal(slt_partition_parse(span("PartitionName=a MaxTime=soon"), &p, &err), -1);
     assert_non_null(strstr(err.msg, "MaxTime"));
-    assert_int_equal(st_partition_parse(span("PartitionName=a junk"), &p, &err), -1);
+    assert_int_equal(slt_partition_parse(span("PartitionName=a junk"), &p, &err), -1);
     assert_non_null(strstr(err.msg, "'junk' is not Key=Value"));
     char longname[200] = "PartitionName=";
     memset(longname + 14, 'x', 100);
-    assert_int_equal(st_partition_parse(span(longname), &p, &err), -1);
+    assert_int_equal(slt_partition_parse(span(longname), &p, &err), -1);
     assert_string_equal(p.name, "keep");
 }
 

@@ -14,22 +14,22 @@
 
 #define HDR "JobIDRaw|State|User|Account|Partition|Start|End|Elapsed|AllocTRES|QOS|Timelimit"
 
-static struct st_span sp(const char *s)
+static struct slt_span sp(const char *s)
 {
-    return (struct st_span){s, strlen(s)};
+    return (struct slt_span){s, strlen(s)};
 }
 
-static int row(const char *hdr, const char *line, struct st_sacct_job *j, struct allot_error *e)
+static int row(const char *hdr, const char *line, struct slt_sacct_job *j, struct allot_error *e)
 {
-    struct st_sacct_header h;
-    assert_int_equal(st_sacct_header_parse(sp(hdr), &h, NULL), 0);
-    return st_sacct_job_parse(&h, sp(line), j, e);
+    struct slt_sacct_header h;
+    assert_int_equal(slt_sacct_header_parse(sp(hdr), &h, NULL), 0);
+    return slt_sacct_job_parse(&h, sp(line), j, e);
 }
 
 static void test_job_row(void **state)
 {
     (void)state;
-    struct st_sacct_job j;
+    struct slt_sacct_job j;
     assert_int_equal(row(HDR,
                          "42|CANCELLED by 1001|alice|chem|batch|2026-01-01T00:00:00|"
                          "2026-01-01T01:00:05|01:00:05|billing=4,cpu=4,mem=8G,node=1|normal|"
@@ -58,7 +58,7 @@ static void test_job_row(void **state)
 static void test_passed_over(void **state)
 {
     (void)state;
-    struct st_sacct_job j;
+    struct slt_sacct_job j;
     /* a step; a running job; a job cancelled while pending (no start) */
     assert_int_equal(row(HDR,
                          "42.batch|COMPLETED|||batch|2026-01-01T00:00:00|2026-01-01T01:00:00|"
@@ -81,12 +81,12 @@ static void test_passed_over(void **state)
 static void test_refused(void **state)
 {
     (void)state;
-    struct st_sacct_job j;
+    struct slt_sacct_job j;
     struct allot_error e = {0};
-    struct st_sacct_header h;
-    assert_int_equal(st_sacct_header_parse(sp("JobID|State|User"), &h, &e), -1);
+    struct slt_sacct_header h;
+    assert_int_equal(slt_sacct_header_parse(sp("JobID|State|User"), &h, &e), -1);
     assert_non_null(strstr(e.msg, "no JobIDRaw column"));
-    assert_int_equal(st_sacct_header_parse(
+    assert_int_equal(slt_sacct_header_parse(
                          sp("JobIDRaw|State|User|Account|Partition|Start|End|AllocTRES"), &h, &e),
                      -1);
     assert_non_null(strstr(e.msg, "no Elapsed column"));

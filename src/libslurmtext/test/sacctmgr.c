@@ -21,40 +21,40 @@ static void test_assoc(void **state)
     char *text = data_load("sacctmgr-assoc-22.05.8.txt", &len);
     static const char fmtlist[] = "Cluster,Account,User,Partition,Share,GrpTRES,GrpTRESMins,"
                                   "MaxTRES,MaxJobs,MaxSubmit,MaxWall,QOS,DefaultQOS";
-    struct st_mgr_format fmt;
-    assert_int_equal(st_mgr_format_parse(fmtlist, &fmt, NULL), 0);
+    struct slt_mgr_format fmt;
+    assert_int_equal(slt_mgr_format_parse(fmtlist, &fmt, NULL), 0);
     size_t pos = 0, rows = 0;
-    struct st_span line;
+    struct slt_span line;
     int seen_limits = 0;
-    while (st_next_line(text, len, &pos, &line)) {
-        struct st_mgr_row r;
+    while (slt_next_line(text, len, &pos, &line)) {
+        struct slt_mgr_row r;
         struct allot_error err = {0};
-        if (st_mgr_row_parse(&fmt, line, &r, &err) != 0)
+        if (slt_mgr_row_parse(&fmt, line, &r, &err) != 0)
             fail_msg("%s", err.msg);
         rows++;
-        struct st_span user, grp;
-        assert_true(st_mgr_get(&r, "user", &user));
-        assert_true(st_mgr_get(&r, "GrpTRES", &grp));
+        struct slt_span user, grp;
+        assert_true(slt_mgr_get(&r, "user", &user));
+        assert_true(slt_mgr_get(&r, "GrpTRES", &grp));
         bool has;
         int64_t v = -1;
-        assert_int_equal(st_mgr_get_int(&r, "Share", &has, &v, NULL), 0);
+        assert_int_equal(slt_mgr_get_int(&r, "Share", &has, &v, NULL), 0);
         assert_true(has);
         assert_int_equal(v, 1);
-        struct st_duration wall;
-        assert_int_equal(st_mgr_get_duration(&r, "MaxWall", &wall, NULL), 0);
+        struct slt_duration wall;
+        assert_int_equal(slt_mgr_get_duration(&r, "MaxWall", &wall, NULL), 0);
         if (grp.n > 0) {
             struct tres_list tl;
-            assert_int_equal(st_tres_field_parse(grp, "GrpTRES", &has, &tl, NULL), 0);
+            assert_int_equal(slt_tres_field_parse(grp, "GrpTRES", &has, &tl, NULL), 0);
             assert_int_equal(tres_get(&tl, "cpu"), 8);
             assert_int_equal(tres_get(&tl, "mem"), 16000);
-            assert_int_equal(st_mgr_get_int(&r, "MaxJobs", &has, &v, NULL), 0);
+            assert_int_equal(slt_mgr_get_int(&r, "MaxJobs", &has, &v, NULL), 0);
             assert_int_equal(v, 5);
             assert_int_equal(wall.ms, 12 * 3600000LL);
             seen_limits = 1;
         } else {
-            assert_int_equal(st_mgr_get_int(&r, "MaxJobs", &has, &v, NULL), 0);
+            assert_int_equal(slt_mgr_get_int(&r, "MaxJobs", &has, &v, NULL), 0);
             assert_false(has); /* empty: no limit, not zero */
-            assert_int_equal(wall.kind, ST_DUR_NONE);
+            assert_int_equal(wall.kind, SLT_DUR_NONE);
         }
     }
     assert_int_equal(rows, 4);
@@ -66,30 +66,30 @@ static void test_qos(void **state)
 {
     size_t len;
     char *text = data_load("sacctmgr-qos-22.05.8.txt", &len);
-    struct st_mgr_format fmt;
-    assert_int_equal(st_mgr_format_parse("Name,Priority,Flags,UsageFactor,MaxWall,GrpTRES,"
+    struct slt_mgr_format fmt;
+    assert_int_equal(slt_mgr_format_parse("Name,Priority,Flags,UsageFactor,MaxWall,GrpTRES,"
                                          "MaxTRESPU,GrpTRESMins", &fmt, NULL), 0);
     size_t pos = 0;
-    struct st_span line;
-    struct st_mgr_row r;
-    assert_true(st_next_line(text, len, &pos, &line));
-    assert_int_equal(st_mgr_row_parse(&fmt, line, &r, NULL), 0);
-    assert_true(st_mgr_has_flag(&r, "Flags", "DenyOnLimit"));
-    assert_true(st_mgr_has_flag(&r, "flags", "nodecay"));
-    assert_false(st_mgr_has_flag(&r, "Flags", "OverPartQOS"));
-    struct st_duration wall;
-    assert_int_equal(st_mgr_get_duration(&r, "MaxWall", &wall, NULL), 0);
+    struct slt_span line;
+    struct slt_mgr_row r;
+    assert_true(slt_next_line(text, len, &pos, &line));
+    assert_int_equal(slt_mgr_row_parse(&fmt, line, &r, NULL), 0);
+    assert_true(slt_mgr_has_flag(&r, "Flags", "DenyOnLimit"));
+    assert_true(slt_mgr_has_flag(&r, "flags", "nodecay"));
+    assert_false(slt_mgr_has_flag(&r, "Flags", "OverPartQOS"));
+    struct slt_duration wall;
+    assert_int_equal(slt_mgr_get_duration(&r, "MaxWall", &wall, NULL), 0);
     assert_int_equal(wall.ms, 2 * 86400000LL);
-    assert_true(st_next_line(text, len, &pos, &line));
-    assert_int_equal(st_mgr_row_parse(&fmt, line, &r, NULL), 0);
+    assert_true(slt_next_line(text, len, &pos, &line));
+    assert_int_equal(slt_mgr_row_parse(&fmt, line, &r, NULL), 0);
     bool has;
     int64_t prio = 0;
-    assert_int_equal(st_mgr_get_int(&r, "Priority", &has, &prio, NULL), 0);
+    assert_int_equal(slt_mgr_get_int(&r, "Priority", &has, &prio, NULL), 0);
     assert_int_equal(prio, 10);
     struct allot_error err = {0};
-    assert_int_equal(st_mgr_get_int(&r, "UsageFactor", &has, &prio, &err), -1);
+    assert_int_equal(slt_mgr_get_int(&r, "UsageFactor", &has, &prio, &err), -1);
     assert_non_null(strstr(err.msg, "UsageFactor"));
-    assert_int_equal(st_mgr_get_int(&r, "Nope", &has, &prio, &err), -1);
+    assert_int_equal(slt_mgr_get_int(&r, "Nope", &has, &prio, &err), -1);
     free(text);
 }
 

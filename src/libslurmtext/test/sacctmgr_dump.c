@@ -14,14 +14,14 @@
 #include "libslurmtext/sacctmgr_dump.h"
 #include "data.h"
 
-static struct st_span S(const char *s)
+static struct slt_span S(const char *s)
 {
-    return (struct st_span){s, strlen(s)};
+    return (struct slt_span){s, strlen(s)};
 }
 
-static void assert_span(struct st_span s, const char *want)
+static void assert_span(struct slt_span s, const char *want)
 {
-    if (!st_eq(s, want))
+    if (!slt_eq(s, want))
         fail_msg("'%.*s' != '%s'", (int)s.n, s.p, want);
 }
 
@@ -29,83 +29,83 @@ static void test_real_dump(void **state)
 {
     size_t len;
     char *text = data_load("sacctmgr-dump-22.05.8.txt", &len);
-    struct st_dump_cursor c;
-    st_dump_cursor_init(&c, text, len);
-    struct st_dump_record r;
-    struct st_span parent, v;
+    struct slt_dump_cursor c;
+    slt_dump_cursor_init(&c, text, len);
+    struct slt_dump_record r;
+    struct slt_span parent, v;
     long line;
     int n[4] = {0}, rc;
     struct allot_error err = {0};
-    while ((rc = st_dump_next(&c, &r, &line, &parent, &err)) == 1) {
+    while ((rc = slt_dump_next(&c, &r, &line, &parent, &err)) == 1) {
         n[r.kind]++;
-        if (r.kind == ST_DUMP_CLUSTER) {
+        if (r.kind == SLT_DUMP_CLUSTER) {
             assert_int_equal(line, 13); /* after the 12 comment lines */
             assert_span(r.name, "test");
-            assert_true(st_dump_get(&r, "qos", &v));
+            assert_true(slt_dump_get(&r, "qos", &v));
             assert_span(v, "high,long,low,normal");
-            assert_true(st_dump_get(&r, "DefaultQOS", &v));
+            assert_true(slt_dump_get(&r, "DefaultQOS", &v));
             assert_span(v, "normal");
         }
-        if (r.kind == ST_DUMP_ACCOUNT && st_eq(r.name, "d1")) {
+        if (r.kind == SLT_DUMP_ACCOUNT && slt_eq(r.name, "d1")) {
             assert_span(parent, "root");
-            assert_true(st_dump_get(&r, "Description", &v));
+            assert_true(slt_dump_get(&r, "Description", &v));
             assert_span(v, "division 1 of science"); /* stored lowercased by Slurm */
-            assert_true(st_dump_get(&r, "GrpTRES", &v));
+            assert_true(slt_dump_get(&r, "GrpTRES", &v));
             assert_span(v, "cpu=100,mem=64G");
         }
-        if (r.kind == ST_DUMP_ACCOUNT && st_eq(r.name, "d1g3")) {
-            assert_true(st_dump_get(&r, "Fairshare", &v));
+        if (r.kind == SLT_DUMP_ACCOUNT && slt_eq(r.name, "d1g3")) {
+            assert_true(slt_dump_get(&r, "Fairshare", &v));
             assert_span(v, "2147483647"); /* Fairshare=parent */
         }
-        if (r.kind == ST_DUMP_USER && st_eq(r.name, "u091")) {
+        if (r.kind == SLT_DUMP_USER && slt_eq(r.name, "u091")) {
             assert_span(parent, "d1g1p1");
             assert_int_equal(line, 34);
-            assert_true(st_dump_get(&r, "QOS", &v));
+            assert_true(slt_dump_get(&r, "QOS", &v));
             assert_span(v, "+low");
-            assert_true(st_dump_get(&r, "GrpTRESMins", &v));
+            assert_true(slt_dump_get(&r, "GrpTRESMins", &v));
             assert_span(v, "cpu=91000,mem=455000M");
-            assert_true(st_dump_get(&r, "GrpWall", &v));
+            assert_true(slt_dump_get(&r, "GrpWall", &v));
             assert_span(v, "691");
         }
     }
     if (rc < 0)
         fail_msg("%s", err.msg);
-    assert_int_equal(n[ST_DUMP_CLUSTER], 1);
-    assert_int_equal(n[ST_DUMP_PARENT], 4);
-    assert_int_equal(n[ST_DUMP_ACCOUNT], 11);
-    assert_int_equal(n[ST_DUMP_USER], 24);
+    assert_int_equal(n[SLT_DUMP_CLUSTER], 1);
+    assert_int_equal(n[SLT_DUMP_PARENT], 4);
+    assert_int_equal(n[SLT_DUMP_ACCOUNT], 11);
+    assert_int_equal(n[SLT_DUMP_USER], 24);
     free(text);
 }
 
 static void test_line(void **state)
 {
-    struct st_dump_record r;
-    struct st_span v;
-    assert_int_equal(st_dump_line_parse(S("# comment"), &r, NULL), 0);
-    assert_int_equal(st_dump_line_parse(S("   "), &r, NULL), 0);
-    assert_int_equal(st_dump_line_parse(S("Account - 'a':Description='x: y':MaxJobs=4 "), &r,
+    struct slt_dump_record r;
+    struct slt_span v;
+    assert_int_equal(slt_dump_line_parse(S("# comment"), &r, NULL), 0);
+    assert_int_equal(slt_dump_line_parse(S("   "), &r, NULL), 0);
+    assert_int_equal(slt_dump_line_parse(S("Account - 'a':Description='x: y':MaxJobs=4 "), &r,
                                         NULL), 1);
-    assert_int_equal(r.kind, ST_DUMP_ACCOUNT);
+    assert_int_equal(r.kind, SLT_DUMP_ACCOUNT);
     assert_int_equal(r.n, 2);
-    assert_true(st_dump_get(&r, "description", &v));
+    assert_true(slt_dump_get(&r, "description", &v));
     assert_span(v, "x: y"); /* a quoted value keeps its ':' */
-    assert_true(st_dump_get(&r, "MAXJOBS", &v));
+    assert_true(slt_dump_get(&r, "MAXJOBS", &v));
     assert_span(v, "4");
-    assert_false(st_dump_get(&r, "GrpJobs", &v));
-    assert_int_equal(st_dump_line_parse(S("User - \"bob\":QOS=\"a,b\":Fairshare="), &r, NULL), 1);
+    assert_false(slt_dump_get(&r, "GrpJobs", &v));
+    assert_int_equal(slt_dump_line_parse(S("User - \"bob\":QOS=\"a,b\":Fairshare="), &r, NULL), 1);
     assert_span(r.name, "bob");
-    assert_true(st_dump_get(&r, "Fairshare", &v));
+    assert_true(slt_dump_get(&r, "Fairshare", &v));
     assert_int_equal(v.n, 0);
-    assert_int_equal(st_dump_line_parse(S("Parent - 'root'"), &r, NULL), 1);
-    assert_int_equal(r.kind, ST_DUMP_PARENT);
+    assert_int_equal(slt_dump_line_parse(S("Parent - 'root'"), &r, NULL), 1);
+    assert_int_equal(r.kind, SLT_DUMP_PARENT);
 }
 
 static void bad_line(const char *line, const char *want)
 {
-    struct st_dump_record r;
+    struct slt_dump_record r;
     memset(&r, 0x5a, sizeof r);
     struct allot_error err = {0};
-    assert_int_equal(st_dump_line_parse(S(line), &r, &err), -1);
+    assert_int_equal(slt_dump_line_parse(S(line), &r, &err), -1);
     if (!strstr(err.msg, want))
         fail_msg("'%s': '%s' lacks '%s'", line, err.msg, want);
     assert_int_equal(((unsigned char *)&r)[0], 0x5a); /* untouched */
@@ -128,14 +128,14 @@ static void test_bad_lines(void **state)
 
 static void bad_dump_n(const char *text, size_t len, const char *want)
 {
-    struct st_dump_cursor c;
-    st_dump_cursor_init(&c, text, len);
-    struct st_dump_record r;
-    struct st_span parent;
+    struct slt_dump_cursor c;
+    slt_dump_cursor_init(&c, text, len);
+    struct slt_dump_record r;
+    struct slt_span parent;
     long line;
     struct allot_error err = {0};
     int rc;
-    while ((rc = st_dump_next(&c, &r, &line, &parent, &err)) == 1)
+    while ((rc = slt_dump_next(&c, &r, &line, &parent, &err)) == 1)
         ;
     assert_int_equal(rc, -1);
     if (!strstr(err.msg, want))

@@ -13,19 +13,19 @@
 #include "libslurmtext/squeue.h"
 #include "data.h"
 
-static const struct st_job_ref J12 = {.job = 12}, J14 = {.job = 14}, J15 = {.job = 15};
+static const struct slt_job_ref J12 = {.job = 12}, J14 = {.job = 14}, J15 = {.job = 15};
 
 static void test_real(void **state)
 {
     size_t len;
     char *text = data_load("squeue-steps-22.05.8.txt", &len);
     uint32_t step = 99;
-    assert_int_equal(st_squeue_find_step(text, len, &J14, "s_tmo", &step, NULL), 1);
+    assert_int_equal(slt_squeue_find_step(text, len, &J14, "s_tmo", &step, NULL), 1);
     assert_int_equal(step, 0);
     step = 99;
     /* ".batch" is not a numbered step even though its name is "batch". */
-    assert_int_equal(st_squeue_find_step(text, len, &J14, "batch", &step, NULL), 0);
-    assert_int_equal(st_squeue_find_step(text, len, &J15, "s_tmo", &step, NULL), 0);
+    assert_int_equal(slt_squeue_find_step(text, len, &J14, "batch", &step, NULL), 0);
+    assert_int_equal(slt_squeue_find_step(text, len, &J15, "s_tmo", &step, NULL), 0);
     assert_int_equal(step, 99);
     free(text);
 }
@@ -34,18 +34,18 @@ static void test_cases(void **state)
 {
     const char *out = "12.0|a\n12.1|wf|odd\n12.3|a\n13.5|a\n12.batch|batch\n";
     uint32_t step = 0;
-    assert_int_equal(st_squeue_find_step(out, strlen(out), &J12, "a", &step, NULL), 1);
+    assert_int_equal(slt_squeue_find_step(out, strlen(out), &J12, "a", &step, NULL), 1);
     assert_int_equal(step, 3); /* newest of a reused name */
-    assert_int_equal(st_squeue_find_step(out, strlen(out), &J12, "wf|odd", &step, NULL), 1);
+    assert_int_equal(slt_squeue_find_step(out, strlen(out), &J12, "wf|odd", &step, NULL), 1);
     assert_int_equal(step, 1);
     const char *junk = "12.0|a\ngarbage\n";
     struct allot_error err = {0};
     step = 7;
-    assert_int_equal(st_squeue_find_step(junk, strlen(junk), &J12, "a", &step, &err), -1);
+    assert_int_equal(slt_squeue_find_step(junk, strlen(junk), &J12, "a", &step, &err), -1);
     assert_int_equal(err.code, ALLOT_EPROTO);
     assert_non_null(strstr(err.msg, "line 2"));
     assert_int_equal(step, 7);
-    assert_int_equal(st_squeue_find_step("", 0, &J12, "a", &step, NULL), 0);
+    assert_int_equal(slt_squeue_find_step("", 0, &J12, "a", &step, NULL), 0);
 }
 
 /* squeue prints an array task's steps under the array's id: "<array job>_<task>.<step>"
@@ -53,22 +53,22 @@ static void test_cases(void **state)
 static void test_array_task_and_pending(void **state)
 {
     const char *out = "40_3.TDB|a\n40_3.0|a\n40_2.1|a\n40_3.2|b\n41.5|a\n40_3.7+0|a\n";
-    const struct st_job_ref task3 = {.job = 43, .is_array_task = true, .array_job = 40,
+    const struct slt_job_ref task3 = {.job = 43, .is_array_task = true, .array_job = 40,
                                      .array_task = 3};
     uint32_t step = 99;
-    assert_int_equal(st_squeue_find_step(out, strlen(out), &task3, "a", &step, NULL), 1);
+    assert_int_equal(slt_squeue_find_step(out, strlen(out), &task3, "a", &step, NULL), 1);
     assert_int_equal(step, 0); /* not task 2's step 1, job 41's step 5 or het step 7 */
     /* Read as job 43 with no array ids, the task's lines are not its own. */
-    const struct st_job_ref j43 = {.job = 43};
-    assert_int_equal(st_squeue_find_step(out, strlen(out), &j43, "a", &step, NULL), 0);
+    const struct slt_job_ref j43 = {.job = 43};
+    assert_int_equal(slt_squeue_find_step(out, strlen(out), &j43, "a", &step, NULL), 0);
     /* Its own raw id is still its own. */
-    assert_int_equal(st_squeue_find_step("43.4|a\n", 7, &task3, "a", &step, NULL), 1);
+    assert_int_equal(slt_squeue_find_step("43.4|a\n", 7, &task3, "a", &step, NULL), 1);
     assert_int_equal(step, 4);
     /* Only a pending step so far: not found yet, and not an error. */
     const char *pending = "40_3.TDB|a\n12.TBD|a\n";
     step = 99;
-    assert_int_equal(st_squeue_find_step(pending, strlen(pending), &task3, "a", &step, NULL), 0);
-    assert_int_equal(st_squeue_find_step(pending, strlen(pending), &J12, "a", &step, NULL), 0);
+    assert_int_equal(slt_squeue_find_step(pending, strlen(pending), &task3, "a", &step, NULL), 0);
+    assert_int_equal(slt_squeue_find_step(pending, strlen(pending), &J12, "a", &step, NULL), 0);
     assert_int_equal(step, 99);
 }
 

@@ -658,7 +658,7 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
     /* A job array costs all its tasks, a het job all its components (doc/slurm.md). */
     uint32_t tasks = 1;
     if (job_desc->array_inx && job_desc->array_inx[0] &&
-        st_array_spec_count(job_desc->array_inx, &tasks, msg, sizeof(msg)) < 0) {
+        slt_array_spec_count(job_desc->array_inx, &tasks, msg, sizeof(msg)) < 0) {
         char full[MSG_MAX + 8];
         snprintf(full, sizeof(full), "allot: %s", msg);
         *err_msg = slurm_xstrdup(full);
