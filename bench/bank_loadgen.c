@@ -48,19 +48,19 @@
 #include "libutil/xalloc.h"
 
 struct opts {
-    const char *host;   /* TCP host, or NULL with sock */
+    const char *host; /* TCP host, or NULL with sock */
     int port;
-    const char *sock;   /* Unix socket path */
+    const char *sock; /* Unix socket path */
     int clients;
-    long pairs;         /* total hold+settle pairs over all clients */
+    long pairs; /* total hold+settle pairs over all clients */
     int accounts;
-    int admit;          /* 1: also POST /v1/jobs/admit before each hold */
-    int floor;          /* 1: GET /v1/whoami twice per "pair" instead (no storage) */
+    int admit; /* 1: also POST /v1/jobs/admit before each hold */
+    int floor; /* 1: GET /v1/whoami twice per "pair" instead (no storage) */
     const char *cluster;
     const char *partition;
     const char *user;
-    long job_base;      /* first job id */
-    int idle;           /* connections opened first and left idle for the whole run */
+    long job_base; /* first job id */
+    int idle;      /* connections opened first and left idle for the whole run */
 };
 
 enum step { STEP_ADMIT, STEP_HOLD, STEP_SETTLE, STEP_FLOOR1, STEP_FLOOR2 };
@@ -68,8 +68,8 @@ enum step { STEP_ADMIT, STEP_HOLD, STEP_SETTLE, STEP_FLOOR1, STEP_FLOOR2 };
 struct client {
     int id;
     int fd;
-    long pairs;   /* pairs (or floor pairs) still to start */
-    long job;     /* the current pair's job id */
+    long pairs; /* pairs (or floor pairs) still to start */
+    long job;   /* the current pair's job id */
     int acct;
     enum step step;
     double t0_us; /* when the request in flight was written */
@@ -83,8 +83,8 @@ struct run {
     const struct opts *o;
     int ep;
     long next_job;
-    long live;        /* clients with work left */
-    double *lat_us;   /* one entry per request */
+    long live;      /* clients with work left */
+    double *lat_us; /* one entry per request */
     long nlat, cap;
     long errors, refused, replays; /* replays: the bank did nothing new (job ids used before) */
 };
@@ -183,14 +183,14 @@ static int send_next(struct run *r, struct client *c)
                  o->cluster, c->job);
         break;
     }
-    int n = c->step == STEP_FLOOR1 || c->step == STEP_FLOOR2
-                ? snprintf(c->out, sizeof(c->out),
-                           "GET %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n\r\n", path,
-                           o->user)
-                : snprintf(c->out, sizeof(c->out),
-                           "POST %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n"
-                           "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                           path, o->user, strlen(body), body);
+    int n =
+        c->step == STEP_FLOOR1 || c->step == STEP_FLOOR2
+            ? snprintf(c->out, sizeof(c->out),
+                       "GET %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n\r\n", path, o->user)
+            : snprintf(c->out, sizeof(c->out),
+                       "POST %s HTTP/1.1\r\nHost: bench\r\nX-Allot-User: %s\r\n"
+                       "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                       path, o->user, strlen(body), body);
     if (n < 0 || (size_t)n >= sizeof(c->out))
         return -1;
     c->out_len = (size_t)n;
@@ -360,14 +360,26 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {.clients = 32, .pairs = 100000, .accounts = 32, .cluster = "bench",
-                     .partition = "cpu", .user = "root", .job_base = 1};
-    static const struct option lo[] = {
-        {"tcp", 1, 0, 't'},      {"unix", 1, 0, 'u'},     {"clients", 1, 0, 'c'},
-        {"pairs", 1, 0, 'n'},    {"accounts", 1, 0, 'a'}, {"admit", 0, 0, 'A'},
-        {"cluster", 1, 0, 'C'},  {"partition", 1, 0, 'p'}, {"user", 1, 0, 'U'},
-        {"job-base", 1, 0, 'j'}, {"floor", 0, 0, 'F'},     {"idle", 1, 0, 'I'},
-        {0, 0, 0, 0}};
+    struct opts o = {.clients = 32,
+                     .pairs = 100000,
+                     .accounts = 32,
+                     .cluster = "bench",
+                     .partition = "cpu",
+                     .user = "root",
+                     .job_base = 1};
+    static const struct option lo[] = {{"tcp", 1, 0, 't'},
+                                       {"unix", 1, 0, 'u'},
+                                       {"clients", 1, 0, 'c'},
+                                       {"pairs", 1, 0, 'n'},
+                                       {"accounts", 1, 0, 'a'},
+                                       {"admit", 0, 0, 'A'},
+                                       {"cluster", 1, 0, 'C'},
+                                       {"partition", 1, 0, 'p'},
+                                       {"user", 1, 0, 'U'},
+                                       {"job-base", 1, 0, 'j'},
+                                       {"floor", 0, 0, 'F'},
+                                       {"idle", 1, 0, 'I'},
+                                       {0, 0, 0, 0}};
     static char host[256];
     int ch;
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -381,18 +393,41 @@ int main(int argc, char **argv)
             o.port = atoi(colon + 1);
             break;
         }
-        case 'u': o.sock = optarg; break;
-        case 'c': o.clients = atoi(optarg); break;
-        case 'n': o.pairs = atol(optarg); break;
-        case 'a': o.accounts = atoi(optarg); break;
-        case 'A': o.admit = 1; break;
-        case 'C': o.cluster = optarg; break;
-        case 'p': o.partition = optarg; break;
-        case 'U': o.user = optarg; break;
-        case 'j': o.job_base = atol(optarg); break;
-        case 'F': o.floor = 1; break;
-        case 'I': o.idle = atoi(optarg); break;
-        default: usage();
+        case 'u':
+            o.sock = optarg;
+            break;
+        case 'c':
+            o.clients = atoi(optarg);
+            break;
+        case 'n':
+            o.pairs = atol(optarg);
+            break;
+        case 'a':
+            o.accounts = atoi(optarg);
+            break;
+        case 'A':
+            o.admit = 1;
+            break;
+        case 'C':
+            o.cluster = optarg;
+            break;
+        case 'p':
+            o.partition = optarg;
+            break;
+        case 'U':
+            o.user = optarg;
+            break;
+        case 'j':
+            o.job_base = atol(optarg);
+            break;
+        case 'F':
+            o.floor = 1;
+            break;
+        case 'I':
+            o.idle = atoi(optarg);
+            break;
+        default:
+            usage();
         }
     }
     if ((!o.host && !o.sock) || o.clients < 1 || o.clients > 4096 || o.pairs < 1 ||
@@ -463,8 +498,9 @@ int main(int argc, char **argv)
     free(idle);
 
     if (r.replays)
-        fprintf(stderr, "bank_loadgen: WARNING: %ld answers were replays (job ids used before): "
-                        "those requests wrote nothing, so the numbers are not a fresh load\n",
+        fprintf(stderr,
+                "bank_loadgen: WARNING: %ld answers were replays (job ids used before): "
+                "those requests wrote nothing, so the numbers are not a fresh load\n",
                 r.replays);
     long total = r.nlat;
     qsort(r.lat_us, (size_t)total, sizeof(double), cmp_double);
@@ -473,10 +509,10 @@ int main(int argc, char **argv)
     printf("clients=%d accounts=%d admit=%d pairs=%ld requests=%ld errors=%ld refused=%ld "
            "replays=%ld\n",
            o.clients, o.accounts, o.admit, pairs_done, total, r.errors, r.refused, r.replays);
-    printf("elapsed_s=%.3f pairs_per_s=%.0f requests_per_s=%.0f\n", secs,
-           (double)pairs_done / secs, (double)total / secs);
-    printf("latency_ms p50=%.3f p99=%.3f p99.9=%.3f max=%.3f\n", PCT(0.50), PCT(0.99),
-           PCT(0.999), total ? r.lat_us[total - 1] / 1000.0 : 0.0);
+    printf("elapsed_s=%.3f pairs_per_s=%.0f requests_per_s=%.0f\n", secs, (double)pairs_done / secs,
+           (double)total / secs);
+    printf("latency_ms p50=%.3f p99=%.3f p99.9=%.3f max=%.3f\n", PCT(0.50), PCT(0.99), PCT(0.999),
+           total ? r.lat_us[total - 1] / 1000.0 : 0.0);
     free(r.lat_us);
     free(cl);
     return r.errors ? 1 : 0;

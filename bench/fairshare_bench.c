@@ -77,8 +77,8 @@ static void ingest(usage_tree_t *t, const struct decay_params *p, size_t jobs, i
         }
     }
     double el = now_s() - start;
-    printf("ingest %9zu jobs into %8zu associations: %8.3f ms  (%.0f jobs/s)\n", jobs, n,
-           el * 1e3, (double)jobs / el);
+    printf("ingest %9zu jobs into %8zu associations: %8.3f ms  (%.0f jobs/s)\n", jobs, n, el * 1e3,
+           (double)jobs / el);
 }
 
 static void recompute(usage_tree_t *t, const struct decay_params *p, int64_t now, int repeats)

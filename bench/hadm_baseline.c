@@ -107,24 +107,33 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     struct opts o = {.clients = 16, .pairs = 4000, .accounts = 1};
-    static const struct option lo[] = {{"conninfo", 1, 0, 'd'}, {"clients", 1, 0, 'c'},
-                                       {"pairs", 1, 0, 'n'},    {"accounts", 1, 0, 'a'},
+    static const struct option lo[] = {{"conninfo", 1, 0, 'd'},
+                                       {"clients", 1, 0, 'c'},
+                                       {"pairs", 1, 0, 'n'},
+                                       {"accounts", 1, 0, 'a'},
                                        {0, 0, 0, 0}};
     int ch;
     while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         switch (ch) {
-        case 'd': o.conninfo = optarg; break;
-        case 'c': o.clients = atoi(optarg); break;
-        case 'n': o.pairs = atol(optarg); break;
-        case 'a': o.accounts = atoi(optarg); break;
+        case 'd':
+            o.conninfo = optarg;
+            break;
+        case 'c':
+            o.clients = atoi(optarg);
+            break;
+        case 'n':
+            o.pairs = atol(optarg);
+            break;
+        case 'a':
+            o.accounts = atoi(optarg);
+            break;
         default:
             fprintf(stderr, "usage: hadm_baseline --conninfo STR [--clients N] [--pairs N] "
                             "[--accounts K]\n");
             return 2;
         }
     }
-    if (!o.conninfo || o.clients < 1 || o.clients > 1024 || o.pairs < o.clients ||
-        o.accounts < 1) {
+    if (!o.conninfo || o.clients < 1 || o.clients > 1024 || o.pairs < o.clients || o.accounts < 1) {
         fprintf(stderr, "hadm_baseline: need --conninfo, 1..1024 clients, pairs >= clients\n");
         return 2;
     }
@@ -171,8 +180,8 @@ int main(int argc, char **argv)
            o.accounts, pairs, nlat, errors, refused);
     printf("elapsed_s=%.3f pairs_per_s=%.0f requests_per_s=%.0f\n", secs, pairs / secs,
            nlat / secs);
-    printf("latency_ms p50=%.3f p99=%.3f p99.9=%.3f max=%.3f\n", PCT(0.50), PCT(0.99),
-           PCT(0.999), PCT(1.0));
+    printf("latency_ms p50=%.3f p99=%.3f p99.9=%.3f max=%.3f\n", PCT(0.50), PCT(0.99), PCT(0.999),
+           PCT(1.0));
     free(all);
     free(cl);
     free(tid);

@@ -37,8 +37,8 @@ static int64_t now_ns(void)
 }
 
 struct spin {
-    int64_t run_ns;   /* how long the spinner ran */
-    int64_t lost_ns;  /* sum of gaps over GAP_NS */
+    int64_t run_ns;  /* how long the spinner ran */
+    int64_t lost_ns; /* sum of gaps over GAP_NS */
     int64_t max_gap_ns;
     int gaps;
 };
@@ -147,7 +147,9 @@ static void spin_report(int n)
         pthread_join(t[i], NULL);
     printf("host: cpu available with %d spinning thread%s:", started, started == 1 ? "" : "s");
     for (int i = 0; i < started; i++)
-        printf(" %.0f%%", s[i].run_ns ? 100.0 * (double)(s[i].run_ns - s[i].lost_ns) / (double)s[i].run_ns : 0.0);
+        printf(" %.0f%%", s[i].run_ns
+                              ? 100.0 * (double)(s[i].run_ns - s[i].lost_ns) / (double)s[i].run_ns
+                              : 0.0);
     int64_t maxg = 0;
     int gaps = 0;
     for (int i = 0; i < started; i++) {

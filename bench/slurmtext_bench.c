@@ -22,8 +22,8 @@
 
 #include "libslurmtext/acct.h"
 
-#define FORMAT                                                                                 \
-    "JobID,JobName,State,ExitCode,Elapsed,Timelimit,TotalCPU,AveCPU,MaxRSS,MaxVMSize,ReqMem,"  \
+#define FORMAT                                                                                     \
+    "JobID,JobName,State,ExitCode,Elapsed,Timelimit,TotalCPU,AveCPU,MaxRSS,MaxVMSize,ReqMem,"      \
     "AllocTRES,ReqTRES,Start,End,Submit,NodeList,AllocCPUS,CPUTime,MaxDiskRead,MaxDiskWrite"
 
 static double now_s(void)
@@ -40,40 +40,44 @@ static int generate(const char *path, long lines)
         perror(path);
         return -1;
     }
-    static const char *const states[] = {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 0",
-                                         "OUT_OF_MEMORY", "NODE_FAIL"};
+    static const char *const states[] = {"COMPLETED",      "FAILED",        "TIMEOUT",
+                                         "CANCELLED by 0", "OUT_OF_MEMORY", "NODE_FAIL"};
     long job = 1000000;
     for (long i = 0; i < lines; i++) {
         int kind = (int)(i % 4);
         const char *st = states[(i / 4) % 6];
         int sec = (int)(i % 60), min = (int)(i / 60 % 60);
         if (kind == 0)
-            fprintf(f, "%ld|job_%ld|%s|0:0|01:%02d:%02d|02:00:00|%02d:%02d.%03d||||4000M|"
-                       "billing=4,cpu=4,mem=4000M,node=1|billing=4,cpu=4,mem=4000M,node=1|"
-                       "2026-11-21T20:%02d:%02d|2026-11-21T21:%02d:%02d|2026-11-21T19:00:00|"
-                       "node[001-004]|4|04:%02d:%02d||\n",
+            fprintf(f,
+                    "%ld|job_%ld|%s|0:0|01:%02d:%02d|02:00:00|%02d:%02d.%03d||||4000M|"
+                    "billing=4,cpu=4,mem=4000M,node=1|billing=4,cpu=4,mem=4000M,node=1|"
+                    "2026-11-21T20:%02d:%02d|2026-11-21T21:%02d:%02d|2026-11-21T19:00:00|"
+                    "node[001-004]|4|04:%02d:%02d||\n",
                     job, job, st, min, sec, min, sec, (int)(i % 1000), min, sec, min, sec, min,
                     sec);
         else if (kind == 1)
-            fprintf(f, "%ld.batch|batch|%s|0:0|01:%02d:%02d||00:%02d.%03d|00:00:%02d|%ldK|"
-                       "219444K||cpu=4,mem=4000M,node=1||2026-11-21T20:%02d:%02d|"
-                       "2026-11-21T21:%02d:%02d|2026-11-21T20:%02d:%02d|node001|4|04:%02d:%02d|"
-                       "0.07M|0.00M\n",
-                    job, st, min, sec, sec, (int)(i % 1000), sec, 10000 + i % 50000, min, sec,
-                    min, sec, min, sec, min, sec);
+            fprintf(f,
+                    "%ld.batch|batch|%s|0:0|01:%02d:%02d||00:%02d.%03d|00:00:%02d|%ldK|"
+                    "219444K||cpu=4,mem=4000M,node=1||2026-11-21T20:%02d:%02d|"
+                    "2026-11-21T21:%02d:%02d|2026-11-21T20:%02d:%02d|node001|4|04:%02d:%02d|"
+                    "0.07M|0.00M\n",
+                    job, st, min, sec, sec, (int)(i % 1000), sec, 10000 + i % 50000, min, sec, min,
+                    sec, min, sec, min, sec);
         else if (kind == 2)
-            fprintf(f, "%ld.extern|extern|COMPLETED|0:0|01:%02d:%02d||00:00.001|00:00:00|0|"
-                       "4264K||billing=4,cpu=4,mem=4000M,node=1||2026-11-21T20:%02d:%02d|"
-                       "2026-11-21T21:%02d:%02d|2026-11-21T20:%02d:%02d|node[001-004]|4|"
-                       "04:%02d:%02d|0|0\n",
+            fprintf(f,
+                    "%ld.extern|extern|COMPLETED|0:0|01:%02d:%02d||00:00.001|00:00:00|0|"
+                    "4264K||billing=4,cpu=4,mem=4000M,node=1||2026-11-21T20:%02d:%02d|"
+                    "2026-11-21T21:%02d:%02d|2026-11-21T20:%02d:%02d|node[001-004]|4|"
+                    "04:%02d:%02d|0|0\n",
                     job, min, sec, min, sec, min, sec, min, sec, min, sec);
         else
-            fprintf(f, "%ld.0|wf42_j%ld_r1_a1|%s|0:%d|01:%02d:%02d||1-02:%02d:%02d|"
-                       "1-00:%02d:%02d|2.50M|417496K||cpu=4,mem=4000M,node=1||"
-                       "2026-11-21T20:%02d:%02d|2026-11-21T21:%02d:%02d|2026-11-21T20:%02d:%02d|"
-                       "node[001-004]|4|04:%02d:%02d|14937|1.25G\n",
-                    job++, i, st, (int)(i % 16), min, sec, min, sec, min, sec, min, sec, min,
-                    sec, min, sec, min, sec);
+            fprintf(f,
+                    "%ld.0|wf42_j%ld_r1_a1|%s|0:%d|01:%02d:%02d||1-02:%02d:%02d|"
+                    "1-00:%02d:%02d|2.50M|417496K||cpu=4,mem=4000M,node=1||"
+                    "2026-11-21T20:%02d:%02d|2026-11-21T21:%02d:%02d|2026-11-21T20:%02d:%02d|"
+                    "node[001-004]|4|04:%02d:%02d|14937|1.25G\n",
+                    job++, i, st, (int)(i % 16), min, sec, min, sec, min, sec, min, sec, min, sec,
+                    min, sec, min, sec);
     }
     if (fclose(f) != 0) {
         perror(path);
@@ -174,8 +178,8 @@ int main(int argc, char **argv)
     }
     printf("sacct parse: %ld lines, %.1f MB, %.3f s (best of 3), %.1f MB/s, %.0f records/s, "
            "%ld rejected, checksum %lld\n",
-           rows + bad, (double)len / 1e6, best, (double)len / 1e6 / best, (double)rows / best,
-           bad, (long long)checksum);
+           rows + bad, (double)len / 1e6, best, (double)len / 1e6 / best, (double)rows / best, bad,
+           (long long)checksum);
     free(buf);
     unlink(path);
     if (step) {

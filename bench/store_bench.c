@@ -151,8 +151,8 @@ static void payer_lookups(const char *path, const char *account, int n)
             die("payer", &err);
     double dt = now_s() - t0;
     store_rollback(st);
-    printf("payer lookup from %s: %9.0f lookups/s  %6.1f us/lookup\n", account,
-           n / dt, dt * 1e6 / n);
+    printf("payer lookup from %s: %9.0f lookups/s  %6.1f us/lookup\n", account, n / dt,
+           dt * 1e6 / n);
     store_close(st);
 }
 
@@ -202,8 +202,9 @@ static void held_counts(const char *path, int held, int64_t *next_job)
     hold_many(path, held, next_job);
     store_t *rd = open_bank(path, 0), *wr = open_bank(path, 0);
     static const char *const what[] = {
-        "all of the cluster", "an account's", "a user's", "l1 and below (subtree)",
-        "QOS long", "QOS long, a user's", "QOS long, an account's", "QOS normal",
+        "all of the cluster",     "an account's", "a user's",
+        "l1 and below (subtree)", "QOS long",     "QOS long, a user's",
+        "QOS long, an account's", "QOS normal",
     };
     enum { N = 8, ROUNDS = 20 };
     double total[N] = {0};
@@ -218,14 +219,30 @@ static void held_counts(const char *path, int held, int64_t *next_job)
             const char *c = "c1";
             int64_t *n = &count[k];
             switch (k) {
-            case 0: rc = store_job_count_held(rd, c, NULL, NULL, n, &err); break;
-            case 1: rc = store_job_count_held(rd, c, "a7", NULL, n, &err); break;
-            case 2: rc = store_job_count_held(rd, c, NULL, "u7", n, &err); break;
-            case 3: rc = store_job_count_held_subtree(rd, c, "l1", n, &err); break;
-            case 4: rc = store_job_count_held_qos(rd, c, "long", NULL, NULL, n, &err); break;
-            case 5: rc = store_job_count_held_qos(rd, c, "long", "u10", NULL, n, &err); break;
-            case 6: rc = store_job_count_held_qos(rd, c, "long", NULL, "a10", n, &err); break;
-            default: rc = store_job_count_held_qos(rd, c, "normal", NULL, NULL, n, &err); break;
+            case 0:
+                rc = store_job_count_held(rd, c, NULL, NULL, n, &err);
+                break;
+            case 1:
+                rc = store_job_count_held(rd, c, "a7", NULL, n, &err);
+                break;
+            case 2:
+                rc = store_job_count_held(rd, c, NULL, "u7", n, &err);
+                break;
+            case 3:
+                rc = store_job_count_held_subtree(rd, c, "l1", n, &err);
+                break;
+            case 4:
+                rc = store_job_count_held_qos(rd, c, "long", NULL, NULL, n, &err);
+                break;
+            case 5:
+                rc = store_job_count_held_qos(rd, c, "long", "u10", NULL, n, &err);
+                break;
+            case 6:
+                rc = store_job_count_held_qos(rd, c, "long", NULL, "a10", n, &err);
+                break;
+            default:
+                rc = store_job_count_held_qos(rd, c, "normal", NULL, NULL, n, &err);
+                break;
             }
             if (rc < 0)
                 die("count", &err);

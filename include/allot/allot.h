@@ -114,8 +114,8 @@ char *allot_urlencode(const char *s, struct allot_error *err);
 /* ---- Typed job verbs for the Slurm plugins and the agent (doc/api.md "Job verbs") ------- */
 
 /* A job run as the plugins see it.  Both structs only grow at their end (0.x ABI: callers
- * are rebuilt with the header they link against).  Strings are borrowed for the call; NULL or "" means
- * "not given" and the field is left out of the request.  Integer fields <= 0 are left out,
+ * are rebuilt with the header they link against).  Strings are borrowed for the call; NULL or ""
+ * means "not given" and the field is left out of the request.  Integer fields <= 0 are left out,
  * except run (always sent by hold/settle/release; 0 = first run) and elapsed_s, which
  * settle sends when >= 0 (0 = never ran; set -1 when unknown). */
 struct allot_job_desc {

@@ -15,20 +15,20 @@
 
 enum allot_errnum {
     ALLOT_OK = 0,
-    ALLOT_EINVAL,      /* malformed or out-of-range input; message names the field */
-    ALLOT_ENOENT,      /* the named object does not exist */
-    ALLOT_EEXIST,      /* an object with that key already exists */
-    ALLOT_ECONFLICT,   /* valid input that contradicts stored state (overlap, cycle, in use) */
-    ALLOT_EFUNDS,      /* the allocation cannot cover the amount (admit / hold) */
-    ALLOT_ELIMIT,      /* a submit-time limit refuses the job */
-    ALLOT_EAUTH,       /* no, forged, expired or replayed credential */
-    ALLOT_EPERM,       /* authenticated but not allowed */
-    ALLOT_ENOMEM,      /* out of memory (libraries only; programs abort) */
-    ALLOT_EIO,         /* storage or system I/O failed; nothing was changed */
-    ALLOT_EUNAVAIL,    /* a dependency (database, daemon) is unreachable; retry later */
-    ALLOT_ETOOBIG,     /* request or value larger than allowed */
-    ALLOT_EPROTO,      /* the peer answered something that is not the protocol */
-    ALLOT_EINTERNAL,   /* a bug: an invariant failed */
+    ALLOT_EINVAL,    /* malformed or out-of-range input; message names the field */
+    ALLOT_ENOENT,    /* the named object does not exist */
+    ALLOT_EEXIST,    /* an object with that key already exists */
+    ALLOT_ECONFLICT, /* valid input that contradicts stored state (overlap, cycle, in use) */
+    ALLOT_EFUNDS,    /* the allocation cannot cover the amount (admit / hold) */
+    ALLOT_ELIMIT,    /* a submit-time limit refuses the job */
+    ALLOT_EAUTH,     /* no, forged, expired or replayed credential */
+    ALLOT_EPERM,     /* authenticated but not allowed */
+    ALLOT_ENOMEM,    /* out of memory (libraries only; programs abort) */
+    ALLOT_EIO,       /* storage or system I/O failed; nothing was changed */
+    ALLOT_EUNAVAIL,  /* a dependency (database, daemon) is unreachable; retry later */
+    ALLOT_ETOOBIG,   /* request or value larger than allowed */
+    ALLOT_EPROTO,    /* the peer answered something that is not the protocol */
+    ALLOT_EINTERNAL, /* a bug: an invariant failed */
     ALLOT_ERRNUM_MAX
 };
 

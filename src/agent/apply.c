@@ -29,8 +29,7 @@
 #define OUT_MAX (1024 * 1024)
 
 /* Evidence text, cut to fit on purpose (one_line in main.c cuts it again for allotd). */
-__attribute__((format(printf, 3, 4))) static void textf(char *buf, size_t len, const char *fmt,
-                                                        ...)
+__attribute__((format(printf, 3, 4))) static void textf(char *buf, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -51,7 +50,7 @@ static int run(const struct agent_tools *t, char *const argv[], struct child_out
         textf(val, len, "%s", c->errtext);
     else /* sacctmgr's errors may come on either stream */
         textf(val, len, "%s exit %d: %s%s%s", argv[0], rc, c->errtext,
-                 c->errtext[0] && c->out ? "; " : "", c->out ? c->out : "");
+              c->errtext[0] && c->out ? "; " : "", c->out ? c->out : "");
     child_out_free(c);
     return -1;
 }
@@ -177,8 +176,7 @@ static int read_assoc(const struct agent_tools *t, const char *cluster, const ch
         rtrim(val);
         rc = 0;
     } else if (found > 1) {
-        textf(val, len, "%zu associations for account %s on cluster %s", found, target,
-                 cluster);
+        textf(val, len, "%zu associations for account %s on cluster %s", found, target, cluster);
     } else if (found == 1) {
         textf(val, len, "%s of account %s: value of %zu bytes refused", field, target, v.n);
     } else {
@@ -190,11 +188,10 @@ static int read_assoc(const struct agent_tools *t, const char *cluster, const ch
 
 /* RawUsage of target's account row (Account|User|RawUsage with User empty); -1 with why.
  * The value must be a whole number: anything else is refused, not compared as text. */
-static int read_raw_usage(const struct agent_tools *t, const char *target, char *val,
-                          size_t len)
+static int read_raw_usage(const struct agent_tools *t, const char *target, char *val, size_t len)
 {
-    char *argv[] = {(char *)t->sshare, "-n", "-P", "-A", (char *)target,
-                    "-o", "Account,User,RawUsage", NULL};
+    char *argv[] = {(char *)t->sshare,       "-n", "-P", "-A", (char *)target, "-o",
+                    "Account,User,RawUsage", NULL};
     struct child_out c;
     if (run(t, argv, &c, val, len) < 0) {
         why_failed(val, len, "sshare failed");
@@ -260,8 +257,9 @@ int agent_apply(const struct agent_tools *t, const char *cluster, const char *ki
         return 0;
     }
     if (!name_ok(cluster) || !name_ok(target)) {
-        textf(result, len, "invalid cluster or account name (allowed: 1..63 of "
-                              "[A-Za-z0-9_.-], not starting with '-')");
+        textf(result, len,
+              "invalid cluster or account name (allowed: 1..63 of "
+              "[A-Za-z0-9_.-], not starting with '-')");
         return 0;
     }
     int is_reset = strcmp(kind, "reset_raw_usage") == 0;

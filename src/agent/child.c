@@ -192,8 +192,7 @@ int child_run(char *const argv[], char *const env[], int timeout_s, size_t max_o
         snprintf(c->errtext, sizeof c->errtext, "%s timed out after %d s (killed)", argv[0],
                  timeout_s);
     } else if (WIFSIGNALED(status)) {
-        snprintf(c->errtext, sizeof c->errtext, "%s died of signal %d", argv[0],
-                 WTERMSIG(status));
+        snprintf(c->errtext, sizeof c->errtext, "%s died of signal %d", argv[0], WTERMSIG(status));
     } else if (WIFEXITED(status)) {
         rc = WEXITSTATUS(status);
     }

@@ -19,9 +19,9 @@
 #define CHILD_ERR_MAX 2048
 
 struct child_out {
-    char *out;     /* stdout, NUL-terminated, malloc'd (NULL when nothing was read) */
-    size_t n;      /* bytes in out */
-    int too_big;   /* stdout exceeded max_out: out holds only its first bytes, do not parse */
+    char *out;   /* stdout, NUL-terminated, malloc'd (NULL when nothing was read) */
+    size_t n;    /* bytes in out */
+    int too_big; /* stdout exceeded max_out: out holds only its first bytes, do not parse */
     char errtext[CHILD_ERR_MAX]; /* stderr's first bytes, or why the run failed */
 };
 

@@ -104,12 +104,12 @@ static int tres_billing(struct slt_span t, int64_t *v)
 /* What allotd knows of a job's runs, read for a sacct row that started at `start`: every
  * run is looked at, however many times the job was requeued. */
 struct known_runs {
-    int n;           /* runs allot knows */
-    int max_run;     /* the highest, -1 when none */
-    int start_run;   /* the last run recorded with this start, -1 when none */
-    int start_held;  /* ...and it is still held */
-    int held_run;    /* the highest held run, -1 when none (a hold at submit has no start) */
-    int void_run;    /* the highest run the plugins cancelled before start, -1 when none */
+    int n;          /* runs allot knows */
+    int max_run;    /* the highest, -1 when none */
+    int start_run;  /* the last run recorded with this start, -1 when none */
+    int start_held; /* ...and it is still held */
+    int held_run;   /* the highest held run, -1 when none (a hold at submit has no start) */
+    int void_run;   /* the highest run the plugins cancelled before start, -1 when none */
 };
 
 /* GET /v1/jobs/<cluster>/<id>: the runs allot knows (k->n = 0 when none).  -1: allotd failed
@@ -293,8 +293,8 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         }
         s->unknown++;
         w->unknown++;
-        report_add(w, "job %lld (account %s, partition %s): %s", (long long)id, account,
-                   partition, e.msg);
+        report_add(w, "job %lld (account %s, partition %s): %s", (long long)id, account, partition,
+                   e.msg);
         clog_("job %lld unknown to allot: account=%s user=%s partition=%s: %s", (long long)id,
               account, user, partition, e.msg);
         return 0;
@@ -312,8 +312,8 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
     }
     s->settled++;
     w->settled++;
-    clog_("settled job %lld run %d from sacct: %s elapsed=%lld s charge=%lld SU-min",
-          (long long)id, (int)d.run, state, (long long)d.elapsed_s, (long long)res.charge_sumin);
+    clog_("settled job %lld run %d from sacct: %s elapsed=%lld s charge=%lld SU-min", (long long)id,
+          (int)d.run, state, (long long)d.elapsed_s, (long long)res.charge_sumin);
     return 0;
 }
 
@@ -390,9 +390,9 @@ static int window_rows(allot_client_t *c, const struct collect_opts *o,
 static int post_marker(allot_client_t *c, const struct collect_opts *o, const struct window *w,
                        struct allot_error *err)
 {
-    json_t *b = json_pack("{s:I, s:I, s:I, s:s}", "until", (json_int_t)w->to_s, "settled",
-                          (json_int_t)w->settled, "unknown", (json_int_t)w->unknown, "report",
-                          w->report);
+    json_t *b =
+        json_pack("{s:I, s:I, s:I, s:s}", "until", (json_int_t)w->to_s, "settled",
+                  (json_int_t)w->settled, "unknown", (json_int_t)w->unknown, "report", w->report);
     char *body = b ? json_dumps(b, JSON_COMPACT) : NULL;
     json_decref(b);
     if (!body)
@@ -439,8 +439,16 @@ static int sacct_window(const struct collect_opts *o, int64_t from_s, int64_t to
     snprintf(a_e, sizeof a_e, "--endtime=%s", t2);
     snprintf(a_st, sizeof a_st, "--state=%s", SACCT_STATES);
     snprintf(a_f, sizeof a_f, "--format=%s", SACCT_FORMAT);
-    char *argv[] = {(char *)o->sacct, "--parsable2", "--noheader", "--allocations", a_cl, a_s,
-                    a_e, a_st, a_f, NULL};
+    char *argv[] = {(char *)o->sacct,
+                    "--parsable2",
+                    "--noheader",
+                    "--allocations",
+                    a_cl,
+                    a_s,
+                    a_e,
+                    a_st,
+                    a_f,
+                    NULL};
     int backoff_s = 1;
     for (int attempt = 1;; attempt++) {
         int rc = child_run(argv, SACCT_ENV, o->timeout_s, (size_t)SACCT_OUT_MAX, cap);
@@ -454,8 +462,8 @@ static int sacct_window(const struct collect_opts *o, int64_t from_s, int64_t to
         if (nl)
             *nl = 0;
         child_out_free(cap);
-        clog_("sacct %s..%s failed (attempt %d of %d): exit %d: %s", t1, t2, attempt,
-              o->attempts, rc, cap->errtext);
+        clog_("sacct %s..%s failed (attempt %d of %d): exit %d: %s", t1, t2, attempt, o->attempts,
+              rc, cap->errtext);
         if (attempt >= o->attempts)
             return allot_errorf(err, ALLOT_EUNAVAIL, "sacct failed %d times: %s", attempt,
                                 cap->errtext);
@@ -491,8 +499,10 @@ int collect_run(allot_client_t *c, const struct collect_opts *o, int64_t now_s,
             return -1;
         if (rc == 1) {
             if (window <= 60)
-                return allot_errorf(err, ALLOT_ETOOBIG, "sacct output over %ld bytes for a "
-                                    "one-minute window", SACCT_OUT_MAX);
+                return allot_errorf(err, ALLOT_ETOOBIG,
+                                    "sacct output over %ld bytes for a "
+                                    "one-minute window",
+                                    SACCT_OUT_MAX);
             window /= 2;
             continue;
         }

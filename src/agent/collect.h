@@ -39,12 +39,12 @@ struct collect_opts {
 };
 
 struct collect_stats {
-    int64_t windows;  /* windows finished and posted */
-    int64_t rows;     /* sacct job rows seen */
-    int64_t settled;  /* runs settled by this pass */
-    int64_t already;  /* runs allot had settled already (epilog or an earlier pass) */
-    int64_t unknown;  /* jobs allotd refused (no allocation, unknown partition, ...) */
-    int64_t skipped;  /* rows without a start (never ran) that allot never held */
+    int64_t windows; /* windows finished and posted */
+    int64_t rows;    /* sacct job rows seen */
+    int64_t settled; /* runs settled by this pass */
+    int64_t already; /* runs allot had settled already (epilog or an earlier pass) */
+    int64_t unknown; /* jobs allotd refused (no allocation, unknown partition, ...) */
+    int64_t skipped; /* rows without a start (never ran) that allot never held */
 };
 
 /* Reconcile from the marker (or o->from_s) up to now_s - lag_s, window by window.  Returns

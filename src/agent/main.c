@@ -195,11 +195,14 @@ static int one_command(allot_client_t *c, const struct agent_tools *tools, const
     int ok = 0;
     if (str_field(cmd, "kind", &kind) < 0 || str_field(cmd, "target", &target) < 0 ||
         str_field(cmd, "payload", &payload) < 0 || str_field(cmd, "cluster", &ccl) < 0)
-        snprintf(result, sizeof result, "command not understood (kind, target, payload or "
-                                        "cluster missing)");
+        snprintf(result, sizeof result,
+                 "command not understood (kind, target, payload or "
+                 "cluster missing)");
     else if (strcmp(ccl, cluster) != 0)
-        snprintf(result, sizeof result, "command for cluster %.64s refused by the agent of "
-                                        "cluster %.64s", ccl, cluster);
+        snprintf(result, sizeof result,
+                 "command for cluster %.64s refused by the agent of "
+                 "cluster %.64s",
+                 ccl, cluster);
     else if (jn && journal_find(jn, id, &ok, result, sizeof result)) {
         logf_("command %s: %lld was applied before; posting its result again", kind, id);
     } else {
@@ -208,8 +211,7 @@ static int one_command(allot_client_t *c, const struct agent_tools *tools, const
             /* Stopped meanwhile: the failure may be the signal itself (systemd signals the
              * tool too).  'failed' is final, so post nothing: the command stays 'sent'
              * and is applied again after its lease. */
-            logf_("command %s: %lld interrupted (%s); left to be applied again", kind, id,
-                  result);
+            logf_("command %s: %lld interrupted (%s); left to be applied again", kind, id, result);
             return 0;
         }
         char line[JOURNAL_TEXT_MAX];
@@ -276,9 +278,8 @@ int main(int argc, char **argv)
 {
     const char *url = NULL, *cluster = NULL, *journal_path = NULL;
     int once = 0, wait_s = 20;
-    struct agent_tools tools = {.sacctmgr = getenv("ALLOT_SACCTMGR"),
-                                .sshare = getenv("ALLOT_SSHARE"),
-                                .timeout_s = 60};
+    struct agent_tools tools = {
+        .sacctmgr = getenv("ALLOT_SACCTMGR"), .sshare = getenv("ALLOT_SSHARE"), .timeout_s = 60};
     if (!tools.sacctmgr || !tools.sacctmgr[0])
         tools.sacctmgr = "sacctmgr";
     if (!tools.sshare || !tools.sshare[0])
@@ -300,8 +301,10 @@ int main(int argc, char **argv)
     int64_t every_s = 300;
     int64_t sf_every_s = 0; /* --sitefactor-every: site factor push period (sitefactor.c) */
     static const struct option opts[] = {
-        {"url", required_argument, NULL, 'u'},     {"cluster", required_argument, NULL, 'c'},
-        {"once", no_argument, NULL, '1'},          {"wait", required_argument, NULL, 'w'},
+        {"url", required_argument, NULL, 'u'},
+        {"cluster", required_argument, NULL, 'c'},
+        {"once", no_argument, NULL, '1'},
+        {"wait", required_argument, NULL, 'w'},
         {"timeout", required_argument, NULL, 't'},
         {"reconcile-every", required_argument, NULL, 'E'},
         {"reconcile-lag", required_argument, NULL, 'L'},
@@ -319,23 +322,57 @@ int main(int argc, char **argv)
     int ch;
     while ((ch = getopt_long(argc, argv, "u:c:1w:t:h", opts, NULL)) != -1) {
         switch (ch) {
-        case 'u': url = optarg; break;
-        case 'c': cluster = optarg; break;
-        case '1': once = 1; break;
-        case 'w': wait_s = (int)arg_bounded(optarg, 25); break;
-        case 't': tools.timeout_s = (int)arg_bounded(optarg, 3600); break;
-        case 'E': every_s = arg_s(optarg); break;
-        case 'L': rec.lag_s = arg_s(optarg); break;
-        case 'W': rec.window_s = arg_s(optarg); break;
-        case 'B': rec.lookback_s = arg_s(optarg); break;
-        case 'F': rec.from_s = arg_s(optarg); break;
-        case 'S': sf_every_s = arg_s(optarg); break;
-        case 'J': journal_path = optarg; break;
-        case 'Y': sync_bad |= sync_mode_parse(optarg, &sync_mode) < 0; break;
-        case 'Z': sync_every_s = arg_s(optarg); break;
-        case 'V': printf("allot-agent %s\n", ALLOT_VERSION); return 0;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'u':
+            url = optarg;
+            break;
+        case 'c':
+            cluster = optarg;
+            break;
+        case '1':
+            once = 1;
+            break;
+        case 'w':
+            wait_s = (int)arg_bounded(optarg, 25);
+            break;
+        case 't':
+            tools.timeout_s = (int)arg_bounded(optarg, 3600);
+            break;
+        case 'E':
+            every_s = arg_s(optarg);
+            break;
+        case 'L':
+            rec.lag_s = arg_s(optarg);
+            break;
+        case 'W':
+            rec.window_s = arg_s(optarg);
+            break;
+        case 'B':
+            rec.lookback_s = arg_s(optarg);
+            break;
+        case 'F':
+            rec.from_s = arg_s(optarg);
+            break;
+        case 'S':
+            sf_every_s = arg_s(optarg);
+            break;
+        case 'J':
+            journal_path = optarg;
+            break;
+        case 'Y':
+            sync_bad |= sync_mode_parse(optarg, &sync_mode) < 0;
+            break;
+        case 'Z':
+            sync_every_s = arg_s(optarg);
+            break;
+        case 'V':
+            printf("allot-agent %s\n", ALLOT_VERSION);
+            return 0;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
         }
     }
     if (!url || !cluster || wait_s < 0 || wait_s > 25 || tools.timeout_s < 1) {
@@ -384,7 +421,8 @@ int main(int argc, char **argv)
     while (!stop_flag) {
         char *reply = NULL;
         time_t poll_start_s = time(NULL);
-        snprintf(body, sizeof body, "{\"wait_s\":%d,\"lease_s\":300,\"max\":20}", once ? 0 : wait_s);
+        snprintf(body, sizeof body, "{\"wait_s\":%d,\"lease_s\":300,\"max\":20}",
+                 once ? 0 : wait_s);
         allot_error_clear(&err);
         if (allot_request(c, "POST", path, body, NULL, &reply, &err) < 0) {
             free(reply);

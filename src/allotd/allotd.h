@@ -2,9 +2,9 @@
 /* allotd.h - the daemon's context, passed to every module (no process-wide server struct).
  *
  * struct allotd is built by main.c in order (conf, log, store check, metrics, partition
- * cache, writer, tick, http) and torn down in reverse.  The configuration is swapped on SIGHUP: readers take a reference with
- * allotd_conf_get() and drop it with conf_unref(); conf_lock only guards the pointer swap.
- * Lock order: conf_lock is a leaf (never held while taking another lock).
+ * cache, writer, tick, http) and torn down in reverse.  The configuration is swapped on SIGHUP:
+ * readers take a reference with allotd_conf_get() and drop it with conf_unref(); conf_lock only
+ * guards the pointer swap. Lock order: conf_lock is a leaf (never held while taking another lock).
  */
 #ifndef ALLOTD_ALLOTD_H
 #define ALLOTD_ALLOTD_H
@@ -23,12 +23,12 @@ struct partcache;
 struct allotd {
     const char *conf_path;
     pthread_mutex_t conf_lock;
-    struct allot_conf *conf;         /* current configuration; swapped on SIGHUP */
-    struct allot_conf *boot_conf;    /* a reference to the startup conf, which store_cfg's */
-    struct store_config store_cfg;   /* strings point into (storage keys need a restart) */
-    int test_local;                  /* TestMode=local in an ALLOT_TEST build */
-    int auth_none;                   /* AuthType=none (only with test_local) */
-    int schema_version;              /* schema at startup */
+    struct allot_conf *conf;       /* current configuration; swapped on SIGHUP */
+    struct allot_conf *boot_conf;  /* a reference to the startup conf, which store_cfg's */
+    struct store_config store_cfg; /* strings point into (storage keys need a restart) */
+    int test_local;                /* TestMode=local in an ALLOT_TEST build */
+    int auth_none;                 /* AuthType=none (only with test_local) */
+    int schema_version;            /* schema at startup */
     struct writer *writer;
     struct http *http;
     struct metrics *metrics;

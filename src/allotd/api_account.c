@@ -84,8 +84,8 @@ static int finish_add(struct req *r, struct allot_error *err)
 
 static int finish_remove(struct req *r, struct allot_error *err)
 {
-    r->out = json_pack("{s:s, s:b}", "name", ((struct account_op *)r->scratch)->a.name,
-                       "removed", 1);
+    r->out =
+        json_pack("{s:s, s:b}", "name", ((struct account_op *)r->scratch)->a.name, "removed", 1);
     return 0;
 }
 
@@ -95,7 +95,9 @@ static int read_account(json_t *in, struct account *a, int adding, struct allot_
         {.name = "name", .type = JF_NAME, .required = 1, .dst = a->name},
         {.name = "parent", .type = JF_NAME, .dst = a->parent},
         {.name = "shares", .type = JF_INT, .dst = &a->shares},
-        {.name = "description", .type = JF_TEXT, .dst = a->description,
+        {.name = "description",
+         .type = JF_TEXT,
+         .dst = a->description,
          .size = sizeof(a->description)},
         {.name = "organization", .type = JF_NAME, .dst = a->organization, .allow_empty = 1},
         {.name = "qos", .type = JF_TEXT, .dst = a->qos, .size = sizeof(a->qos)},

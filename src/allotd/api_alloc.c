@@ -458,8 +458,8 @@ int api_ledger_list(struct req *r, struct allot_error *err)
     struct ledger_filter f = {0};
     int64_t limit = 0;
     if (!st || json_query_name(r, "account", &f.account, err) < 0 ||
-        api_query_history_cluster(r, st, STORE_HISTORY_LEDGER, "ledger entry", &f.cluster,
-                                  err) < 0 ||
+        api_query_history_cluster(r, st, STORE_HISTORY_LEDGER, "ledger entry", &f.cluster, err) <
+            0 ||
         json_query_int(r, "alloc", 1, &f.alloc_id, err) < 0 ||
         json_query_int(r, "job", 1, &f.job_id, err) < 0 ||
         json_query_time(r, "since", &f.since_s, err) < 0 ||

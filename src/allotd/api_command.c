@@ -184,8 +184,7 @@ int api_agent_poll(struct req *r, struct allot_error *err)
     };
     if (model_check_name("cluster", r->param[0], 0, err) < 0 ||
         model_copy_text(o->cluster, sizeof o->cluster, "cluster", r->param[0], err) < 0 ||
-        json_body(r, err) < 0 ||
-        json_read(r->in, f, sizeof f / sizeof f[0], err) < 0)
+        json_body(r, err) < 0 || json_read(r->in, f, sizeof f / sizeof f[0], err) < 0)
         return -1;
     if (wait_s > POLL_WAIT_MAX_S)
         wait_s = POLL_WAIT_MAX_S;
@@ -300,8 +299,8 @@ struct reconcile_op {
 static int run_reconcile(store_t *st, void *arg, struct allot_error *err)
 {
     struct reconcile_op *o = arg;
-    if (store_reconcile_set(st, o->cluster, o->until_s, o->settled, o->unknown, o->report,
-                            o->now_s, err) < 0)
+    if (store_reconcile_set(st, o->cluster, o->until_s, o->settled, o->unknown, o->report, o->now_s,
+                            err) < 0)
         return -1;
     return store_reconcile_get(st, o->cluster, &o->m, err);
 }

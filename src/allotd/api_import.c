@@ -55,8 +55,7 @@ int import_span_copy(char *dst, size_t size, const char *field, struct slt_span 
                      struct allot_error *err)
 {
     if (v.n >= size)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %zu characters", field,
-                            size - 1);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %zu characters", field, size - 1);
     memcpy(dst, v.p, v.n);
     dst[v.n] = '\0';
     if (strlen(dst) != v.n)
@@ -121,8 +120,8 @@ static int qos_list(struct walk *w, struct slt_span v, const char *parent_eff, c
     for (char *t = strtok_r(in, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int d = t[0] == '+' || t[0] == '-';
         if (deltas >= 0 && d != deltas)
-            return allot_errorf(err, ALLOT_EINVAL,
-                                "QOS: mixes names and +/- changes ('%.*s')", (int)v.n, v.p);
+            return allot_errorf(err, ALLOT_EINVAL, "QOS: mixes names and +/- changes ('%.*s')",
+                                (int)v.n, v.p);
         deltas = d;
         if (model_check_name("QOS", t + d, 0, err) < 0 || import_qos_known(w, t + d, err) < 0)
             return -1;
@@ -150,8 +149,10 @@ static int qos_list(struct walk *w, struct slt_span v, const char *parent_eff, c
         }
     }
     if (n == 0) /* the bank's "" means inherited, which is not what an emptied list means */
-        return allot_errorf(err, ALLOT_EINVAL, "QOS: '%.*s' leaves no QOS, which the bank "
-                                               "cannot hold", (int)v.n, v.p);
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "QOS: '%.*s' leaves no QOS, which the bank "
+                            "cannot hold",
+                            (int)v.n, v.p);
     qsort(items, (size_t)n, sizeof items[0], cmp_str);
     size_t len = 0;
     out[0] = '\0';
@@ -185,9 +186,8 @@ static int opt_is(const struct slt_dump_opt *o, const char *k)
 }
 
 /* Read a record's options into t.  who is "a<name>" or "u<name>" (for notes). */
-static int read_options(struct walk *w, const struct slt_dump_record *r, long line,
-                        const char *who, const char *parent_eff, struct target *t,
-                        struct allot_error *err)
+static int read_options(struct walk *w, const struct slt_dump_record *r, long line, const char *who,
+                        const char *parent_eff, struct target *t, struct allot_error *err)
 {
     enum limit_scope scope = r->kind == SLT_DUMP_USER ? LIMIT_SCOPE_ASSOC : LIMIT_SCOPE_ACCOUNT;
     for (size_t i = 0; i < r->n; i++) {
@@ -201,8 +201,7 @@ static int read_options(struct walk *w, const struct slt_dump_record *r, long li
             if (slt_eq_nocase(o->value, "parent"))
                 v = SHARES_PARENT;
             else if (slt_uint(o->value.p, o->value.n, UINT32_MAX, &v) < 0)
-                return slt_field_error(err, "Fairshare", "not a number 0..4294967295",
-                                      o->value);
+                return slt_field_error(err, "Fairshare", "not a number 0..4294967295", o->value);
             t->shares = (int64_t)v;
             t->has_shares = 1;
         } else if (is_acct && opt_is(o, "Description")) {
@@ -221,8 +220,8 @@ static int read_options(struct walk *w, const struct slt_dump_record *r, long li
                 import_qos_known(w, t->default_qos, err) < 0)
                 return -1;
         } else if (is_user && opt_is(o, "DefaultAccount")) {
-            if (import_span_copy(t->default_account, sizeof t->default_account, key, o->value, err) <
-                    0 ||
+            if (import_span_copy(t->default_account, sizeof t->default_account, key, o->value,
+                                 err) < 0 ||
                 model_check_name("DefaultAccount", t->default_account, 0, err) < 0)
                 return -1;
         } else if (is_user && opt_is(o, "Partition")) {
@@ -233,10 +232,9 @@ static int read_options(struct walk *w, const struct slt_dump_record *r, long li
             if (!slt_eq_nocase(o->value, "None"))
                 note(w, line, "the bank has no Slurm administrators", who,
                      (struct slt_dump_opt *)o);
-        } else if (is_user && (opt_is(o, "Coordinator") || opt_is(o, "DefaultWCKey") ||
-                               opt_is(o, "WCKeys"))) {
-            note(w, line, "the bank has no coordinators or WCKeys", who,
-                 (struct slt_dump_opt *)o);
+        } else if (is_user &&
+                   (opt_is(o, "Coordinator") || opt_is(o, "DefaultWCKey") || opt_is(o, "WCKeys"))) {
+            note(w, line, "the bank has no coordinators or WCKeys", who, (struct slt_dump_opt *)o);
         } else if (opt_is(o, "Priority")) {
             note(w, line, "the bank has no association priority", who, (struct slt_dump_opt *)o);
         } else if (limits_find(scope, key)) {
@@ -295,9 +293,10 @@ static int do_account(struct walk *w, const char *name, const char *parent, stru
     char sh[32], osh[32];
     fmt_shares(a.shares, sh, sizeof sh);
     if (!exists) {
-        import_change(w, "+ account %s: parent=%s shares=%s description='%s' organization='%s' "
-                  "qos='%s' default_qos='%s'",
-               name, parent, sh, a.description, a.organization, a.qos, a.default_qos);
+        import_change(w,
+                      "+ account %s: parent=%s shares=%s description='%s' organization='%s' "
+                      "qos='%s' default_qos='%s'",
+                      name, parent, sh, a.description, a.organization, a.qos, a.default_qos);
         if (w->apply && store_account_add(w->st, &a, err) < 0)
             return -1;
     } else {
@@ -322,8 +321,8 @@ static int do_account(struct walk *w, const char *name, const char *parent, stru
     return import_limits_sync(w, LIMIT_SCOPE_ACCOUNT, name, "account", &t->lim, err);
 }
 
-static int do_user_assoc(struct walk *w, const char *name, const char *account,
-                         struct target *t, long line, struct allot_error *err)
+static int do_user_assoc(struct walk *w, const char *name, const char *account, struct target *t,
+                         long line, struct allot_error *err)
 {
     struct seen_user *u = find_user(w, name);
     struct allot_error e;
@@ -385,7 +384,7 @@ static int do_user_assoc(struct walk *w, const char *name, const char *account,
     }
     if (!exists) {
         import_change(w, "+ assoc %s: shares=%s qos='%s' default_qos='%s'", owner, sh, a.qos,
-               a.default_qos);
+                      a.default_qos);
         if (w->apply && store_assoc_add(w->st, &a, err) < 0)
             return -1;
     } else {
@@ -425,8 +424,8 @@ static int set_defaults(struct walk *w, struct allot_error *err)
         if (strcmp(cur.default_account, u->default_account) == 0)
             continue;
         if (!u->is_new)
-            import_change(w, "~ user %s: default_account '%s' -> '%s'", u->name, cur.default_account,
-                   u->default_account);
+            import_change(w, "~ user %s: default_account '%s' -> '%s'", u->name,
+                          cur.default_account, u->default_account);
         if (!w->apply)
             continue;
         text_copy(cur.default_account, sizeof cur.default_account, u->default_account);
@@ -522,8 +521,8 @@ out:
 int import_slurm_walk(store_t *st, const struct import_input *in, int apply, json_t **reply,
                       struct allot_error *err)
 {
-    struct walk w = {.st = st, .apply = apply, .in = in, .changes = json_array(),
-                     .notes = json_array()};
+    struct walk w = {
+        .st = st, .apply = apply, .in = in, .changes = json_array(), .notes = json_array()};
     char cluster[ALLOT_NAME_MAX] = "";
     int rc = -1;
     if (in->qos && import_qos_text(&w, in->qos, in->qos_len, err) < 0)
@@ -546,12 +545,12 @@ int import_slurm_walk(store_t *st, const struct import_input *in, int apply, jso
     free(r);
     if (n != 0 || set_defaults(&w, err) < 0)
         goto out;
-    *reply = json_pack("{s:s, s:b, s:I, s:O, s:O, s:{s:I, s:I, s:I, s:I, s:I}}", "cluster",
-                       cluster, "dry_run", !apply, "changed",
-                       (json_int_t)json_array_size(w.changes), "changes", w.changes, "notes",
-                       w.notes, "read", "accounts", (json_int_t)w.counts[0], "users",
-                       (json_int_t)w.counts[1], "assocs", (json_int_t)w.counts[2], "qos",
-                       (json_int_t)w.counts[3], "partitions", (json_int_t)w.counts[4]);
+    *reply =
+        json_pack("{s:s, s:b, s:I, s:O, s:O, s:{s:I, s:I, s:I, s:I, s:I}}", "cluster", cluster,
+                  "dry_run", !apply, "changed", (json_int_t)json_array_size(w.changes), "changes",
+                  w.changes, "notes", w.notes, "read", "accounts", (json_int_t)w.counts[0], "users",
+                  (json_int_t)w.counts[1], "assocs", (json_int_t)w.counts[2], "qos",
+                  (json_int_t)w.counts[3], "partitions", (json_int_t)w.counts[4]);
     rc = 0;
 out:
     json_decref(w.changes);

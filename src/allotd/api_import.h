@@ -15,7 +15,7 @@ struct import_input {
     size_t dump_len;
     const char *qos; /* `sacctmgr show qos -P` text with its header, or NULL */
     size_t qos_len;
-    const char *cluster; /* import under this cluster name; NULL: the dump's */
+    const char *cluster;    /* import under this cluster name; NULL: the dump's */
     const char *partitions; /* `scontrol show partition -o` text, or NULL */
     size_t partitions_len;
     const char *priority_flags; /* slurm.conf's PriorityFlags (MAX_TRES), or NULL */

@@ -66,11 +66,11 @@ int import_span_copy(char *dst, size_t size, const char *field, struct slt_span 
 /* 0 when QOS name is in the QOS text or the bank; EINVAL saying where it was looked for. */
 int import_qos_known(struct walk *w, const char *name, struct allot_error *err);
 /* Add limit name=v, validated in scope, to s (a mem with decimals made whole MiB). */
-int import_limit_add(struct limset *s, enum limit_scope scope, const char *name,
-                     struct slt_span v, struct allot_error *err);
+int import_limit_add(struct limset *s, enum limit_scope scope, const char *name, struct slt_span v,
+                     struct allot_error *err);
 /* Make the bank's limits of (scope, owner) exactly want, listing each change. */
-int import_limits_sync(struct walk *w, enum limit_scope scope, const char *owner,
-                       const char *label, const struct limset *want, struct allot_error *err);
+int import_limits_sync(struct walk *w, enum limit_scope scope, const char *owner, const char *label,
+                       const struct limset *want, struct allot_error *err);
 /* The QOS of `sacctmgr show qos -P` (header first) created or updated. */
 int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_error *err);
 /* The cluster's partitions of `scontrol show partition -o` created or updated. */

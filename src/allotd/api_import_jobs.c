@@ -78,9 +78,9 @@ static const struct priced *price_of(struct req *r, store_t *st, struct priced *
 }
 
 /* Row text -> *j.  0, or -1 with err. */
-static int import_row(struct req *r, store_t *st, const char *cluster, const struct slt_sacct_job *s,
-                      struct priced *cache, size_t *ncache, struct import_job *j,
-                      struct allot_error *err)
+static int import_row(struct req *r, store_t *st, const char *cluster,
+                      const struct slt_sacct_job *s, struct priced *cache, size_t *ncache,
+                      struct import_job *j, struct allot_error *err)
 {
     memset(j, 0, sizeof *j);
     text_copy(j->cluster, sizeof j->cluster, cluster);

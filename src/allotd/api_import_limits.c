@@ -26,8 +26,8 @@ static int on_limit(const struct limit_value *l, void *arg)
 }
 
 /* Make the bank's limits of (scope, owner) exactly `want`. */
-int import_limits_sync(struct walk *w, enum limit_scope scope, const char *owner,
-                       const char *label, const struct limset *want, struct allot_error *err)
+int import_limits_sync(struct walk *w, enum limit_scope scope, const char *owner, const char *label,
+                       const struct limset *want, struct allot_error *err)
 {
     struct limset *cur = xcalloc(1, sizeof *cur);
     int rc = -1;
@@ -42,9 +42,10 @@ int import_limits_sync(struct walk *w, enum limit_scope scope, const char *owner
             continue;
         if (old)
             import_change(w, "~ limit %s %s: %s %s -> %s", label, owner, want->l[i].name, old,
-                   want->l[i].value);
+                          want->l[i].value);
         else
-            import_change(w, "+ limit %s %s: %s=%s", label, owner, want->l[i].name, want->l[i].value);
+            import_change(w, "+ limit %s %s: %s=%s", label, owner, want->l[i].name,
+                          want->l[i].value);
         if (w->apply &&
             store_limit_set(w->st, scope, owner, want->l[i].name, want->l[i].value, err) < 0)
             goto out;
@@ -84,8 +85,10 @@ static int mem_decimals(char *value, size_t size, const char *name, struct allot
             if (slt_memory_parse(eq + 1, strlen(eq + 1), name, 1048576, &m, err) < 0)
                 return -1;
             if (m.bytes % 1048576 != 0)
-                return allot_errorf(err, ALLOT_EINVAL, "%s: mem=%s is not a whole number of "
-                                                       "MiB", name, eq + 1);
+                return allot_errorf(err, ALLOT_EINVAL,
+                                    "%s: mem=%s is not a whole number of "
+                                    "MiB",
+                                    name, eq + 1);
             k = snprintf(out + len, sizeof out - len, "%smem=%lldM", len ? "," : "",
                          (long long)(m.bytes / 1048576));
         } else {
@@ -99,8 +102,8 @@ static int mem_decimals(char *value, size_t size, const char *name, struct allot
     return 0;
 }
 
-int import_limit_add(struct limset *s, enum limit_scope scope, const char *name,
-                     struct slt_span v, struct allot_error *err)
+int import_limit_add(struct limset *s, enum limit_scope scope, const char *name, struct slt_span v,
+                     struct allot_error *err)
 {
     char key[ALLOT_NAME_MAX], value[ALLOT_TRES_MAX], canon[ALLOT_TRES_MAX];
     const struct limit_def *d = limits_find(scope, name);

@@ -70,9 +70,11 @@ int import_partitions(struct walk *w, struct allot_error *err)
         fmt_time(p.default_time_s, dt, sizeof dt);
         int rc = 0;
         if (!exists) {
-            import_change(w, "+ partition %s:%s: resource=%s billing_weights='%s' max_tres=%d qos='%s' "
-                      "max_time=%s default_time=%s",
-                   w->cluster, p.name, p.resource, p.billing_weights, p.max_tres, p.qos, mt, dt);
+            import_change(
+                w,
+                "+ partition %s:%s: resource=%s billing_weights='%s' max_tres=%d qos='%s' "
+                "max_time=%s default_time=%s",
+                w->cluster, p.name, p.resource, p.billing_weights, p.max_tres, p.qos, mt, dt);
             if (w->apply)
                 rc = store_partition_add(w->st, &p, err);
         } else {

@@ -51,8 +51,9 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
             struct slt_mgr_row hr = {.fmt = &fmt, .n = fmt.n};
             memcpy(hr.v, fmt.name, fmt.n * sizeof fmt.name[0]);
             if (!slt_mgr_get(&hr, "Name", &nm)) {
-                allot_errorf(err, ALLOT_EINVAL, "the header has no Name column (use "
-                                                "`sacctmgr show qos -P`, with its header)");
+                allot_errorf(err, ALLOT_EINVAL,
+                             "the header has no Name column (use "
+                             "`sacctmgr show qos -P`, with its header)");
                 goto fail;
             }
             continue;
@@ -81,7 +82,8 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
             } else if (strcasecmp(col, "Flags") == 0) {
                 bad = import_span_copy(q.flags, sizeof q.flags, "Flags", v, err) < 0;
             } else if (strcasecmp(col, "Description") == 0) {
-                bad = import_span_copy(q.description, sizeof q.description, "Description", v, err) < 0;
+                bad = import_span_copy(q.description, sizeof q.description, "Description", v, err) <
+                      0;
             } else if (strcasecmp(col, "UsageFactor") == 0 || strcasecmp(col, "LimitFactor") == 0) {
                 int64_t ppm;
                 if (v.n == 0)
@@ -102,8 +104,9 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
                        strcasecmp(col, "UsageThres") == 0) {
                 if (v.n && !(strcasecmp(col, "PreemptMode") == 0 && slt_eq_nocase(v, "cluster"))) {
                     char buf[512];
-                    snprintf(buf, sizeof buf, "qos line %ld: QOS %s: %s='%.*s' is not kept (the "
-                                              "bank has no preemption)",
+                    snprintf(buf, sizeof buf,
+                             "qos line %ld: QOS %s: %s='%.*s' is not kept (the "
+                             "bank has no preemption)",
                              ln, q.name, col, (int)(v.n > 200 ? 200 : v.n), v.p);
                     json_array_append_new(w->notes, json_string(buf));
                 }
@@ -112,8 +115,8 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
                     bad = import_limit_add(lim, LIMIT_SCOPE_QOS, qos_limit_name(col), v, err) < 0;
             } else if (v.n) {
                 char buf[512];
-                snprintf(buf, sizeof buf, "qos line %ld: QOS %s: column %s='%.*s' is not kept",
-                         ln, q.name, col, (int)(v.n > 200 ? 200 : v.n), v.p);
+                snprintf(buf, sizeof buf, "qos line %ld: QOS %s: column %s='%.*s' is not kept", ln,
+                         q.name, col, (int)(v.n > 200 ? 200 : v.n), v.p);
                 json_array_append_new(w->notes, json_string(buf));
             }
         }
@@ -130,7 +133,7 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
             r2 = -1;
         } else if (!exists) {
             import_change(w, "+ qos %s: priority=%lld flags='%s' usage_factor_ppm=%lld", q.name,
-                   (long long)q.priority, q.flags, (long long)q.usage_factor_ppm);
+                          (long long)q.priority, q.flags, (long long)q.usage_factor_ppm);
             if (w->apply)
                 r2 = store_qos_add(w->st, &q, err);
         } else {
@@ -138,11 +141,13 @@ int import_qos_text(struct walk *w, const char *text, size_t len, struct allot_e
             if (cur.priority != q.priority || strcmp(cur.flags, q.flags) != 0 ||
                 cur.usage_factor_ppm != q.usage_factor_ppm ||
                 cur.limit_factor_ppm != q.limit_factor_ppm) {
-                import_change(w, "~ qos %s: priority %lld -> %lld, flags '%s' -> '%s', "
-                          "usage_factor_ppm %lld -> %lld, limit_factor_ppm %lld -> %lld",
-                       q.name, (long long)cur.priority, (long long)q.priority, cur.flags,
-                       q.flags, (long long)cur.usage_factor_ppm, (long long)q.usage_factor_ppm,
-                       (long long)cur.limit_factor_ppm, (long long)q.limit_factor_ppm);
+                import_change(w,
+                              "~ qos %s: priority %lld -> %lld, flags '%s' -> '%s', "
+                              "usage_factor_ppm %lld -> %lld, limit_factor_ppm %lld -> %lld",
+                              q.name, (long long)cur.priority, (long long)q.priority, cur.flags,
+                              q.flags, (long long)cur.usage_factor_ppm,
+                              (long long)q.usage_factor_ppm, (long long)cur.limit_factor_ppm,
+                              (long long)q.limit_factor_ppm);
                 if (w->apply)
                     r2 = store_qos_modify(w->st, &q, err);
             }

@@ -177,9 +177,9 @@ struct hold_op {
     struct hold_result res;
     struct bank_job j;
     struct bank_cost c;
-    int64_t submit_token;    /* 0, or the provisional hold to move to this run */
+    int64_t submit_token;     /* 0, or the provisional hold to move to this run */
     struct job_slurm_ids ids; /* Slurm's array / het ids sent with it (api_job_ids.c) */
-    struct store_job_op job; /* offered to the batch (writer.h) */
+    struct store_job_op job;  /* offered to the batch (writer.h) */
 };
 
 static int run_hold(store_t *st, void *arg, struct allot_error *err)
@@ -199,10 +199,10 @@ static int finish_hold(struct req *r, struct allot_error *err)
     struct hold_op *s = r->scratch;
     struct hold_result *h = &s->res;
     if (h->refused && h->observed) { /* EnforceMode=observe: the job starts unheld */
-        r->out = json_pack("{s:b, s:b, s:b, s:s, s:{s:s, s:s}, s:o}", "held", 0, "observed", 1,
-                           "replay", h->replay, "message", h->failure.message, "error", "code",
-                           "EFUNDS", "message", h->failure.message, "failure",
-                           json_failure(&h->failure));
+        r->out =
+            json_pack("{s:b, s:b, s:b, s:s, s:{s:s, s:s}, s:o}", "held", 0, "observed", 1, "replay",
+                      h->replay, "message", h->failure.message, "error", "code", "EFUNDS",
+                      "message", h->failure.message, "failure", json_failure(&h->failure));
         log_info("msg=\"hold observed\" req=%llu cluster=%s job=%lld run=%d account=%s "
                  "failure=%lld",
                  (unsigned long long)r->id, s->q.cluster, (long long)s->q.job_id, s->q.run,
@@ -233,13 +233,12 @@ static int finish_hold(struct req *r, struct allot_error *err)
  * not a clock's error but a wrong or hostile one, and its usage would outweigh every real
  * job's in fair-share), start no later than end, and elapsed within end - start.  0 is "not
  * given" for start and end. */
-static int job_time_not_future(const char *field, int64_t t, int64_t now_s,
-                               struct allot_error *err)
+static int job_time_not_future(const char *field, int64_t t, int64_t now_s, struct allot_error *err)
 {
     if (t > now_s + JOB_CLOCK_SKEW_S)
         return allot_errorf(err, ALLOT_EINVAL,
-                            "%s: %lld is %lld s after allotd's clock (at most %d s of skew)",
-                            field, (long long)t, (long long)(t - now_s), JOB_CLOCK_SKEW_S);
+                            "%s: %lld is %lld s after allotd's clock (at most %d s of skew)", field,
+                            (long long)t, (long long)(t - now_s), JOB_CLOCK_SKEW_S);
     return 0;
 }
 
@@ -250,8 +249,8 @@ static int job_times_check(int64_t start_s, int64_t end_s, int64_t elapsed_s, in
         job_time_not_future("end", end_s, now_s, err) < 0)
         return -1;
     if (start_s && end_s && start_s > end_s)
-        return allot_errorf(err, ALLOT_EINVAL, "start: %lld is after end %lld",
-                            (long long)start_s, (long long)end_s);
+        return allot_errorf(err, ALLOT_EINVAL, "start: %lld is after end %lld", (long long)start_s,
+                            (long long)end_s);
     if (elapsed_s < 0)
         return allot_errorf(err, ALLOT_EINVAL, "elapsed_s: must not be negative");
     if (start_s && end_s && elapsed_s > end_s - start_s)
@@ -375,7 +374,7 @@ struct settle_op {
     struct settle_result res;
     int release;
     struct job_slurm_ids ids; /* settle: Slurm's array / het ids sent with it */
-    int64_t keep_tasks; /* release of a submit token: the array tasks' shares to keep */
+    int64_t keep_tasks;       /* release of a submit token: the array tasks' shares to keep */
     char comment[ALLOT_TEXT_MAX];
     struct store_job_op job; /* offered to the batch (writer.h); not for release */
 };
@@ -412,8 +411,8 @@ static int finish_settle(struct req *r, struct allot_error *err)
                  (long long)s->res.capped_from_sumin, (long long)s->res.job.charge_sumin);
     if (s->res.replay && !strcmp(s->res.job.settle_source, "void")) {
         /* A run the plugins cancelled before it started (api_job_void.c): say why it is free. */
-        r->out = json_pack("{s:b, s:b, s:s, s:o}", s->release ? "released" : "settled", 1,
-                           "replay", 1, "message", API_VOID_MESSAGE, "job", json_job(&s->res.job));
+        r->out = json_pack("{s:b, s:b, s:s, s:o}", s->release ? "released" : "settled", 1, "replay",
+                           1, "message", API_VOID_MESSAGE, "job", json_job(&s->res.job));
         return 0;
     }
     r->text = json_fast_job_reply(s->release ? "released" : "settled", s->res.replay, &s->res.job,
@@ -494,7 +493,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
     }
     text_copy(q->actor, sizeof(q->actor), r->who.user);
     q->now_s = (int64_t)time(NULL);
-    r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
+    r->op.rerunnable = 1;              /* run_settle rewrites its result (a rerun may log twice) */
     if (!api_job_ids_given(&s->ids)) { /* with ids: one transaction, in run_settle */
         s->job.settle = q;
         s->job.settle_res = &s->res;
@@ -592,11 +591,12 @@ int api_job_list(struct req *r, struct allot_error *err)
     if (name) {
         int64_t *ids = NULL;
         size_t n = 0;
-        if (!f.cluster || !f.cluster[0] || api_job_ids_resolve(st, f.cluster, name, &ids, &n, err) < 0) {
+        if (!f.cluster || !f.cluster[0] ||
+            api_job_ids_resolve(st, f.cluster, name, &ids, &n, err) < 0) {
             json_decref(l.items);
-            return f.cluster && f.cluster[0] ? -1
-                                             : allot_errorf(err, ALLOT_EINVAL,
-                                                            "job: needs cluster= as well");
+            return f.cluster && f.cluster[0]
+                       ? -1
+                       : allot_errorf(err, ALLOT_EINVAL, "job: needs cluster= as well");
         }
         for (size_t i = 0; rc == 0 && i < n; i++) {
             f.job_id = ids[i];
@@ -606,9 +606,8 @@ int api_job_list(struct req *r, struct allot_error *err)
     } else {
         rc = store_job_list(st, &f, on_job, &l, err);
     }
-    if (rc < 0 ||
-        (!name && json_array_size(l.items) == 0 &&
-         api_empty_listing_names(r, st, f.account, f.user, "job", err) < 0)) {
+    if (rc < 0 || (!name && json_array_size(l.items) == 0 &&
+                   api_empty_listing_names(r, st, f.account, f.user, "job", err) < 0)) {
         json_decref(l.items);
         return -1;
     }
@@ -630,7 +629,7 @@ struct job_view {
     size_t n, cap;
     const char *cluster;
     int64_t job_id;
-    json_t *out; /* the array a ledger or failure callback fills */
+    json_t *out;                      /* the array a ledger or failure callback fills */
     int64_t hold_sumin, charge_sumin; /* of the runs shown: held runs' holds, charges */
     size_t jobs;                      /* job ids with a run shown */
 };
@@ -732,8 +731,8 @@ int api_job_get(struct req *r, struct allot_error *err)
         json_pack("{s:o, s:o, s:o}", "runs", v.l.items, "ledger", ledger, "failures", failures);
     if (v.jobs > 1)
         json_object_set_new(r->out, "total",
-                            json_pack("{s:I, s:I, s:I}", "jobs", (json_int_t)v.jobs,
-                                      "hold_sumin", (json_int_t)v.hold_sumin, "charge_sumin",
+                            json_pack("{s:I, s:I, s:I}", "jobs", (json_int_t)v.jobs, "hold_sumin",
+                                      (json_int_t)v.hold_sumin, "charge_sumin",
                                       (json_int_t)v.charge_sumin));
     return 0;
 }

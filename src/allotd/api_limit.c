@@ -168,7 +168,11 @@ int api_limit_set(struct req *r, struct allot_error *err)
     char scope[ALLOT_NAME_MAX] = "", value[ALLOT_TRES_MAX] = "";
     struct jfield f[] = {
         {.name = "scope", .type = JF_NAME, .required = 1, .dst = scope},
-        {.name = "owner", .type = JF_TEXT, .required = 1, .dst = s->owner, .size = sizeof(s->owner)},
+        {.name = "owner",
+         .type = JF_TEXT,
+         .required = 1,
+         .dst = s->owner,
+         .size = sizeof(s->owner)},
         {.name = "name", .type = JF_NAME, .required = 1, .dst = s->name},
         {.name = "value", .type = JF_TEXT, .required = 1, .dst = value, .size = sizeof(value)},
     };
@@ -189,8 +193,8 @@ int api_limit_set(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL,
                             "name: %s is a field of the QOS record: set %s with PATCH "
                             "/v1/qos/%s (allot qos modify %s %s=)",
-                            d->name, strcmp(d->name, "LimitFactor") == 0 ? "limit_factor"
-                                                                         : "usage_factor",
+                            d->name,
+                            strcmp(d->name, "LimitFactor") == 0 ? "limit_factor" : "usage_factor",
                             s->owner, s->owner,
                             strcmp(d->name, "LimitFactor") == 0 ? "limitfactor" : "usagefactor");
     /* Aliases (MaxWall, max_active_jobs, max_cores...) are stored under the Slurm name, so
@@ -270,8 +274,7 @@ static int add_qos_level(store_t *st, struct limit_chain *chain, struct level_bu
     struct qos q;
     if (store_qos_get(st, name, &q, err) < 0)
         return allot_error_prefix(err, "qos");
-    if (add_level(st, chain, bufs, kind, LIMIT_SCOPE_QOS, name, limits_qos_flags(q.flags), err) <
-        0)
+    if (add_level(st, chain, bufs, kind, LIMIT_SCOPE_QOS, name, limits_qos_flags(q.flags), err) < 0)
         return -1;
     struct level_buf *b = &bufs[chain->n - 1];
     int k = 0;
@@ -291,8 +294,7 @@ static int add_qos_level(store_t *st, struct limit_chain *chain, struct level_bu
         if (b->n >= LEVEL_PAIRS_MAX)
             return allot_errorf(err, ALLOT_EINTERNAL, "%s: more than %d limits", b->owner,
                                 LEVEL_PAIRS_MAX);
-        if (numparse_format_fixed(q.limit_factor_ppm, 6, b->values[b->n],
-                                  sizeof(b->values[0])) < 0)
+        if (numparse_format_fixed(q.limit_factor_ppm, 6, b->values[b->n], sizeof(b->values[0])) < 0)
             return allot_errorf(err, ALLOT_EINTERNAL, "qos %s: limit_factor out of range", name);
         snprintf(b->names[b->n], sizeof(b->names[0]), "LimitFactor");
         b->pairs[b->n] = (struct limit_pair){b->names[b->n], b->values[b->n]};
@@ -313,8 +315,7 @@ static int build_chain(store_t *st, const char *cluster, const char *user, const
         if (store_user_get(st, user, &u, err) < 0)
             return -1;
         if (!u.default_account[0])
-            return allot_errorf(err, ALLOT_EINVAL, "account: required (%s has no default)",
-                                user);
+            return allot_errorf(err, ALLOT_EINVAL, "account: required (%s has no default)", user);
         account = u.default_account;
     }
     struct partition p = {.qos = ""};
@@ -330,8 +331,8 @@ static int build_chain(store_t *st, const char *cluster, const char *user, const
                 return -1;
             }
             return allot_errorf(err, ALLOT_ENOENT,
-                                "user %s has no association with account %s on cluster %s",
-                                user, account, cluster);
+                                "user %s has no association with account %s on cluster %s", user,
+                                account, cluster);
         }
     }
     chain->n = 0;
@@ -359,9 +360,9 @@ static int build_chain(store_t *st, const char *cluster, const char *user, const
         if (add_level(st, chain, bufs, LIMIT_LEVEL_PARTITION, LIMIT_SCOPE_PARTITION, owner, 0,
                       err) < 0)
             return -1;
-        if (p.max_time_s >= 0 && add_partition_max_time(&bufs[chain->n - 1],
-                                                        &chain->level[chain->n - 1],
-                                                        p.max_time_s, err) < 0)
+        if (p.max_time_s >= 0 &&
+            add_partition_max_time(&bufs[chain->n - 1], &chain->level[chain->n - 1], p.max_time_s,
+                                   err) < 0)
             return -1;
     }
     return 0;
@@ -419,8 +420,7 @@ int api_limit_effective(struct req *r, struct allot_error *err)
         const struct limit_resolved *x = &eff->r[i];
         if (x->type == LIMIT_TRES || x->type == LIMIT_TRES_MINUTES) {
             for (int k = 0; k < x->tres.n; k++)
-                if (x->tres_src[k].level >= 0 &&
-                    limits_format_row(x, k, row, sizeof(row)) == 0)
+                if (x->tres_src[k].level >= 0 && limits_format_row(x, k, row, sizeof(row)) == 0)
                     json_array_append_new(items, row_json(row));
         } else if (x->src.level >= 0 && limits_format_row(x, 0, row, sizeof(row)) == 0) {
             json_array_append_new(items, row_json(row));
@@ -494,14 +494,14 @@ static int submit_counts(store_t *st, const char *cluster, const char *user,
     const struct limit_resolved *r;
     if ((r = limits_get(eff, "MaxSubmitJobs")) && r->src.level >= 0) {
         int qos = is_qos_level(r->src.kind);
-        if ((qos ? store_job_count_held_qos(st, cluster, r->src.owner, user, NULL,
-                                            &c->user_jobs, err)
+        if ((qos ? store_job_count_held_qos(st, cluster, r->src.owner, user, NULL, &c->user_jobs,
+                                            err)
                  : store_job_count_held(st, cluster, account, user, &c->user_jobs, err)) < 0)
             return -1;
     }
     if ((r = limits_get(eff, "MaxSubmitJobsPerAccount")) && r->src.level >= 0 &&
-        store_job_count_held_qos(st, cluster, r->src.owner, NULL, account, &c->account_jobs,
-                                 err) < 0)
+        store_job_count_held_qos(st, cluster, r->src.owner, NULL, account, &c->account_jobs, err) <
+            0)
         return -1;
     if (!(r = limits_get(eff, "GrpSubmitJobs")))
         return 0;
@@ -535,8 +535,8 @@ int limit_check_admit(store_t *st, const char *cluster, const char *user, const 
     struct submit_counts counts = {0};
     struct limit_violation v;
     int rc = -1;
-    if (build_chain(st, cluster, user, account, partition, qos && *qos ? qos : NULL, chain,
-                    bufs, err) < 0 ||
+    if (build_chain(st, cluster, user, account, partition, qos && *qos ? qos : NULL, chain, bufs,
+                    err) < 0 ||
         limits_resolve(chain, eff, err) < 0)
         goto out;
     if (tres_parse(tres ? tres : "", &job.tres, err) < 0) {

@@ -30,8 +30,8 @@ int api_healthz(struct req *r, struct allot_error *err)
         err->code = ALLOT_EUNAVAIL;
         return -1;
     }
-    r->out = json_pack("{s:s, s:s, s:i}", "status", "ok", "backend", store_backend(st), "schema",
-                       cur);
+    r->out =
+        json_pack("{s:s, s:s, s:i}", "status", "ok", "backend", store_backend(st), "schema", cur);
     return 0;
 }
 
@@ -45,8 +45,7 @@ static int scrape_token_matches(const char *path, const char *authz)
     char want[METRICS_TOKEN_MAX + 2];
     FILE *f = fopen(path, "re");
     if (!f) {
-        log_warn("msg=\"MetricsTokenFile unreadable\" path=%s error=\"%s\"", path,
-                 strerror(errno));
+        log_warn("msg=\"MetricsTokenFile unreadable\" path=%s error=\"%s\"", path, strerror(errno));
         return 0;
     }
     size_t n = fread(want, 1, sizeof(want) - 1, f);
@@ -78,10 +77,9 @@ static int scrape_token_matches(const char *path, const char *authz)
 static int metrics_accounts(struct req *r, struct allot_error *err)
 {
     const char *authz = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
-    int has_cred = authz ||
-                   MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-Auth") ||
-                   (r->d->auth_none &&
-                    MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-User"));
+    int has_cred =
+        authz || MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-Auth") ||
+        (r->d->auth_none && MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-User"));
     if (!has_cred)
         return 0;
     if (scrape_token_matches(r->conf->metrics_token_file, authz))
@@ -97,16 +95,15 @@ int api_metrics(struct req *r, struct allot_error *err)
     if (accounts < 0)
         return -1;
     store_t *st = req_reader(r, NULL); /* balances are optional in the scrape */
-    metrics_render(r->d->metrics, writer_depth(r->d->writer), st, accounts, &r->text,
-                   &r->text_len);
+    metrics_render(r->d->metrics, writer_depth(r->d->writer), st, accounts, &r->text, &r->text_len);
     r->ctype = "text/plain; version=0.0.4";
     return 0;
 }
 
 int api_whoami(struct req *r, struct allot_error *err)
 {
-    r->out = json_pack("{s:s, s:s, s:I, s:s}", "user", r->who.user, "real_user", r->who.real,
-                       "uid", (json_int_t)r->who.uid, "role", auth_role_name(r->who.role));
+    r->out = json_pack("{s:s, s:s, s:I, s:s}", "user", r->who.user, "real_user", r->who.real, "uid",
+                       (json_int_t)r->who.uid, "role", auth_role_name(r->who.role));
     return 0;
 }
 
@@ -224,8 +221,8 @@ int api_cluster_served(const struct req *r, const char *cluster, struct allot_er
     if (!served[0] || conf_list_contains(served, cluster))
         return 0;
     return allot_errorf(err, ALLOT_EPERM,
-                        "cluster: this allotd serves cluster(s) %s (ClusterNames), not %s",
-                        served, cluster);
+                        "cluster: this allotd serves cluster(s) %s (ClusterNames), not %s", served,
+                        cluster);
 }
 
 int api_query_history_cluster(struct req *r, store_t *st, enum store_history h, const char *what,

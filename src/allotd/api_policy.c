@@ -157,7 +157,9 @@ int api_policy_add(struct req *r, struct allot_error *err)
         {.name = "normal_qos", .type = JF_NAME, .dst = p->normal_qos, .allow_empty = 1},
         {.name = "reset_raw_usage", .type = JF_BOOL, .dst = &p->reset_raw_usage},
         {.name = "limit_type", .type = JF_NAME, .dst = p->limit_type},
-        {.name = "tres_weights", .type = JF_TEXT, .dst = p->tres_weights,
+        {.name = "tres_weights",
+         .type = JF_TEXT,
+         .dst = p->tres_weights,
          .size = sizeof p->tres_weights},
         {.name = "fairshare", .type = JF_INT, .dst = &p->fairshare, .min = -1},
         {.name = "initial", .type = JF_NAME, .dst = p->initial},
@@ -230,7 +232,6 @@ static int on_eval(const struct policy_eval *e, void *arg)
     json_array_append_new(arg, json_eval(e));
     return 0;
 }
-
 
 static int on_command(const struct command *c, void *arg)
 {
@@ -345,8 +346,8 @@ static int run_force_reset(store_t *st, void *arg, struct allot_error *err)
     snprintf(c->payload, sizeof c->payload, "RawUsage=0");
     c->policy_id = p.id;
     text_copy(c->period, sizeof c->period, p.current_period);
-    snprintf(c->idem_key, sizeof c->idem_key, "policy:%lld:%s:force-reset@%lld",
-             (long long)p.id, p.current_period, (long long)o->now_s);
+    snprintf(c->idem_key, sizeof c->idem_key, "policy:%lld:%s:force-reset@%lld", (long long)p.id,
+             p.current_period, (long long)o->now_s);
     return store_command_add(st, c, o->now_s, &replay, err);
 }
 

@@ -46,7 +46,9 @@ static int read_qos(json_t *in, struct qos *q, int adding, struct allot_error *e
         {.name = "flags", .type = JF_TEXT, .dst = q->flags, .size = sizeof(q->flags)},
         {.name = "usage_factor", .type = JF_FACTOR, .dst = &q->usage_factor_ppm},
         {.name = "limit_factor", .type = JF_FACTOR, .dst = &q->limit_factor_ppm},
-        {.name = "description", .type = JF_TEXT, .dst = q->description,
+        {.name = "description",
+         .type = JF_TEXT,
+         .dst = q->description,
          .size = sizeof(q->description)},
     };
     size_t n = sizeof(f) / sizeof(f[0]);

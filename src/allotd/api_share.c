@@ -134,8 +134,8 @@ static const char *algo_name(enum fairshare_algo a)
 
 static enum decay_reset reset_parse(const char *s)
 {
-    static const char *const names[] = {"NONE", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY",
-                                        "YEARLY"};
+    static const char *const names[] = {"NONE",    "DAILY",     "WEEKLY",
+                                        "MONTHLY", "QUARTERLY", "YEARLY"};
     for (int i = 0; i < 6; i++)
         if (!strcasecmp(s, names[i]))
             return (enum decay_reset)i;
@@ -191,15 +191,14 @@ static void add_account(struct build *b, size_t k, int64_t parent, int depth)
         return; /* the store refuses cycles; this bounds a corrupt tree */
     size_t me = b->n++;
     b->acc_node[k] = me;
-    b->spec[me] = (struct usage_assoc_spec){.parent = parent,
-                                            .shares = (uint32_t)b->acc[k].shares,
-                                            .account = b->acc[k].name};
+    b->spec[me] = (struct usage_assoc_spec){
+        .parent = parent, .shares = (uint32_t)b->acc[k].shares, .account = b->acc[k].name};
     for (size_t i = 0; i < b->nas; i++)
         if (!strcmp(b->as[i].account, b->acc[k].name))
             b->spec[b->n++] = (struct usage_assoc_spec){.parent = (int64_t)me,
-                                                         .shares = (uint32_t)b->as[i].shares,
-                                                         .account = b->as[i].account,
-                                                         .user = b->as[i].user};
+                                                        .shares = (uint32_t)b->as[i].shares,
+                                                        .account = b->as[i].account,
+                                                        .user = b->as[i].user};
     for (size_t j = 0; j < b->nacc; j++)
         if (!strcmp(b->acc[j].parent, b->acc[k].name))
             add_account(b, j, (int64_t)me, depth + 1);
@@ -342,8 +341,8 @@ static json_t *share_row(const struct share *s, size_t i)
 {
     const struct fairshare_row *w = &s->rows[i];
     const char *u = usage_tree_user(s->t, i);
-    json_t *o = json_pack("{s:s,s:s?,s:i,s:i}", "account", usage_tree_account(s->t, i), "user",
-                          u, "depth", (json_int_t)usage_tree_depth(s->t, i), "raw_shares",
+    json_t *o = json_pack("{s:s,s:s?,s:i,s:i}", "account", usage_tree_account(s->t, i), "user", u,
+                          "depth", (json_int_t)usage_tree_depth(s->t, i), "raw_shares",
                           (json_int_t)usage_tree_shares(s->t, i));
     put_num(o, "norm_shares", w->norm_shares, HUGE_VAL);
     put_num(o, "raw_usage", w->raw_usage, HUGE_VAL);
@@ -392,9 +391,9 @@ int api_share_get(struct req *r, struct allot_error *err)
             json_array_append_new(lines, json_string(buf));
     }
     if (rc == 0)
-        r->out = json_pack("{s:s,s:s,s:I,s:o,s:o}", "cluster", s.cluster, "algo",
-                           algo_name(s.algo), "halflife_s", (json_int_t)s.decay.halflife_s,
-                           "items", items, "sshare", lines);
+        r->out = json_pack("{s:s,s:s,s:I,s:o,s:o}", "cluster", s.cluster, "algo", algo_name(s.algo),
+                           "halflife_s", (json_int_t)s.decay.halflife_s, "items", items, "sshare",
+                           lines);
     else {
         json_decref(items);
         json_decref(lines);
@@ -449,13 +448,12 @@ int api_share_tree(struct req *r, struct allot_error *err)
 struct usage_sum {
     json_t *groups; /* "cluster/account/user" -> row object */
     json_t *items;
-    struct req *r;  /* a plain user sees only its own jobs and its accounts' (as job lists) */
+    struct req *r; /* a plain user sees only its own jobs and its accounts' (as job lists) */
     struct allot_error *err;
 };
 
 /* 1: the caller may see a job of user on account, 0: not, -1: storage error. */
-static int sees_job(struct req *r, const char *user, const char *account,
-                    struct allot_error *err)
+static int sees_job(struct req *r, const char *user, const char *account, struct allot_error *err)
 {
     if (r->who.role != ROLE_USER || strcmp(user, r->who.user) == 0)
         return 1;
@@ -478,8 +476,8 @@ static int on_usage(const struct usage_job *u, void *arg)
     json_t *row = json_object_get(x->groups, key);
     if (!row) {
         row = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i}", "cluster", u->cluster, "account",
-                        u->account, "user", u->user, "jobs", 0, "charge_sumin", 0, "elapsed_s",
-                        0, "billing_s", 0);
+                        u->account, "user", u->user, "jobs", 0, "charge_sumin", 0, "elapsed_s", 0,
+                        "billing_s", 0);
         json_object_set_new(x->groups, key, row);
         json_array_append(x->items, row);
     }
@@ -536,8 +534,8 @@ static int finish_clear(struct req *r, struct allot_error *err)
 {
     (void)err;
     struct clear_op *op = r->scratch;
-    r->out = json_pack("{s:s,s:s,s:s,s:o}", "cluster", op->cluster, "account", op->account,
-                       "user", op->user, "cleared", json_time(op->now_s));
+    r->out = json_pack("{s:s,s:s,s:s,s:o}", "cluster", op->cluster, "account", op->account, "user",
+                       op->user, "cleared", json_time(op->now_s));
     return 0;
 }
 
@@ -623,8 +621,8 @@ int api_priority_get(struct req *r, struct allot_error *err)
                             "PriorityWeightJobSize > 0");
     struct share s;
     int64_t now_s = (int64_t)time(NULL);
-    if (share_build(r, st, j.cluster, !strcmp(c->priority_type, "flux") ? "flux" : NULL, now_s,
-                    &s, err) < 0)
+    if (share_build(r, st, j.cluster, !strcmp(c->priority_type, "flux") ? "flux" : NULL, now_s, &s,
+                    err) < 0)
         return -1;
     int i = find_node(s.t, j.account, j.user);
     double fs = i >= 0 && isfinite(s.rows[i].fairshare) ? s.rows[i].fairshare : 0.0;
@@ -638,8 +636,7 @@ int api_priority_get(struct req *r, struct allot_error *err)
     const char *tres = j.alloc_tres[0] ? j.alloc_tres : j.req_tres;
     char line[512];
     if (!strcmp(c->priority_type, "flux")) {
-        struct priority_flux_weights w = {c->fw_fairshare, c->fw_queue, c->fw_bank,
-                                          c->fw_urgency};
+        struct priority_flux_weights w = {c->fw_fairshare, c->fw_queue, c->fw_bank, c->fw_urgency};
         struct priority_flux_breakdown b;
         if (priority_flux(&w, fs, 0.0, 0.0, 16, &b, err) < 0)
             return -1;

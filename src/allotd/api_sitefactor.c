@@ -138,22 +138,21 @@ int api_sitefactor_list(struct req *r, struct allot_error *err)
     for (size_t i = 0; i < x.n; i++) {
         const struct sf_alloc *s = &x.v[i];
         json_array_append_new(
-            allocs, json_pack("{s:I,s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:I}", "id",
-                              (json_int_t)s->a.id, "account", s->a.account, "resource",
-                              s->a.resource, "end", (json_int_t)s->a.end_s, "granted_sumin",
-                              (json_int_t)s->b.granted_sumin, "used_sumin",
-                              (json_int_t)s->b.used_sumin, "held_sumin",
-                              (json_int_t)s->b.held_sumin, "f_credit", s->f_credit,
-                              "f_temporal", s->f_temporal, "factor", s->sf, "site_factor",
-                              (json_int_t)s->slurm));
+            allocs,
+            json_pack("{s:I,s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:I}", "id", (json_int_t)s->a.id,
+                      "account", s->a.account, "resource", s->a.resource, "end",
+                      (json_int_t)s->a.end_s, "granted_sumin", (json_int_t)s->b.granted_sumin,
+                      "used_sumin", (json_int_t)s->b.used_sumin, "held_sumin",
+                      (json_int_t)s->b.held_sumin, "f_credit", s->f_credit, "f_temporal",
+                      s->f_temporal, "factor", s->sf, "site_factor", (json_int_t)s->slurm));
     }
     for (size_t k = 0; k < x.nacc; k++) {
         for (size_t p = 0; p < x.npart; p++) {
             struct allocation a;
             struct balance b;
             struct allot_error e2 = {0};
-            if (store_find_payer(st, x.accounts[k], x.parts[p].resource, x.cluster, x.now_s, &a,
-                                 &b, &e2) < 0) {
+            if (store_find_payer(st, x.accounts[k], x.parts[p].resource, x.cluster, x.now_s, &a, &b,
+                                 &e2) < 0) {
                 if (e2.code == ALLOT_ENOENT)
                     continue;
                 *err = e2;
@@ -165,16 +164,16 @@ int api_sitefactor_list(struct req *r, struct allot_error *err)
             const struct sf_alloc *s = sf_find(&x, a.id);
             if (!s)
                 continue; /* the payer is scoped elsewhere; cannot happen for an active one */
-            json_array_append_new(pairs, json_pack("{s:s,s:s,s:I,s:I}", "account",
-                                                   x.accounts[k], "partition", x.parts[p].name,
-                                                   "allocation", (json_int_t)a.id,
-                                                   "site_factor", (json_int_t)s->slurm));
+            json_array_append_new(pairs,
+                                  json_pack("{s:s,s:s,s:I,s:I}", "account", x.accounts[k],
+                                            "partition", x.parts[p].name, "allocation",
+                                            (json_int_t)a.id, "site_factor", (json_int_t)s->slurm));
         }
     }
-    r->out = json_pack("{s:s,s:I,s:s,s:I,s:b,s:o,s:o}", "cluster", x.cluster, "time",
-                       (json_int_t)x.now_s, "rule", r->conf->sf_rule, "max",
-                       (json_int_t)r->conf->sf_max, "enabled", r->conf->sf_max > 0,
-                       "allocations", allocs, "jobs", pairs);
+    r->out =
+        json_pack("{s:s,s:I,s:s,s:I,s:b,s:o,s:o}", "cluster", x.cluster, "time",
+                  (json_int_t)x.now_s, "rule", r->conf->sf_rule, "max", (json_int_t)r->conf->sf_max,
+                  "enabled", r->conf->sf_max > 0, "allocations", allocs, "jobs", pairs);
     sf_fini(&x);
     return r->out ? 0 : allot_errorf(err, ALLOT_ENOMEM, "sitefactors: out of memory");
 }

@@ -59,8 +59,8 @@ int api_import_slurm(struct req *r, struct allot_error *err)
     int dry_run = 0;
     json_object_foreach(r->in, key, v)
     {
-        if (strcmp(key, "dump") == 0 || strcmp(key, "qos") == 0 ||
-            strcmp(key, "partitions") == 0 || strcmp(key, "priority_flags") == 0) {
+        if (strcmp(key, "dump") == 0 || strcmp(key, "qos") == 0 || strcmp(key, "partitions") == 0 ||
+            strcmp(key, "priority_flags") == 0) {
             if (!json_is_string(v))
                 return allot_errorf(err, ALLOT_EINVAL, "%s: must be a string", key);
             if (key[0] == 'd') {
@@ -78,9 +78,9 @@ int api_import_slurm(struct req *r, struct allot_error *err)
         } else if (strcmp(key, "cluster") == 0) {
             if (!json_is_string(v) ||
                 model_copy_name(op->cluster, "cluster", json_string_value(v), 0, err) < 0)
-                return json_is_string(v) ? -1
-                                         : allot_errorf(err, ALLOT_EINVAL,
-                                                        "cluster: must be a string");
+                return json_is_string(v)
+                           ? -1
+                           : allot_errorf(err, ALLOT_EINVAL, "cluster: must be a string");
             op->in.cluster = op->cluster;
         } else if (strcmp(key, "dry_run") == 0) {
             if (!json_is_boolean(v))

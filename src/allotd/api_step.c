@@ -44,9 +44,9 @@ static json_t *json_step(const struct step_record *s)
     return json_pack("{s:s, s:I, s:s, s:I, s:s, s:s, s:I, s:I, s:s, s:o, s:o}", "cluster",
                      s->cluster, "job_id", (json_int_t)s->job_id, "step_name", s->step_name,
                      "attempt", (json_int_t)s->attempt, "user", s->user, "status", s->status,
-                     "return_code", (json_int_t)s->return_code, "exec_ms",
-                     (json_int_t)s->exec_ms, "actor", s->actor, "created",
-                     json_time(s->created_s), "record", rec ? rec : json_null());
+                     "return_code", (json_int_t)s->return_code, "exec_ms", (json_int_t)s->exec_ms,
+                     "actor", s->actor, "created", json_time(s->created_s), "record",
+                     rec ? rec : json_null());
 }
 
 static int finish_step(struct req *r, struct allot_error *err)
@@ -55,8 +55,8 @@ static int finish_step(struct req *r, struct allot_error *err)
     (void)err;
     o->s.record = o->record;
     r->status = o->replay ? 200 : 201;
-    r->out = json_pack("{s:b, s:b, s:o}", "recorded", 1, "replay", o->replay, "step",
-                       json_step(&o->s));
+    r->out =
+        json_pack("{s:b, s:b, s:o}", "recorded", 1, "replay", o->replay, "step", json_step(&o->s));
     log_info("msg=\"step recorded\" req=%llu cluster=%s job=%lld step=%s attempt=%lld "
              "status=%s replay=%d",
              (unsigned long long)r->id, o->s.cluster, (long long)o->s.job_id, o->s.step_name,
@@ -131,8 +131,9 @@ static int record_summary(json_t *rec, struct step_record *s, struct allot_error
     if (!json_is_string(st) || json_string_length(st) >= sizeof s->status)
         return allot_errorf(err, ALLOT_EINVAL, "record.result.status: missing or not a status");
     if (!json_is_integer(rc))
-        return allot_errorf(err, ALLOT_EINVAL, "record.result.return_code: missing or not an "
-                                               "integer");
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "record.result.return_code: missing or not an "
+                            "integer");
     if (ms && !json_is_null(ms) && (!json_is_integer(ms) || json_integer_value(ms) < 0))
         return allot_errorf(err, ALLOT_EINVAL, "record.result.exec_time_ms: not a duration");
     text_copy(s->status, sizeof s->status, json_string_value(st));

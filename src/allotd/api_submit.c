@@ -43,16 +43,15 @@ static int finish_submit(struct req *r, struct allot_error *err)
                            "admitted", 1, "observed", 1, "held", 0, "alloc_id",
                            (json_int_t)s->a.alloc_id, "payer_account", s->a.payer_account,
                            "billing_micro", (json_int_t)s->q.billing_micro, "cost_sumin",
-                           (json_int_t)s->q.amount_sumin, "message", msg, "error", "code",
-                           "EFUNDS", "message", msg, "failure_id", (json_int_t)h->failure.id);
+                           (json_int_t)s->q.amount_sumin, "message", msg, "error", "code", "EFUNDS",
+                           "message", msg, "failure_id", (json_int_t)h->failure.id);
         return 0;
     }
-    json_t *out = json_pack("{s:b, s:I, s:s, s:I, s:I, s:I, s:I}", "admitted", 1, "alloc_id",
-                            (json_int_t)s->a.alloc_id, "payer_account", s->a.payer_account,
-                            "billing_micro", (json_int_t)s->q.billing_micro, "cost_sumin",
-                            (json_int_t)(s->q.amount_sumin / s->tasks), "available_sumin",
-                            (json_int_t)s->a.available_sumin, "held_sumin",
-                            (json_int_t)s->a.held_sumin);
+    json_t *out = json_pack(
+        "{s:b, s:I, s:s, s:I, s:I, s:I, s:I}", "admitted", 1, "alloc_id", (json_int_t)s->a.alloc_id,
+        "payer_account", s->a.payer_account, "billing_micro", (json_int_t)s->q.billing_micro,
+        "cost_sumin", (json_int_t)(s->q.amount_sumin / s->tasks), "available_sumin",
+        (json_int_t)s->a.available_sumin, "held_sumin", (json_int_t)s->a.held_sumin);
     if (s->a.pending_reason[0])
         json_object_set_new(out, "pending_reason", json_string(s->a.pending_reason));
     json_object_set_new(out, "submit_token", json_integer((json_int_t)s->q.job_id));
@@ -126,8 +125,7 @@ static int run_sweep(store_t *st, void *arg, struct allot_error *err)
 {
     struct sweep_op *o = arg;
     /* 1000 a pass bounds the transaction; the next tick takes the rest. */
-    return store_submit_sweep(st, o->ttl_s, "allotd", (int64_t)time(NULL), 1000, &o->released,
-                              err);
+    return store_submit_sweep(st, o->ttl_s, "allotd", (int64_t)time(NULL), 1000, &o->released, err);
 }
 
 int api_submit_enabled(struct allotd *d)

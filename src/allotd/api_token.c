@@ -39,8 +39,8 @@ int api_token_add(struct req *r, struct allot_error *err)
     snprintf(path, sizeof(path), "/dashboard#token=%s", hex);
     /* listen: allotd's TCP address, for a client on the Unix socket to build the link. */
     r->out = json_pack("{s:s, s:s, s:s, s:o, s:s, s:s}", "token", hex, "user", g.user, "role",
-                       auth_role_name(r->who.role), "expires", json_time(g.expires_s),
-                       "dashboard", path, "listen", r->conf->listen_addr);
+                       auth_role_name(r->who.role), "expires", json_time(g.expires_s), "dashboard",
+                       path, "listen", r->conf->listen_addr);
     explicit_bzero(hex, sizeof(hex));
     r->status = 201;
     return 0;

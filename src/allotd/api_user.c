@@ -69,8 +69,7 @@ static int finish_add(struct req *r, struct allot_error *err)
 
 static int finish_remove(struct req *r, struct allot_error *err)
 {
-    r->out = json_pack("{s:s, s:b}", "name", ((struct user_op *)r->scratch)->u.name, "removed",
-                       1);
+    r->out = json_pack("{s:s, s:b}", "name", ((struct user_op *)r->scratch)->u.name, "removed", 1);
     return 0;
 }
 

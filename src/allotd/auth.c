@@ -179,7 +179,8 @@ static int decode_munge(struct req *r, struct allot_error *err)
     case EMUNGE_CRED_REPLAYED:
         return allot_errorf(err, ALLOT_EAUTH, "credential replayed: encode a new one per request");
     case EMUNGE_CRED_EXPIRED:
-        return allot_errorf(err, ALLOT_EAUTH, "credential expired: check the clocks and encode a new one");
+        return allot_errorf(err, ALLOT_EAUTH,
+                            "credential expired: check the clocks and encode a new one");
     case EMUNGE_CRED_REWOUND:
         return allot_errorf(err, ALLOT_EAUTH, "credential from the future: check the clocks");
     case EMUNGE_CRED_UNAUTHORIZED:
@@ -214,7 +215,8 @@ static int decode_none(struct req *r, struct allot_error *err)
     if (!sa || sa->sa_family == AF_UNIX)
         local = 1; /* MHD gives no address for Unix-socket peers */
     else if (sa->sa_family == AF_INET)
-        local = (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+        local =
+            (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
     else if (sa->sa_family == AF_INET6)
         local = IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr);
     if (!local)
@@ -237,8 +239,10 @@ static int decode_token(struct req *r, const char *authz, struct allot_error *er
 {
     static const char how[] = "run 'allot dashboard' for a new link";
     if (strncasecmp(authz, "Bearer ", 7) != 0)
-        return allot_errorf(err, ALLOT_EAUTH, "Authorization: expected 'Bearer <token>' (a "
-                                              "dashboard token; %s)", how);
+        return allot_errorf(err, ALLOT_EAUTH,
+                            "Authorization: expected 'Bearer <token>' (a "
+                            "dashboard token; %s)",
+                            how);
     if (MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-Auth"))
         return allot_errorf(err, ALLOT_EAUTH,
                             "Authorization and X-Allot-Auth: send one credential, not two");
@@ -246,8 +250,10 @@ static int decode_token(struct req *r, const char *authz, struct allot_error *er
     if (!r->d->tokens || !tokens_find(r->d->tokens, authz + 7, (int64_t)time(NULL), &g))
         return allot_errorf(err, ALLOT_EAUTH, "dashboard token unknown or expired; %s", how);
     if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0)
-        return allot_errorf(err, ALLOT_EPERM, "a dashboard token is read-only: %s %s needs a "
-                                              "MUNGE credential", r->method, r->url ? r->url : "");
+        return allot_errorf(err, ALLOT_EPERM,
+                            "a dashboard token is read-only: %s %s needs a "
+                            "MUNGE credential",
+                            r->method, r->url ? r->url : "");
     if (MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Allot-As"))
         return allot_errorf(err, ALLOT_EPERM,
                             "X-Allot-As: not with a dashboard token (it is already a user's)");

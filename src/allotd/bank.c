@@ -12,8 +12,8 @@
 #include "libcore/tres.h"
 #include "libutil/text.h"
 
-int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
-              struct bank_cost *out, struct allot_error *err)
+int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j, struct bank_cost *out,
+              struct allot_error *err)
 {
     struct partition p;
     if (partcache_get(pc, st, j->cluster, j->partition, &p, err) < 0)
@@ -60,8 +60,8 @@ int bank_billing(const struct partition *p, const char *field, const char *tres,
     struct tres_list t;
     if (billing_weights_parse(p->billing_weights, p->max_tres, &w, err) < 0)
         return allot_error_prefix(err, "billing_weights of partition %s", p->name);
-    if (tres_parse(tres ? tres : "", &t, err) < 0 || billing_compute(&w, &t, billing_micro, err) < 0)
+    if (tres_parse(tres ? tres : "", &t, err) < 0 ||
+        billing_compute(&w, &t, billing_micro, err) < 0)
         return name_tres_field(err, field);
     return 0;
 }
-

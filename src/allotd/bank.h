@@ -29,8 +29,8 @@ struct bank_cost {
 
 /* Resource and billing of a job from its partition's weights (read through pc, the
  * daemon's partition cache); EINVAL naming the field. */
-int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j,
-              struct bank_cost *out, struct allot_error *err);
+int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j, struct bank_cost *out,
+              struct allot_error *err);
 
 /* The billing of TRES (Slurm syntax) under partition p's weights, as a hold prices it;
  * EINVAL naming the field ("tres" or the partition's billing_weights). */

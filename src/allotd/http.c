@@ -64,7 +64,7 @@ struct http {
     struct MHD_Daemon *op; /* OperatorSocket: no per-peer cap, only trusted callers reach it */
     char unix_path[CONF_STR_MAX];
     char op_path[CONF_STR_MAX];
-    struct peers *peers; /* public listeners' connections per uid / address */
+    struct peers *peers;           /* public listeners' connections per uid / address */
     atomic_llong refused_logged_s; /* the last second a refusal was logged */
     struct allotd *d;
 };
@@ -166,8 +166,7 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
         else if (err->code == ALLOT_EINVAL && strncmp(err->msg, "Content-Type:", 13) == 0)
             status = 415;
         json_decref(r->out);
-        json_t *e = json_pack("{s:s, s:s}", "code", allot_errname(err->code), "message",
-                              err->msg);
+        json_t *e = json_pack("{s:s, s:s}", "code", allot_errname(err->code), "message", err->msg);
         if (!e) {
             /* A message quoting the request's bytes (a decoded %FF) need not be UTF-8, which
              * jansson refuses: the reply would lose its error object.  Bytes >= 0x80 become
@@ -384,9 +383,8 @@ static int run_stages(struct req *r, struct allot_error *err)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     struct allotd *d = cls;
     struct req *r = *con_cls;
@@ -528,7 +526,8 @@ static int bind_tcp(const char *hostport, struct allot_error *err)
         return -1;
     char portstr[16];
     snprintf(portstr, sizeof(portstr), "%d", port);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
     struct addrinfo *ai = NULL;
     int rc = getaddrinfo(host, portstr, &hints, &ai);
@@ -670,14 +669,13 @@ static struct MHD_Daemon *start_mhd(struct http *h, int fd, unsigned threads, in
     return MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC |
             MHD_USE_ERROR_LOG,
-        0, NULL, NULL, on_request, h->d, MHD_OPTION_LISTEN_SOCKET, fd,
-        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h->d,
-        MHD_OPTION_NOTIFY_CONNECTION, public ? on_connection : NULL, h,
-        MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)(public ? HTTP_IDLE_PUBLIC_S : HTTP_IDLE_OPERATOR_S),
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)HTTP_CONN_MEMORY, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h->d,
-        MHD_OPTION_URI_LOG_CALLBACK, on_uri, h->d, MHD_OPTION_END);
+        0, NULL, NULL, on_request, h->d, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE,
+        threads, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h->d, MHD_OPTION_NOTIFY_CONNECTION,
+        public ? on_connection : NULL, h, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)(public ? HTTP_IDLE_PUBLIC_S : HTTP_IDLE_OPERATOR_S), MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)4096, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h->d, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h->d,
+        MHD_OPTION_END);
 }
 
 /* OperatorSocketGroup's gid; (gid_t)-1 (leave allotd's own) when the key is empty. */

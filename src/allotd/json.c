@@ -73,8 +73,7 @@ int json_parse_time(const char *field, const char *s, int64_t *out, struct allot
         return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a date and time that exists", field,
                             s);
     if ((int64_t)t > JSON_TIME_MAX)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is after 9999-12-31T23:59:59Z", field,
-                            s);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is after 9999-12-31T23:59:59Z", field, s);
     *out = (int64_t)t;
     return 0;
 }
@@ -269,8 +268,8 @@ json_t *json_account(const struct account *a)
 {
     return json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:o}", "name", a->name, "parent",
                      a->parent, "shares", (json_int_t)a->shares, "description", a->description,
-                     "organization", a->organization, "qos", a->qos, "default_qos",
-                     a->default_qos, "created", json_time(a->created_s));
+                     "organization", a->organization, "qos", a->qos, "default_qos", a->default_qos,
+                     "created", json_time(a->created_s));
 }
 
 static json_t *json_factor(int64_t ppm)
@@ -313,12 +312,11 @@ json_t *json_partition(const struct partition *p)
 json_t *json_balance(const struct allocation *a, const struct balance *b)
 {
     return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I}", "id",
-                     (json_int_t)a->id, "account", a->account, "resource", a->resource,
-                     "cluster", a->cluster, "category", a->category, "start",
-                     json_time(a->start_s), "end", json_time(a->end_s), "granted_sumin",
-                     (json_int_t)b->granted_sumin, "used_sumin", (json_int_t)b->used_sumin,
-                     "held_sumin", (json_int_t)b->held_sumin, "available_sumin",
-                     (json_int_t)b->available_sumin);
+                     (json_int_t)a->id, "account", a->account, "resource", a->resource, "cluster",
+                     a->cluster, "category", a->category, "start", json_time(a->start_s), "end",
+                     json_time(a->end_s), "granted_sumin", (json_int_t)b->granted_sumin,
+                     "used_sumin", (json_int_t)b->used_sumin, "held_sumin",
+                     (json_int_t)b->held_sumin, "available_sumin", (json_int_t)b->available_sumin);
 }
 
 json_t *json_allocation(const struct allocation *a, const struct balance *b)
@@ -341,19 +339,18 @@ json_t *json_ledger(const struct ledger_entry *e)
 
 json_t *json_job(const struct job *j)
 {
-    json_t *o = json_pack("{s:s, s:I, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:s}",
-                          "cluster", j->cluster, "job_id", (json_int_t)j->job_id, "run",
-                          (int)j->run, "user", j->user, "account", j->account, "partition",
-                          j->partition, "qos", j->qos, "submit", json_time(j->submit_s), "start",
-                          json_time(j->start_s), "end", json_time(j->end_s), "tres", j->req_tres,
-                          "alloc_tres", j->alloc_tres);
-    json_t *m = json_pack("{s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:s}", "billing_micro",
-                          (json_int_t)j->billing_micro, "time_limit_s",
-                          (json_int_t)j->time_limit_s, "elapsed_s", (json_int_t)j->elapsed_s,
-                          "state", j->slurm_state, "status", model_job_status_name(j->status),
-                          "hold_sumin", (json_int_t)j->hold_sumin, "charge_sumin",
-                          (json_int_t)j->charge_sumin, "alloc_id", (json_int_t)j->alloc_id,
-                          "payer_account", j->payer_account, "settle_source", j->settle_source);
+    json_t *o = json_pack("{s:s, s:I, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:s}", "cluster",
+                          j->cluster, "job_id", (json_int_t)j->job_id, "run", (int)j->run, "user",
+                          j->user, "account", j->account, "partition", j->partition, "qos", j->qos,
+                          "submit", json_time(j->submit_s), "start", json_time(j->start_s), "end",
+                          json_time(j->end_s), "tres", j->req_tres, "alloc_tres", j->alloc_tres);
+    json_t *m =
+        json_pack("{s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:s}", "billing_micro",
+                  (json_int_t)j->billing_micro, "time_limit_s", (json_int_t)j->time_limit_s,
+                  "elapsed_s", (json_int_t)j->elapsed_s, "state", j->slurm_state, "status",
+                  model_job_status_name(j->status), "hold_sumin", (json_int_t)j->hold_sumin,
+                  "charge_sumin", (json_int_t)j->charge_sumin, "alloc_id", (json_int_t)j->alloc_id,
+                  "payer_account", j->payer_account, "settle_source", j->settle_source);
     json_object_update(o, m);
     json_decref(m);
     json_object_set_new(o, "updated", json_time(j->updated_s));
@@ -384,7 +381,7 @@ json_t *json_failure(const struct failure *f)
                      (json_int_t)f->job_id, "run", (int)f->run, "user", f->user, "account",
                      f->account, "partition", f->partition, "alloc_id", (json_int_t)f->alloc_id,
                      "stage", f->stage, "time", json_time(f->time_s), "needed_sumin",
-                     (json_int_t)f->needed_sumin, "available_sumin",
-                     (json_int_t)f->available_sumin, "held_sumin", (json_int_t)f->held_sumin,
-                     "message", f->message, "observed", f->observed ? 1 : 0);
+                     (json_int_t)f->needed_sumin, "available_sumin", (json_int_t)f->available_sumin,
+                     "held_sumin", (json_int_t)f->held_sumin, "message", f->message, "observed",
+                     f->observed ? 1 : 0);
 }

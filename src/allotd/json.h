@@ -19,15 +19,15 @@
 #include "allotd/request.h"
 
 enum jf_type {
-    JF_NAME,      /* model name into char[ALLOT_NAME_MAX]; "" allowed when allow_empty */
-    JF_TEXT,      /* free text into char[size] */
-    JF_INT,       /* int64 >= min */
-    JF_BOOL,      /* int 0/1 */
-    JF_TIME,      /* int64 epoch seconds */
-    JF_SU,        /* string with units -> int64 SU-minutes (> 0 unless allow_empty) */
-    JF_SUMIN,     /* integer SU-minutes (> 0 unless allow_empty); signed when min < 0 */
-    JF_BILLING,   /* integer billing units -> int64 micro-units */
-    JF_FACTOR,    /* decimal string ("1.5") -> int64 parts per million, >= 0 */
+    JF_NAME,    /* model name into char[ALLOT_NAME_MAX]; "" allowed when allow_empty */
+    JF_TEXT,    /* free text into char[size] */
+    JF_INT,     /* int64 >= min */
+    JF_BOOL,    /* int 0/1 */
+    JF_TIME,    /* int64 epoch seconds */
+    JF_SU,      /* string with units -> int64 SU-minutes (> 0 unless allow_empty) */
+    JF_SUMIN,   /* integer SU-minutes (> 0 unless allow_empty); signed when min < 0 */
+    JF_BILLING, /* integer billing units -> int64 micro-units */
+    JF_FACTOR,  /* decimal string ("1.5") -> int64 parts per million, >= 0 */
 };
 
 struct jfield {

@@ -211,8 +211,7 @@ static void reload(struct allotd *d)
     struct allot_error err = {0};
     struct allot_conf *c = conf_load(d->conf_path, &err);
     if (!c) {
-        log_error("msg=\"reload failed; keeping the running configuration\" error=\"%s\"",
-                  err.msg);
+        log_error("msg=\"reload failed; keeping the running configuration\" error=\"%s\"", err.msg);
         return;
     }
     conf_diff(d->conf, c, on_diff, NULL);
@@ -293,8 +292,7 @@ int main(int argc, char **argv)
                  "themselves with X-Allot-User\"");
     if (crash_init(d.test_local) < 0)
         goto out_log;
-    if (setup_signals(&sigs) < 0 || allotd_readers_init() < 0 ||
-        auth_init(&err) < 0) {
+    if (setup_signals(&sigs) < 0 || allotd_readers_init() < 0 || auth_init(&err) < 0) {
         fprintf(stderr, "allotd: cannot set up signals or thread keys\n");
         goto out_log;
     }
@@ -316,8 +314,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "allotd: %s\n", err.msg);
         goto out_metrics;
     }
-    d.writer = writer_start(&d.store_cfg, (int)d.conf->max_batch, (int)d.conf->queue_max,
-                            d.metrics, &err);
+    d.writer =
+        writer_start(&d.store_cfg, (int)d.conf->max_batch, (int)d.conf->queue_max, d.metrics, &err);
     if (!d.writer) {
         fprintf(stderr, "allotd: writer: %s\n", err.msg);
         goto out_partcache;

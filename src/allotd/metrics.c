@@ -16,8 +16,8 @@
 static const int status_codes[] = {200, 201, 400, 401, 402, 403, 404, 405, 409, 413, 500, 503};
 #define NSTATUS ((int)(sizeof(status_codes) / sizeof(status_codes[0])) + 1) /* + "other" */
 /* Latency bucket upper bounds, microseconds. */
-static const int64_t lat_le_us[] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
-                                    100000, 250000, 1000000};
+static const int64_t lat_le_us[] = {100,   250,   500,   1000,   2500,   5000,
+                                    10000, 25000, 50000, 100000, 250000, 1000000};
 #define NLAT ((int)(sizeof(lat_le_us) / sizeof(lat_le_us[0])))
 static const int batch_le[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
 #define NBATCH ((int)(sizeof(batch_le) / sizeof(batch_le[0])))
@@ -28,7 +28,7 @@ struct metrics {
     atomic_ullong lat_sum_us, lat_count;
     atomic_ullong batch_bucket[NBATCH + 1];
     atomic_ullong batch_sum, batch_count, batch_failed;
-    atomic_ullong writer_us[4]; /* run, commit, sync, complete */
+    atomic_ullong writer_us[4];    /* run, commit, sync, complete */
     atomic_ullong part_lookups[2]; /* miss, hit */
     atomic_ullong part_drops;
     atomic_int part_watching;
@@ -65,8 +65,7 @@ void metrics_request(struct metrics *m, int route, int status, int64_t latency_u
     while (b < NLAT && latency_us > lat_le_us[b])
         b++;
     atomic_fetch_add_explicit(&m->lat_bucket[b], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&m->lat_sum_us, (unsigned long long)latency_us,
-                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->lat_sum_us, (unsigned long long)latency_us, memory_order_relaxed);
     atomic_fetch_add_explicit(&m->lat_count, 1, memory_order_relaxed);
 }
 
@@ -212,8 +211,9 @@ static void render_sync(struct out *o, store_t *st)
 static int on_alloc(const struct allocation *a, const struct balance *b, void *arg)
 {
     struct out *o = arg;
-    out_printf(o, "allot_allocation_available_sumin{id=\"%lld\",account=\"%s\",resource=\"%s\"} %lld\n",
-               (long long)a->id, a->account, a->resource, (long long)b->available_sumin);
+    out_printf(
+        o, "allot_allocation_available_sumin{id=\"%lld\",account=\"%s\",resource=\"%s\"} %lld\n",
+        (long long)a->id, a->account, a->resource, (long long)b->available_sumin);
     return 0;
 }
 
@@ -236,8 +236,8 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, int accoun
                 out_printf(&o, "allot_requests_total{route=\"%s\",status=\"%d\"} %llu\n", name,
                            status_codes[s], v);
             else
-                out_printf(&o, "allot_requests_total{route=\"%s\",status=\"other\"} %llu\n",
-                           name, v);
+                out_printf(&o, "allot_requests_total{route=\"%s\",status=\"other\"} %llu\n", name,
+                           v);
         }
     }
     out_printf(&o, "# HELP allot_job_latency_seconds Latency of hold and settle requests.\n"
@@ -265,9 +265,10 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, int accoun
     }
     out_printf(&o, "allot_commit_batch_ops_sum %llu\nallot_commit_batch_ops_count %llu\n",
                atomic_load(&m->batch_sum), atomic_load(&m->batch_count));
-    out_printf(&o, "# HELP allot_commit_failures_total Group commits that failed.\n"
-                   "# TYPE allot_commit_failures_total counter\n"
-                   "allot_commit_failures_total %llu\n",
+    out_printf(&o,
+               "# HELP allot_commit_failures_total Group commits that failed.\n"
+               "# TYPE allot_commit_failures_total counter\n"
+               "allot_commit_failures_total %llu\n",
                atomic_load(&m->batch_failed));
     out_printf(&o, "# HELP allot_writer_seconds_total Group commit time by phase: the writer "
                    "running ops and committing them, the completer flushing them to disk "
@@ -277,22 +278,25 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, int accoun
     for (int i = 0; i < 4; i++)
         out_printf(&o, "allot_writer_seconds_total{phase=\"%s\"} %.6f\n", phase[i],
                    (double)atomic_load(&m->writer_us[i]) / 1e6);
-    out_printf(&o, "# HELP allot_writer_queue_depth Write operations waiting for the writer.\n"
-                   "# TYPE allot_writer_queue_depth gauge\nallot_writer_queue_depth %ld\n",
+    out_printf(&o,
+               "# HELP allot_writer_queue_depth Write operations waiting for the writer.\n"
+               "# TYPE allot_writer_queue_depth gauge\nallot_writer_queue_depth %ld\n",
                queue_depth);
-    out_printf(&o, "# HELP allot_partition_lookups_total Partition lookups to price jobs; "
-                   "hit: answered by allotd's cache (PostgreSQL only).\n"
-                   "# TYPE allot_partition_lookups_total counter\n"
-                   "allot_partition_lookups_total{result=\"hit\"} %llu\n"
-                   "allot_partition_lookups_total{result=\"miss\"} %llu\n",
+    out_printf(&o,
+               "# HELP allot_partition_lookups_total Partition lookups to price jobs; "
+               "hit: answered by allotd's cache (PostgreSQL only).\n"
+               "# TYPE allot_partition_lookups_total counter\n"
+               "allot_partition_lookups_total{result=\"hit\"} %llu\n"
+               "allot_partition_lookups_total{result=\"miss\"} %llu\n",
                atomic_load(&m->part_lookups[1]), atomic_load(&m->part_lookups[0]));
-    out_printf(&o, "# HELP allot_partition_cache_drops_total Times the partition cache was "
-                   "emptied: a change committed, or its watch went up or down.\n"
-                   "# TYPE allot_partition_cache_drops_total counter\n"
-                   "allot_partition_cache_drops_total %llu\n"
-                   "# HELP allot_partition_watch_up 1 while allotd watches partition changes "
-                   "and may answer from its cache; 0: every lookup reads the database.\n"
-                   "# TYPE allot_partition_watch_up gauge\nallot_partition_watch_up %d\n",
+    out_printf(&o,
+               "# HELP allot_partition_cache_drops_total Times the partition cache was "
+               "emptied: a change committed, or its watch went up or down.\n"
+               "# TYPE allot_partition_cache_drops_total counter\n"
+               "allot_partition_cache_drops_total %llu\n"
+               "# HELP allot_partition_watch_up 1 while allotd watches partition changes "
+               "and may answer from its cache; 0: every lookup reads the database.\n"
+               "# TYPE allot_partition_watch_up gauge\nallot_partition_watch_up %d\n",
                atomic_load(&m->part_drops), atomic_load(&m->part_watching));
     if (st && accounts) {
         out_printf(&o, "# HELP allot_allocation_available_sumin Available SU-minutes per "

@@ -111,7 +111,8 @@ static int watch_once(struct partcache *c, int *quiet)
     if (!st || store_watch_partitions(st, &err) < 0) {
         if (!*quiet)
             log_warn("msg=\"partition watch not listening (retrying); partitions are read "
-                     "from the database meanwhile\" error=\"%s\"", err.msg);
+                     "from the database meanwhile\" error=\"%s\"",
+                     err.msg);
         *quiet = 1; /* one line per outage, not one per retry */
         store_close(st);
         return 0;
@@ -127,7 +128,8 @@ static int watch_once(struct partcache *c, int *quiet)
     drop(c, 0);
     if (rc < 0) {
         log_warn("msg=\"partition watch lost; partitions are read from the database until it "
-                 "listens again\" error=\"%s\"", err.msg);
+                 "listens again\" error=\"%s\"",
+                 err.msg);
         *quiet = 1;
     }
     store_close(st);

@@ -96,8 +96,8 @@ int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_err
         struct write_op op = {.run = run_eval, .arg = &o};
         struct allot_error e2 = {0};
         if (writer_run(d->writer, &op, &e2) < 0) {
-            log_error("msg=\"policy evaluation failed\" policy=%lld error=\"%s\"",
-                      (long long)o.id, e2.msg);
+            log_error("msg=\"policy evaluation failed\" policy=%lld error=\"%s\"", (long long)o.id,
+                      e2.msg);
             if (!failed++)
                 e1 = e2;
             continue;

@@ -61,8 +61,8 @@ struct writer {
     int c_stopping;
     pthread_t completer[WRITER_COMPLETERS];
     int ncompleters; /* started */
-    int sync_fd; /* fdatasync makes the commits so far durable; -1: they are already */
-    int batch_jobs; /* store_batches_jobs: holds and settles go to store_job_batch first */
+    int sync_fd;     /* fdatasync makes the commits so far durable; -1: they are already */
+    int batch_jobs;  /* store_batches_jobs: holds and settles go to store_job_batch first */
     struct store_job_op *jobs; /* max_batch slots: a batch's job ops for store_job_batch */
     struct write_op **job_of;  /* jobs[i] belongs to job_of[i] */
 };
@@ -100,8 +100,7 @@ int writer_submit(struct writer *w, struct write_op *op, int wait_ms, struct all
         int stopping = w->stopping;
         pthread_mutex_unlock(&w->lock);
         return allot_errorf(err, ALLOT_EUNAVAIL, "%s",
-                            stopping ? "allotd is shutting down"
-                                     : "write queue full; retry later");
+                            stopping ? "allotd is shutting down" : "write queue full; retry later");
     }
     if (w->tail)
         w->tail->next = op;

@@ -33,12 +33,11 @@ const struct cli_command cmd_db = {
 #endif
 
 static const struct cli_command *const commands[] = {
-    &cmd_cluster, &cmd_account, &cmd_user,   &cmd_assoc, &cmd_qos,      &cmd_partition, &cmd_alloc,
-    &cmd_credit,  &cmd_balance, &cmd_ledger, &cmd_job,   &cmd_failures, &cmd_limits,    &cmd_db,
-    &cmd_whoami,  &cmd_step,    &cmd_share,  &cmd_tree,  &cmd_usage,    &cmd_priority,
-    &cmd_policy,  &cmd_command, &cmd_agent,  &cmd_sync,      &cmd_dashboard, &cmd_import,
-    &cmd_export,
-    &cmd_report, /* cmd_report.c */
+    &cmd_cluster,   &cmd_account,  &cmd_user,    &cmd_assoc,   &cmd_qos,   &cmd_partition,
+    &cmd_alloc,     &cmd_credit,   &cmd_balance, &cmd_ledger,  &cmd_job,   &cmd_failures,
+    &cmd_limits,    &cmd_db,       &cmd_whoami,  &cmd_step,    &cmd_share, &cmd_tree,
+    &cmd_usage,     &cmd_priority, &cmd_policy,  &cmd_command, &cmd_agent, &cmd_sync,
+    &cmd_dashboard, &cmd_import,   &cmd_export,  &cmd_report, /* cmd_report.c */
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -253,8 +252,7 @@ int main(int argc, char **argv)
             command_help(cmd);
         } else if (nwords && strcmp(words[0], "help") != 0) {
             /* `allot NOSUCH --help`: the noun is the mistake, not a request for help. */
-            allot_errorf(&err, ALLOT_EINVAL, "unknown command '%s' (see allot --help)",
-                         words[0]);
+            allot_errorf(&err, ALLOT_EINVAL, "unknown command '%s' (see allot --help)", words[0]);
             goto fail;
         } else {
             usage(stdout);

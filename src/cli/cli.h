@@ -216,27 +216,29 @@ extern const struct cli_command cmd_cluster, cmd_account, cmd_user, cmd_assoc, c
  * run function (argv after "sacct") and its help text, for the `import` noun
  * (cmd_slurm_io.c). */
 int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error *err);
-#define IMPORT_SACCT_HELP \
-    "usage: allot import sacct FILE [cluster=C] [backfill=yes]\n" \
-    "       allot import sacct start=DATE end=DATE [cluster=C] [backfill=yes]\n" \
-    "\n" \
-    "Finished jobs of a cluster into the bank, from FILE (what `sacct -P` printed, with its\n" \
-    "header line) or from sacct run here for jobs that ended between start and end.  The\n" \
-    "listing needs the columns JobIDRaw, State, User, Account, Partition, Start, End, Elapsed\n" \
-    "and AllocTRES; QOS and Timelimit are read when present; times are UTC (TZ=UTC0).  Each\n" \
-    "job counts as usage for fair-share, priced as its settle would be (AllocTRES with the\n" \
-    "partition's weights, times Elapsed); with backfill=yes it is also charged to the\n" \
-    "allocation paying its account at its start, one debit per job marked 'import sacct' in\n" \
-    "the ledger.  Steps, jobs not ended and jobs never started are passed over.  Every line\n" \
-    "is checked first: a bad one is refused with its line number and nothing is imported.\n" \
-    "Importing again imports nothing twice.  On a terminal, stderr shows jobs done / total,\n" \
-    "the rate and the time left.\n" \
-    "\n" \
-    "examples:\n" \
-    "  TZ=UTC0 sacct -P -a -X --duplicates -S 2025-11-01 -E 2026-11-01 \\\n" \
-    "        --format=JobIDRaw,State,User,Account,Partition,Start,End,Elapsed,AllocTRES,QOS,Timelimit \\\n" \
-    "        > year.txt\n" \
-    "  allot import sacct year.txt\n" \
+#define IMPORT_SACCT_HELP                                                                          \
+    "usage: allot import sacct FILE [cluster=C] [backfill=yes]\n"                                  \
+    "       allot import sacct start=DATE end=DATE [cluster=C] [backfill=yes]\n"                   \
+    "\n"                                                                                           \
+    "Finished jobs of a cluster into the bank, from FILE (what `sacct -P` printed, with its\n"     \
+    "header line) or from sacct run here for jobs that ended between start and end.  The\n"        \
+    "listing needs the columns JobIDRaw, State, User, Account, Partition, Start, End, Elapsed\n"   \
+    "and AllocTRES; QOS and Timelimit are read when present; times are UTC (TZ=UTC0).  Each\n"     \
+    "job counts as usage for fair-share, priced as its settle would be (AllocTRES with the\n"      \
+    "partition's weights, times Elapsed); with backfill=yes it is also charged to the\n"           \
+    "allocation paying its account at its start, one debit per job marked 'import sacct' in\n"     \
+    "the ledger.  Steps, jobs not ended and jobs never started are passed over.  Every line\n"     \
+    "is checked first: a bad one is refused with its line number and nothing is imported.\n"       \
+    "Importing again imports nothing twice.  On a terminal, stderr shows jobs done / total,\n"     \
+    "the rate and the time left.\n"                                                                \
+    "\n"                                                                                           \
+    "examples:\n"                                                                                  \
+    "  TZ=UTC0 sacct -P -a -X --duplicates -S 2025-11-01 -E 2026-11-01 \\\n"                       \
+    "        "                                                                                     \
+    "--format=JobIDRaw,State,User,Account,Partition,Start,End,Elapsed,AllocTRES,QOS,Timelimit "    \
+    "\\\n"                                                                                         \
+    "        > year.txt\n"                                                                         \
+    "  allot import sacct year.txt\n"                                                              \
     "  allot import sacct start=2026-11-01 end=2026-11-28 backfill=yes\n"
 /* cmd_report.c: `allot report observe` (EnforceMode=observe, doc/adopt.md) */
 extern const struct cli_command cmd_report;

@@ -29,8 +29,10 @@ static int http_base(struct cli *cli, const char *listen, char *out, size_t len,
                             "browser cannot reach its Unix socket");
     const char *colon = strrchr(listen, ':');
     if (!colon)
-        return allot_errorf(err, ALLOT_EPROTO, "dashboard: allotd's listen address '%s' has "
-                                               "no port", listen);
+        return allot_errorf(err, ALLOT_EPROTO,
+                            "dashboard: allotd's listen address '%s' has "
+                            "no port",
+                            listen);
     int hostlen = (int)(colon - listen);
     char host[256];
     if (hostlen == 0 || (hostlen == 7 && strncmp(listen, "0.0.0.0", 7) == 0) ||
@@ -93,13 +95,13 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         return 0;
     }
     char base[512];
-    rc = http_base(cli, json_string_value(json_object_get(doc, "listen")), base, sizeof(base),
-                   err);
+    rc = http_base(cli, json_string_value(json_object_get(doc, "listen")), base, sizeof(base), err);
     if (rc == 0) {
         printf("%s%s\n", base, path);
         fflush(stdout); /* the link first, then the note, also when both go to a file */
-        fprintf(stderr, "Open this link in a browser; it shows what %s may see, read-only, "
-                        "until %s.  Keep it to yourself: the link is the login.\n",
+        fprintf(stderr,
+                "Open this link in a browser; it shows what %s may see, read-only, "
+                "until %s.  Keep it to yourself: the link is the login.\n",
                 json_string_value(json_object_get(doc, "user")), expires);
     }
     json_decref(doc);

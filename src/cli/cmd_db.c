@@ -173,9 +173,9 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     store_t *st;
     int rc = -1;
 
-    if (!verb || (strcmp(verb, "upgrade") && strcmp(verb, "check") && strcmp(verb, "version") &&
-                  strcmp(verb, "export") && strcmp(verb, "import") &&
-                  strcmp(verb, "scrub-old-jobs")))
+    if (!verb ||
+        (strcmp(verb, "upgrade") && strcmp(verb, "check") && strcmp(verb, "version") &&
+         strcmp(verb, "export") && strcmp(verb, "import") && strcmp(verb, "scrub-old-jobs")))
         return cli_bad_verb("db", verb, "upgrade, check, version, export, import, scrub-old-jobs",
                             err);
     if (!strcmp(verb, "import") && argc != 1)

@@ -96,8 +96,7 @@ int cli_run_capture(char *const argv[], char **out, size_t *len, struct allot_er
     if (sp != 0) {
         close(po[0]);
         close(pe[0]);
-        return allot_errorf(err, ALLOT_EUNAVAIL, "sacct: cannot run %s: %s", argv[0],
-                            strerror(sp));
+        return allot_errorf(err, ALLOT_EUNAVAIL, "sacct: cannot run %s: %s", argv[0], strerror(sp));
     }
     size_t cap = 65536, n = 0;
     char *buf = xmalloc(cap);
@@ -165,9 +164,9 @@ int cli_run_capture(char *const argv[], char **out, size_t *len, struct allot_er
         rc = allot_errorf(err, ALLOT_EUNAVAIL, "sacct: no answer within %ld s",
                           SACCT_TIMEOUT_MS / 1000);
     else if (too_big)
-        rc = allot_errorf(err, ALLOT_ETOOBIG,
-                          "sacct: more than %ld MiB of output; narrow since=/until=",
-                          SACCT_OUT_MAX >> 20);
+        rc = allot_errorf(
+            err, ALLOT_ETOOBIG,
+            "sacct: more than %ld MiB of output; narrow since=/until=", SACCT_OUT_MAX >> 20);
     else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
         rc = allot_errorf(err, ALLOT_EUNAVAIL, "sacct failed (status %d): %s",
                           WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws),
@@ -183,12 +182,12 @@ int cli_run_capture(char *const argv[], char **out, size_t *len, struct allot_er
 
 /* One job of the report, built from its sacct rows. */
 struct eff_job {
-    char key[64];        /* JobID of the job row as sacct printed it ("12", "12_3") */
+    char key[64]; /* JobID of the job row as sacct printed it ("12", "12_3") */
     uint32_t job;
-    uint32_t raw;        /* its own job id (JobIDRaw), the bank's key; 0 = not read */
+    uint32_t raw; /* its own job id (JobIDRaw), the bank's key; 0 = not read */
     char cluster[64], user[64], account[64], state[64];
-    int64_t elapsed_ms;  /* -1 = unknown */
-    int64_t alloc_cpus;  /* -1 = unknown */
+    int64_t elapsed_ms; /* -1 = unknown */
+    int64_t alloc_cpus; /* -1 = unknown */
     struct slt_efficiency e;
     int64_t charge_sumin; /* sum over settled runs; -1 = none known */
     char bank_status[16]; /* newest run's status, "" = the bank has no record */
@@ -225,7 +224,9 @@ static int eff_parse(const char *out, size_t len, struct eff_report *rep, struct
         /* The row's job key: its JobID up to the step suffix. */
         const char *dot = memchr(line.p, '.', line.n);
         const char *bar = memchr(line.p, '|', line.n);
-        size_t kn = (size_t)((dot && (!bar || dot < bar) ? dot : bar ? bar : line.p + line.n) -
+        size_t kn = (size_t)((dot && (!bar || dot < bar) ? dot
+                              : bar                      ? bar
+                                                         : line.p + line.n) -
                              line.p);
         struct eff_job *j = rep->n ? &rep->jobs[rep->n - 1] : NULL;
         if (!j || strlen(j->key) != kn || memcmp(j->key, line.p, kn) != 0) {
@@ -282,8 +283,8 @@ static void eff_add_run(struct eff_report *rep, json_t *run)
         if (!j->bank_status[0] && status) /* runs come newest first */
             text_copy(j->bank_status, sizeof j->bank_status, status);
         if (status && !strcmp(status, "settled") && json_is_integer(charge))
-            j->charge_sumin = (j->charge_sumin < 0 ? 0 : j->charge_sumin) +
-                              json_integer_value(charge);
+            j->charge_sumin =
+                (j->charge_sumin < 0 ? 0 : j->charge_sumin) + json_integer_value(charge);
     }
 }
 
@@ -316,8 +317,8 @@ static json_t *eff_row(const struct eff_job *j)
         "{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "cluster",
         j->cluster, "job_id", j->key, "user", j->user, "account", j->account, "state", j->state,
         "elapsed_s", j->elapsed_ms >= 0 ? json_integer(j->elapsed_ms / 1000) : json_null(),
-        "alloc_cpus", j->alloc_cpus >= 0 ? json_integer(j->alloc_cpus) : json_null(),
-        "cpu_used_s", e->cpu_used_ms >= 0 ? json_real((double)e->cpu_used_ms / 1000.0) : json_null(),
+        "alloc_cpus", j->alloc_cpus >= 0 ? json_integer(j->alloc_cpus) : json_null(), "cpu_used_s",
+        e->cpu_used_ms >= 0 ? json_real((double)e->cpu_used_ms / 1000.0) : json_null(),
         "cpu_efficiency_percent", real_or_null(e->has_cpu, e->cpu_pct), "mem_used_bytes",
         e->mem_used_bytes >= 0 ? json_integer(e->mem_used_bytes) : json_null(), "mem_req_bytes",
         e->mem_req_bytes > 0 ? json_integer(e->mem_req_bytes) : json_null(),
@@ -389,7 +390,7 @@ struct eff_args {
     const char *cluster, *account, *user;
     int64_t since_s, until_s;
     char cluster_buf[128]; /* from CLUSTER:JOBID */
-    char jobs[4096]; /* "1,2,3" */
+    char jobs[4096];       /* "1,2,3" */
     const char *job_words[EFF_JOBS_MAX];
     int njobs;
 };

@@ -81,24 +81,30 @@ static const struct column agent_cols[] = {
 };
 
 static const struct column period_cols[] = {
-    {"Period", "period", C_STR},      {"Start", "start", C_TIME},
-    {"Base", "base_sumin", C_SUMIN},  {"Carry", "carry_sumin", C_SUMIN},
-    {"Total", "total_sumin", C_SUMIN}, {"Used", "used_sumin", C_SUMIN},
+    {"Period", "period", C_STR},           {"Start", "start", C_TIME},
+    {"Base", "base_sumin", C_SUMIN},       {"Carry", "carry_sumin", C_SUMIN},
+    {"Total", "total_sumin", C_SUMIN},     {"Used", "used_sumin", C_SUMIN},
     {"Expired", "expired_sumin", C_SUMIN}, {"Opened", "opened", C_TIME},
-    {"Closed", "closed", C_TIME},     {0},
+    {"Closed", "closed", C_TIME},          {0},
 };
 
 static const struct column command_cols[] = {
-    {"Command", "id", C_INT},      {"Kind", "kind", C_STR},       {"Payload", "payload", C_STR},
-    {"Period", "period", C_STR},   {"State", "state", C_STR},     {"Attempts", "attempts", C_INT},
-    {"Created", "created", C_TIME}, {"Sent", "sent", C_TIME},     {0},
+    {"Command", "id", C_INT},       {"Kind", "kind", C_STR},   {"Payload", "payload", C_STR},
+    {"Period", "period", C_STR},    {"State", "state", C_STR}, {"Attempts", "attempts", C_INT},
+    {"Created", "created", C_TIME}, {"Sent", "sent", C_TIME},  {0},
 };
 
 static const struct column eval_cols[] = {
-    {"Eval", "id", C_INT},          {"Period", "period", C_STR},   {"Time", "time", C_TIME},
-    {"Used", "used_sumin", C_SUMIN}, {"Total", "total_sumin", C_SUMIN},
-    {"UsagePPM", "usage_ppm", C_INT}, {"Flags", "new_flags", C_INT},
-    {"Actions", "actions", C_STR},  {"Commands", "command_ids", C_STR}, {0},
+    {"Eval", "id", C_INT},
+    {"Period", "period", C_STR},
+    {"Time", "time", C_TIME},
+    {"Used", "used_sumin", C_SUMIN},
+    {"Total", "total_sumin", C_SUMIN},
+    {"UsagePPM", "usage_ppm", C_INT},
+    {"Flags", "new_flags", C_INT},
+    {"Actions", "actions", C_STR},
+    {"Commands", "command_ids", C_STR},
+    {0},
 };
 
 static const struct column result_cols[] = {
@@ -118,7 +124,7 @@ static const struct column result_cols[] = {
 };
 
 static const struct column reset_cols[] = {
-    {"Command", "id", C_INT},  {"Kind", "kind", C_STR},   {"Target", "target", C_STR},
+    {"Command", "id", C_INT},    {"Kind", "kind", C_STR},   {"Target", "target", C_STR},
     {"Period", "period", C_STR}, {"State", "state", C_STR}, {0},
 };
 
@@ -138,8 +144,7 @@ static int ratio_ppm(const char *key, const char *s, int64_t *ppm, struct allot_
     if (*p == '.')
         for (p++; *p >= '0' && *p <= '9'; p++) {
             if (++nfrac > 6)
-                return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' has more than 6 decimals", key,
-                                    s);
+                return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' has more than 6 decimals", key, s);
             frac = frac * 10 + (*p - '0');
         }
     if (*p || p == s)
@@ -233,8 +238,8 @@ static int run_add(struct cli *cli, int argc, char **argv, struct allot_error *e
 }
 
 /* GET a policy list ("policies" member) or one policy, printed with cols. */
-static int show(struct cli *cli, const char *verb, int argc, char **argv,
-                const struct column *cols, struct allot_error *err)
+static int show(struct cli *cli, const char *verb, int argc, char **argv, const struct column *cols,
+                struct allot_error *err)
 {
     struct kvlist kvs;
     const char *pos;
@@ -297,8 +302,8 @@ static int show(struct cli *cli, const char *verb, int argc, char **argv,
 }
 
 /* evaluate / dry-run / force-reset ID [now=TIME] */
-static int act(struct cli *cli, const char *verb, int argc, char **argv,
-               const struct column *cols, struct allot_error *err)
+static int act(struct cli *cli, const char *verb, int argc, char **argv, const struct column *cols,
+               struct allot_error *err)
 {
     static const struct field now_key[] = {
         {"now", "now", V_TIME, "evaluate as if at this time (tests, what-if)"},

@@ -28,10 +28,14 @@ static const struct field tree_keys[] = {
 };
 
 static const struct column share_cols[] = {
-    {"Account", "account", C_STR},   {"User", "user", C_STR},
-    {"RawShares", "raw_shares", C_INT}, {"NormShares", "norm_shares", C_JSON},
-    {"RawUsage", "raw_usage", C_JSON}, {"EffectvUsage", "effectv_usage", C_JSON},
-    {"FairShare", "fairshare", C_JSON}, {"LevelFS", "level_fs", C_JSON},
+    {"Account", "account", C_STR},
+    {"User", "user", C_STR},
+    {"RawShares", "raw_shares", C_INT},
+    {"NormShares", "norm_shares", C_JSON},
+    {"RawUsage", "raw_usage", C_JSON},
+    {"EffectvUsage", "effectv_usage", C_JSON},
+    {"FairShare", "fairshare", C_JSON},
+    {"LevelFS", "level_fs", C_JSON},
     {0},
 };
 
@@ -42,9 +46,8 @@ static int kv_split(int argc, char **argv, struct kvlist *kvs, struct allot_erro
     return args_split(argc, argv, NULL, 0, &npos, kvs, err);
 }
 
-static int print_lines(struct cli *cli, const char *base, const char *member, int argc,
-                       char **argv, const struct field *keys, const struct column *cols,
-                       struct allot_error *err)
+static int print_lines(struct cli *cli, const char *base, const char *member, int argc, char **argv,
+                       const struct field *keys, const struct column *cols, struct allot_error *err)
 {
     struct kvlist kvs;
     struct path p;
@@ -106,10 +109,14 @@ static const struct field usage_keys[] = {
 };
 
 static const struct column usage_cols[] = {
-    {"Cluster", "cluster", C_STR},       {"Account", "account", C_STR},
-    {"User", "user", C_STR},             {"Jobs", "jobs", C_INT},
-    {"Charged", "charge_sumin", C_SUMIN}, {"Elapsed", "elapsed_s", C_DURATION},
-    {"BillingSec", "billing_s", C_INT},  {0},
+    {"Cluster", "cluster", C_STR},
+    {"Account", "account", C_STR},
+    {"User", "user", C_STR},
+    {"Jobs", "jobs", C_INT},
+    {"Charged", "charge_sumin", C_SUMIN},
+    {"Elapsed", "elapsed_s", C_DURATION},
+    {"BillingSec", "billing_s", C_INT},
+    {0},
 };
 
 static const struct field clear_keys[] = {

@@ -31,8 +31,8 @@ static char *read_all(FILE *f, const char *what, size_t *len, struct allot_error
         n += k;
         if (n > INPUT_MAX) {
             free(buf);
-            return allot_errorf(err, ALLOT_ETOOBIG, "%s: larger than %d bytes", what,
-                                INPUT_MAX), NULL;
+            return allot_errorf(err, ALLOT_ETOOBIG, "%s: larger than %d bytes", what, INPUT_MAX),
+                   NULL;
         }
         if (cap - n - 1 == 0)
             buf = xrealloc(buf, cap *= 2);
@@ -160,8 +160,8 @@ static int post(struct cli *cli, json_t *body, int dry_run, struct allot_error *
                (long long)json_integer_value(json_object_get(rd, "partitions")),
                n == 0 ? "no changes\n" : "");
         if (n)
-            printf("%lld changes%s\n", (long long)n, dry_run ? " (dry run: nothing written)"
-                                                             : " written");
+            printf("%lld changes%s\n", (long long)n,
+                   dry_run ? " (dry run: nothing written)" : " written");
     }
     json_decref(doc);
     free(reply);
@@ -201,9 +201,10 @@ static int do_import(struct cli *cli, int argc, char **argv, struct allot_error 
             goto out;
         }
         if (qosf || partf || pflags) {
-            allot_errorf(err, ALLOT_EINVAL, "import slurm live=yes reads the QOS, partitions "
-                                            "and PriorityFlags itself: no qos=, partitions=, "
-                                            "priorityflags=");
+            allot_errorf(err, ALLOT_EINVAL,
+                         "import slurm live=yes reads the QOS, partitions "
+                         "and PriorityFlags itself: no qos=, partitions=, "
+                         "priorityflags=");
             goto out;
         }
         if (live_inputs(cluster, &dump, &dlen, &qos, &qlen, err) < 0 ||

@@ -3,11 +3,11 @@
  *
  * Design: one libcurl easy handle per client, reused for keep-alive; a mutex serialises
  * requests on a handle because an easy handle is single-threaded.  Every request encodes a
- * fresh MUNGE credential (allotd refuses replays; ALLOT_AUTH_PEER on a unix: URL skips it), sets the headers, bounds the whole
- * exchange by the timeout and the reply by ALLOT_MAX_REPLY_BYTES, and turns any non-2xx
- * answer into the daemon's error (reply.c).
- * Invariants: the library never exits, logs or aborts; the only global is the pthread_once
- * guard around curl_global_init, which libcurl requires to run once per process.
+ * fresh MUNGE credential (allotd refuses replays; ALLOT_AUTH_PEER on a unix: URL skips it), sets
+ * the headers, bounds the whole exchange by the timeout and the reply by ALLOT_MAX_REPLY_BYTES, and
+ * turns any non-2xx answer into the daemon's error (reply.c). Invariants: the library never exits,
+ * logs or aborts; the only global is the pthread_once guard around curl_global_init, which libcurl
+ * requires to run once per process.
  */
 #include "allot/allot.h"
 #include "liballot/client_int.h"

@@ -197,8 +197,8 @@ static int job_verb(enum job_verb verb, allot_client_t *c, const struct allot_jo
         if (json_is_true(json_object_get(root, "observed"))) {
             /* EnforceMode=observe: the job goes on; refusal and message say what
              * enforcement would have done (allot.h). */
-            const char *code = json_string_value(
-                json_object_get(json_object_get(root, "error"), "code"));
+            const char *code =
+                json_string_value(json_object_get(json_object_get(root, "error"), "code"));
             res->ok = 1;
             res->refusal = code && !strcmp(code, "ELIMIT") ? ALLOT_ELIMIT : ALLOT_EFUNDS;
         }

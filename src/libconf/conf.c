@@ -145,10 +145,8 @@ static const struct conf_row conf_rows[] = {
      S(sf_nc)},
     {{"SiteFactorNt", CONF_STRING, NULL, 0, 0, "1", 1, "power rule: temporal exponent (>= 0)"},
      S(sf_nt)},
-    {{"SiteFactorLc", CONF_STRING, NULL, 0, 0, "1", 1, "sigmoid rule: credit rate l"},
-     S(sf_lc)},
-    {{"SiteFactorLt", CONF_STRING, NULL, 0, 0, "1", 1, "sigmoid rule: temporal rate l"},
-     S(sf_lt)},
+    {{"SiteFactorLc", CONF_STRING, NULL, 0, 0, "1", 1, "sigmoid rule: credit rate l"}, S(sf_lc)},
+    {{"SiteFactorLt", CONF_STRING, NULL, 0, 0, "1", 1, "sigmoid rule: temporal rate l"}, S(sf_lt)},
     {{"SiteFactorX0c", CONF_STRING, NULL, 0, 0, "0.5", 1,
       "sigmoid rule: credit midpoint x0 in [0, 1]"},
      S(sf_x0c)},
@@ -216,8 +214,7 @@ static const struct conf_row conf_rows[] = {
       "file holding the bearer token a Prometheus scrape sends to see per-account series; "
       "empty = only authenticated admins, operators and superusers see them"},
      S(metrics_token_file)},
-    {{"LogFile", CONF_STRING, NULL, 0, 0, "", 0, "log file; empty = standard error"},
-     S(log_file)},
+    {{"LogFile", CONF_STRING, NULL, 0, 0, "", 0, "log file; empty = standard error"}, S(log_file)},
     {{"PidFile", CONF_STRING, NULL, 0, 0, "", 0, "pid file written at startup; empty = none"},
      S(pid_file)},
     {{"TestMode", CONF_ENUM, "|local", 0, 0, "", 0,
@@ -242,8 +239,8 @@ const struct conf_key_info *conf_key_at(int i)
 
 const char *conf_type_name(enum conf_type t)
 {
-    static const char *const names[CONF_TYPE_MAX] = {"string", "enum", "int", "bool", "list",
-                                                     "host:port"};
+    static const char *const names[CONF_TYPE_MAX] = {"string", "enum", "int",
+                                                     "bool",   "list", "host:port"};
     return ((int)t >= 0 && t < CONF_TYPE_MAX) ? names[t] : "?";
 }
 
@@ -299,8 +296,7 @@ static int parse_list(const char *v, char *dst, size_t size, char *why, size_t w
     return 0;
 }
 
-static int parse_int(const char *v, int64_t min, int64_t max, int64_t *out, char *why,
-                     size_t whysz)
+static int parse_int(const char *v, int64_t min, int64_t max, int64_t *out, char *why, size_t whysz)
 {
     char *end;
     errno = 0;
@@ -506,8 +502,8 @@ static int check_sf_reals(const struct allot_conf *c, const char *name, struct a
         errno = 0;
         double x = strtod(v, &end);
         if (!*v || *end || errno || !(x >= reals[i].lo && x <= reals[i].hi))
-            return allot_errorf(err, ALLOT_EINVAL, "%s: %s: '%s' is not a number in [%g, %g]",
-                                name, reals[i].key, v, reals[i].lo, reals[i].hi);
+            return allot_errorf(err, ALLOT_EINVAL, "%s: %s: '%s' is not a number in [%g, %g]", name,
+                                reals[i].key, v, reals[i].lo, reals[i].hi);
     }
     return 0;
 }
@@ -529,8 +525,8 @@ static int conf_check(const struct allot_conf *c, const char *name, struct allot
         return -1;
 #ifdef ALLOT_TEST
     if (!strcmp(c->auth_type, "none") && strcmp(c->test_mode, "local") != 0)
-        return allot_errorf(err, ALLOT_EINVAL,
-                            "%s: AuthType: 'none' requires TestMode=local", name);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: AuthType: 'none' requires TestMode=local",
+                            name);
 #else
     if (c->test_mode[0])
         return allot_errorf(err, ALLOT_EINVAL,
@@ -568,8 +564,8 @@ struct allot_conf *conf_parse_text(const char *text, const char *name, struct al
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
         if (n >= CONF_LINE_MAX) {
-            allot_errorf(err, ALLOT_EINVAL, "%s:%d: line longer than %d characters", name,
-                         lineno, CONF_LINE_MAX - 1);
+            allot_errorf(err, ALLOT_EINVAL, "%s:%d: line longer than %d characters", name, lineno,
+                         CONF_LINE_MAX - 1);
             goto fail;
         }
         char line[CONF_LINE_MAX];
@@ -593,8 +589,8 @@ struct allot_conf *conf_parse_text(const char *text, const char *name, struct al
         while (slot > 0 && conf_rows[slot - 1].off == r->off)
             slot--;
         if (seen_line[slot]) {
-            allot_errorf(err, ALLOT_EINVAL, "%s:%d: %s: repeated key (first set on line %d)",
-                         name, lineno, r->info.key, seen_line[slot]);
+            allot_errorf(err, ALLOT_EINVAL, "%s:%d: %s: repeated key (first set on line %d)", name,
+                         lineno, r->info.key, seen_line[slot]);
             goto fail;
         }
         seen_line[slot] = lineno;

@@ -42,30 +42,30 @@ struct allot_conf {
     char storage_loc[CONF_STR_MAX]; /* sqlite file path or libpq conninfo */
     int64_t storage_timeout_ms;     /* lock wait before a write fails with EUNAVAIL */
     /* Listeners */
-    char listen_addr[CONF_STR_MAX];   /* "host:port"; "" = no TCP listener */
-    char listen_socket[CONF_STR_MAX]; /* Unix socket path; "" = none */
+    char listen_addr[CONF_STR_MAX];           /* "host:port"; "" = no TCP listener */
+    char listen_socket[CONF_STR_MAX];         /* Unix socket path; "" = none */
     char operator_socket[CONF_STR_MAX];       /* the trusted callers' socket; "" = none */
     char operator_socket_group[CONF_STR_MAX]; /* its group; "" = allotd's own */
-    int64_t connections_per_peer;     /* open connections per uid / address (http.c) */
+    int64_t connections_per_peer;             /* open connections per uid / address (http.c) */
     /* Authentication and roles (DESIGN §8) */
-    char auth_type[16];               /* "munge" | "none" (test builds with TestMode=local) */
-    char munge_socket[CONF_STR_MAX];  /* munged's socket; "" = libmunge's default */
-    int64_t socket_peer_auth;         /* 1: ListenSocket peers without a credential are their
-                                       * SO_PEERCRED uid (auth.c) */
-    char super_users[CONF_STR_MAX];   /* canonical comma lists of user names */
+    char auth_type[16];              /* "munge" | "none" (test builds with TestMode=local) */
+    char munge_socket[CONF_STR_MAX]; /* munged's socket; "" = libmunge's default */
+    int64_t socket_peer_auth;        /* 1: ListenSocket peers without a credential are their
+                                      * SO_PEERCRED uid (auth.c) */
+    char super_users[CONF_STR_MAX];  /* canonical comma lists of user names */
     char admins[CONF_STR_MAX];
     char operators[CONF_STR_MAX];
     char metrics_token_file[CONF_STR_MAX]; /* scrape token for per-account /metrics; "" = none */
     /* Bank behaviour */
-    char time_zone[64];                /* IANA name used for period strings */
-    int64_t policy_tick_interval_s;    /* policy clock period (tick.c) */
-    char cluster_names[CONF_STR_MAX];  /* clusters this allotd serves; "" = any */
-    char hold_mode[16];                /* "start" | "submit" */
-    int64_t submit_hold_ttl_s;         /* unbound submit holds are released after it */
-    char fail_mode[16];                /* "closed" | "open" (read by the plugins) */
-    char enforce_mode[16];             /* "enforce" | "observe" (allotd decides, doc/adopt.md) */
-    char start_refusal[16];            /* "wait" | "cancel" (prep/allot) */
-    int64_t start_retry_delay_s;       /* StartRefusal=wait: retry after this */
+    char time_zone[64];               /* IANA name used for period strings */
+    int64_t policy_tick_interval_s;   /* policy clock period (tick.c) */
+    char cluster_names[CONF_STR_MAX]; /* clusters this allotd serves; "" = any */
+    char hold_mode[16];               /* "start" | "submit" */
+    int64_t submit_hold_ttl_s;        /* unbound submit holds are released after it */
+    char fail_mode[16];               /* "closed" | "open" (read by the plugins) */
+    char enforce_mode[16];            /* "enforce" | "observe" (allotd decides, doc/adopt.md) */
+    char start_refusal[16];           /* "wait" | "cancel" (prep/allot) */
+    int64_t start_retry_delay_s;      /* StartRefusal=wait: retry after this */
     /* Slurm plugins (doc/slurm.md) */
     char allotd_url[CONF_STR_MAX];     /* plugins' allotd URL; "" = ListenSocket, else ListenAddr */
     int64_t plugin_timeout_ms;         /* bound of one plugin request to allotd */
@@ -74,42 +74,42 @@ struct allot_conf {
     int64_t prep_max_threads;          /* and at most */
     char prep_spool_dir[CONF_STR_MAX]; /* prep/allot's pending settles survive restarts here */
     /* Site factor (DESIGN §6, doc/slurm.md); the reals are decimal text checked at load */
-    char sf_rule[16];       /* "power" | "sigmoid" */
-    int64_t sf_max;         /* Slurm site factor of a factor 1.0; 0 = no push */
-    char sf_nc[32], sf_nt[32];           /* power rule exponents, >= 0 */
-    char sf_lc[32], sf_lt[32];           /* sigmoid rates */
-    char sf_x0c[32], sf_x0t[32];         /* sigmoid midpoints in [0, 1] */
+    char sf_rule[16];            /* "power" | "sigmoid" */
+    int64_t sf_max;              /* Slurm site factor of a factor 1.0; 0 = no push */
+    char sf_nc[32], sf_nt[32];   /* power rule exponents, >= 0 */
+    char sf_lc[32], sf_lt[32];   /* sigmoid rates */
+    char sf_x0c[32], sf_x0t[32]; /* sigmoid midpoints in [0, 1] */
     /* Usage, fair-share, priority (DESIGN §6; doc/fairshare.md) */
-    char fairshare_algo[16];        /* "classic" | "fair_tree" | "flux" */
-    int64_t decay_halflife_s;       /* PriorityDecayHalfLife; 0 = no decay */
-    char usage_reset[16];           /* PriorityUsageResetPeriod: NONE..YEARLY */
-    char usage_source[16];          /* "charge" (SU-minutes) | "billing" (billing-seconds) */
-    int64_t fs_dampening;           /* FairShareDampeningFactor (classic) */
-    char priority_type[16];         /* "slurm" | "flux" formula for `allot priority` */
+    char fairshare_algo[16];  /* "classic" | "fair_tree" | "flux" */
+    int64_t decay_halflife_s; /* PriorityDecayHalfLife; 0 = no decay */
+    char usage_reset[16];     /* PriorityUsageResetPeriod: NONE..YEARLY */
+    char usage_source[16];    /* "charge" (SU-minutes) | "billing" (billing-seconds) */
+    int64_t fs_dampening;     /* FairShareDampeningFactor (classic) */
+    char priority_type[16];   /* "slurm" | "flux" formula for `allot priority` */
     int64_t pw_age, pw_fairshare, pw_jobsize, pw_partition, pw_qos; /* PriorityWeight* */
-    int64_t priority_max_age_s;     /* PriorityMaxAge */
-    int64_t fw_fairshare, fw_queue, fw_bank, fw_urgency; /* flux factor weights */
+    int64_t priority_max_age_s;                                     /* PriorityMaxAge */
+    int64_t fw_fairshare, fw_queue, fw_bank, fw_urgency;            /* flux factor weights */
     /* Daemon */
-    int64_t threads;        /* HTTP worker threads per listener; 0: auto (http_threads) */
-    int64_t max_batch;      /* write operations per group commit */
-    int64_t queue_max;      /* bounded writer queue length */
-    char log_level[16];     /* error|warn|info|debug */
+    int64_t threads;             /* HTTP worker threads per listener; 0: auto (http_threads) */
+    int64_t max_batch;           /* write operations per group commit */
+    int64_t queue_max;           /* bounded writer queue length */
+    char log_level[16];          /* error|warn|info|debug */
     char log_file[CONF_STR_MAX]; /* "" = stderr */
     char pid_file[CONF_STR_MAX]; /* "" = none */
-    char test_mode[16];     /* "" | "local"; honoured only in ALLOT_TEST builds */
+    char test_mode[16];          /* "" | "local"; honoured only in ALLOT_TEST builds */
     /* Where it came from, for messages. */
     char path[CONF_STR_MAX];
 };
 
 /* One row of the table, exported for `allotd --help-config` and doc/allotd.md. */
 struct conf_key_info {
-    const char *key;       /* as written in allot.conf, e.g. "StorageType" */
+    const char *key; /* as written in allot.conf, e.g. "StorageType" */
     enum conf_type type;
-    const char *choices;   /* CONF_ENUM: "sqlite|pg"; else NULL */
-    int64_t min, max;      /* CONF_INT bounds */
-    const char *def;       /* default, as text */
-    int reloadable;        /* 1: SIGHUP applies it */
-    const char *doc;       /* one line */
+    const char *choices; /* CONF_ENUM: "sqlite|pg"; else NULL */
+    int64_t min, max;    /* CONF_INT bounds */
+    const char *def;     /* default, as text */
+    int reloadable;      /* 1: SIGHUP applies it */
+    const char *doc;     /* one line */
 };
 
 /* Parse the file at path (defaults for keys it does not set).  Returns a new conf with one

@@ -14,10 +14,10 @@ static const struct {
     const char *slurm; /* Slurm's spelling */
     int is_prefix;
 } spelling[] = {
-    {"cpu", "CPU", 0},         {"mem", "Mem", 0},           {"node", "Node", 0},
-    {"energy", "Energy", 0},   {"billing", "Billing", 0},   {"vmem", "VMem", 0},
-    {"pages", "Pages", 0},     {"gres/", "GRES/", 1},       {"license/", "License/", 1},
-    {"fs/", "FS/", 1},         {"bb/", "BB/", 1},           {"ic/", "IC/", 1},
+    {"cpu", "CPU", 0},       {"mem", "Mem", 0},         {"node", "Node", 0},
+    {"energy", "Energy", 0}, {"billing", "Billing", 0}, {"vmem", "VMem", 0},
+    {"pages", "Pages", 0},   {"gres/", "GRES/", 1},     {"license/", "License/", 1},
+    {"fs/", "FS/", 1},       {"bb/", "BB/", 1},         {"ic/", "IC/", 1},
 };
 
 static int unit_index(char c)
@@ -38,8 +38,8 @@ static int base_unit(const char *canon)
 /* MAX_TRES groups cpu, mem, node and every gres as node-level TRES (assoc_mgr.c). */
 static int node_level(const char *canon)
 {
-    return strcmp(canon, "cpu") == 0 || strcmp(canon, "mem") == 0 ||
-           strcmp(canon, "node") == 0 || strncmp(canon, "gres/", 5) == 0;
+    return strcmp(canon, "cpu") == 0 || strcmp(canon, "mem") == 0 || strcmp(canon, "node") == 0 ||
+           strncmp(canon, "gres/", 5) == 0;
 }
 
 static int parse_item(const char *p, size_t ilen, struct billing_weight *bw,
@@ -71,8 +71,7 @@ static int parse_item(const char *p, size_t ilen, struct billing_weight *bw,
                             "fraction digits and an optional K/M/G/T/P unit",
                             bw->name, (int)(ilen - (size_t)(v - p)), v);
     if (bw->weight_nano > BILLING_WEIGHT_MAX_NANO)
-        return allot_errorf(err, ALLOT_EINVAL, "billing weights: %s: weight above 1e9",
-                            bw->name);
+        return allot_errorf(err, ALLOT_EINVAL, "billing weights: %s: weight above 1e9", bw->name);
     return 0;
 }
 
@@ -98,8 +97,7 @@ int billing_weights_parse(const char *s, int max_tres, struct billing_weights *o
             return -1;
         for (int i = 0; i < tmp.n; i++)
             if (strcmp(tmp.w[i].name, bw.name) == 0)
-                return allot_errorf(err, ALLOT_EINVAL, "billing weights: %s given twice",
-                                    bw.name);
+                return allot_errorf(err, ALLOT_EINVAL, "billing weights: %s given twice", bw.name);
         tmp.w[tmp.n++] = bw;
         if (!end)
             break;
@@ -139,8 +137,8 @@ int billing_weights_format(const struct billing_weights *w, char *buf, size_t le
         const char *sname = slurm_name(bw->name, &rest);
         if (numparse_format_fixed(bw->weight_nano, 9, num, sizeof(num)) < 0)
             return allot_errorf(err, ALLOT_EINVAL, "billing weights: %s: bad weight", bw->name);
-        int n = snprintf(tmp + used, sizeof(tmp) - used, "%s%s%s=%s%s%s", i ? "," : "", sname,
-                         rest, num, strchr(num, '.') || bw->suffix ? "" : ".0",
+        int n = snprintf(tmp + used, sizeof(tmp) - used, "%s%s%s=%s%s%s", i ? "," : "", sname, rest,
+                         num, strchr(num, '.') || bw->suffix ? "" : ".0",
                          bw->suffix ? (char[]){bw->suffix, 0} : "");
         if (n < 0 || (size_t)n >= sizeof(tmp) - used)
             return allot_errorf(err, ALLOT_EINVAL, "billing weights: item %d too long", i);
@@ -153,8 +151,7 @@ int billing_weights_format(const struct billing_weights *w, char *buf, size_t le
     return 0;
 }
 
-static const struct billing_weight *find_weight(const struct billing_weights *w,
-                                                const char *name)
+static const struct billing_weight *find_weight(const struct billing_weights *w, const char *name)
 {
     for (int i = 0; i < w->n; i++)
         if (strcmp(w->w[i].name, name) == 0)

@@ -43,13 +43,11 @@ static int reached(int64_t used, int64_t total, int64_t ppm)
     return (i128)used * CARRYOVER_PPM >= (i128)total * ppm;
 }
 
-int carryover_flags(int64_t used_sumin, int64_t total_sumin,
-                    const struct carryover_thresholds *th, unsigned *flags,
-                    struct allot_error *err)
+int carryover_flags(int64_t used_sumin, int64_t total_sumin, const struct carryover_thresholds *th,
+                    unsigned *flags, struct allot_error *err)
 {
     static const struct carryover_thresholds defaults = {
-        CARRYOVER_DEFAULT_NOTIFY_PPM, CARRYOVER_DEFAULT_DOWNSCALE_PPM,
-        CARRYOVER_DEFAULT_GRACE_PPM};
+        CARRYOVER_DEFAULT_NOTIFY_PPM, CARRYOVER_DEFAULT_DOWNSCALE_PPM, CARRYOVER_DEFAULT_GRACE_PPM};
     if (!th)
         th = &defaults;
     if (used_sumin < 0 || total_sumin < 0 || th->notify_ppm < 0 || th->downscale_ppm < 0 ||

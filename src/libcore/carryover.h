@@ -25,9 +25,9 @@
 #include "allot/error.h"
 
 #define CARRYOVER_PPM 1000000
-#define CARRYOVER_DEFAULT_FACTOR_PPM 500000   /* carry at most 50% of base */
-#define CARRYOVER_DEFAULT_GRACE_PPM 200000    /* grace ratio 0.2 */
-#define CARRYOVER_DEFAULT_NOTIFY_PPM 800000   /* notify at 80% */
+#define CARRYOVER_DEFAULT_FACTOR_PPM 500000     /* carry at most 50% of base */
+#define CARRYOVER_DEFAULT_GRACE_PPM 200000      /* grace ratio 0.2 */
+#define CARRYOVER_DEFAULT_NOTIFY_PPM 800000     /* notify at 80% */
 #define CARRYOVER_DEFAULT_DOWNSCALE_PPM 1000000 /* downscale at 100% */
 
 /* This period's credit from base and the previous period's use (DESIGN §5).
@@ -59,9 +59,8 @@ struct carryover_thresholds {
 /* Flags (OR of enum carryover_flag) in force for used_sumin against total_sumin.  With
  * total 0 every threshold is reached (nothing may run).  A NULL th means the defaults.
  * Errors: ALLOT_EINVAL for negative inputs; *flags untouched. */
-int carryover_flags(int64_t used_sumin, int64_t total_sumin,
-                    const struct carryover_thresholds *th, unsigned *flags,
-                    struct allot_error *err);
+int carryover_flags(int64_t used_sumin, int64_t total_sumin, const struct carryover_thresholds *th,
+                    unsigned *flags, struct allot_error *err);
 
 /* What changed between two flag sets: *raised = flags newly set, *cleared = flags dropped.
  * The tick/settle code acts on raised (notify, move to slow QOS, pause) and undoes cleared. */

@@ -12,10 +12,10 @@ int64_t civil_days(int64_t y, int m, int d)
 {
     y -= m <= 2;
     int64_t era = civil_floor_div(y, 400);
-    int64_t yoe = y - era * 400;                             /* 0..399 */
+    int64_t yoe = y - era * 400;                                   /* 0..399 */
     int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1; /* 0..365, from March 1 */
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;     /* 0..146096 */
-    return era * 146097 + doe - 719468;                      /* 719468: 0000-03-01 to 1970 */
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;           /* 0..146096 */
+    return era * 146097 + doe - 719468;                            /* 719468: 0000-03-01 to 1970 */
 }
 
 void civil_date(int64_t days, int64_t *y, int *m, int *d)

@@ -21,7 +21,7 @@ struct denial {
     const char *account;  /* the job's account */
     const char *resource; /* its partition's resource type */
     const char *cluster;
-    int64_t at_s; /* when the payer was looked for (the hold's start, or now) */
+    int64_t at_s;        /* when the payer was looked for (the hold's start, or now) */
     int64_t cost_sumin;  /* one job's, or one task's of an array */
     int64_t tasks;       /* > 1: a job array of that many tasks, each costing cost_sumin */
     int64_t extra_sumin; /* > 0: what the other components of its het job need besides */

@@ -21,16 +21,16 @@
 struct fs_ctx {
     const usage_tree_t *t;
     struct fairshare_row *rows;
-    double *key;         /* LevelFS or flux weight, the sort key */
+    double *key;          /* LevelFS or flux weight, the sort key */
     uint64_t *sib_shares; /* per parent: sum of its children's shares */
-    double *sib_usage;   /* per parent: sum of its children's raw usage (flux) */
+    double *sib_usage;    /* per parent: sum of its children's raw usage (flux) */
 };
 
 struct frame {
-    size_t base;   /* start of this frame's run in scratch */
+    size_t base; /* start of this frame's run in scratch */
     size_t len;
-    size_t i;      /* next position */
-    bool tied_in;  /* FAIR_TREE: the parent account was tied with the previous user */
+    size_t i;     /* next position */
+    bool tied_in; /* FAIR_TREE: the parent account was tied with the previous user */
     bool has_prev;
     double prev;
 };
@@ -276,8 +276,7 @@ static int fs_walk(struct fs_ctx *c, bool flux, struct allot_error *err)
             struct fairshare_row *r = &c->rows[a];
             if (!flux) {
                 /* fair_tree.c: tied users share a rank; the next untied one takes rnt */
-                bool tied = (f->i == 0 && f->tied_in) ||
-                            (f->has_prev && f->prev == c->key[a]);
+                bool tied = (f->i == 0 && f->tied_in) || (f->has_prev && f->prev == c->key[a]);
                 if (!tied)
                     rank = rnt;
                 r->rank = rank;
@@ -429,16 +428,14 @@ int fairshare_format_sshare(const usage_tree_t *t, const struct fairshare_row *r
         out_printf(&o, "%u|", usage_tree_shares(t, i));
     out_f(&o, r->norm_shares);
     /* sshare truncates RawUsage to an unsigned integer */
-    out_printf(&o, "%llu|",
-               (unsigned long long)(r->raw_usage < 1.8e19 ? r->raw_usage : 1.8e19));
+    out_printf(&o, "%llu|", (unsigned long long)(r->raw_usage < 1.8e19 ? r->raw_usage : 1.8e19));
     /* sshare leaves root's NormUsage blank, with or without usage (seen on 22.05.8) */
     out_f(&o, root ? NAN : r->norm_usage);
     out_f(&o, r->effectv_usage);
     out_f(&o, r->fairshare);
     if (algo != FAIRSHARE_CLASSIC)
         out_f(&o, r->level_fs); /* "%f" prints +inf as "inf" */
-    out_printf(&o, "%s|%s", grp_tres_mins ? grp_tres_mins : "",
-               tres_run_mins ? tres_run_mins : "");
+    out_printf(&o, "%s|%s", grp_tres_mins ? grp_tres_mins : "", tres_run_mins ? tres_run_mins : "");
     return out_finish(&o, err);
 }
 

@@ -242,8 +242,8 @@ static int canon_value(const struct limit_def *d, const char *v, char *out, size
         switch (d->type) {
         case LIMIT_COUNT:
             if (numparse_uint(v, strlen(v), &x) < 0)
-                return allot_errorf(err, ALLOT_EINVAL, "%s: '%.64s' is not a count >= 0",
-                                    d->name, v);
+                return allot_errorf(err, ALLOT_EINVAL, "%s: '%.64s' is not a count >= 0", d->name,
+                                    v);
             snprintf(tmp, sizeof(tmp), "%lld", (long long)x);
             break;
         case LIMIT_MINUTES:
@@ -346,9 +346,9 @@ unsigned limits_qos_flags(const char *flags)
 
 const char *limits_level_kind_name(enum limit_level_kind k)
 {
-    static const char *const names[] = {"partition QOS",       "job QOS",
-                                        "user association",    "account association",
-                                        "root association",    "partition"};
+    static const char *const names[] = {"partition QOS",    "job QOS",
+                                        "user association", "account association",
+                                        "root association", "partition"};
     return (k >= LIMIT_LEVEL_PARTITION_QOS && k <= LIMIT_LEVEL_PARTITION) ? names[k] : "?";
 }
 
@@ -509,8 +509,8 @@ bad:
 
 /* Partition bounds (Slurm job_mgr.c): the partition value applies if no other level set
  * the limit, or bounds it (upper for max, lower for min) unless the job QOS flag lifts it. */
-static void apply_partition(struct limit_effective *out, const struct limit_chain *chain,
-                            int pidx, struct limit_resolved **part_nodes, unsigned flags)
+static void apply_partition(struct limit_effective *out, const struct limit_chain *chain, int pidx,
+                            struct limit_resolved **part_nodes, unsigned flags)
 {
     const struct limit_level *pl = &chain->level[pidx];
     struct limit_source src = {pidx, pl->kind, pl->owner};
@@ -535,8 +535,7 @@ static void apply_partition(struct limit_effective *out, const struct limit_chai
                     }
             }
         } else if (strcmp(r->name, "MaxWallDurationPerJob") == 0) {
-            if (r->src.level < 0 ||
-                (!(flags & LIMIT_QOS_PART_TIME_LIMIT) && pv < r->value)) {
+            if (r->src.level < 0 || (!(flags & LIMIT_QOS_PART_TIME_LIMIT) && pv < r->value)) {
                 r->value = pv;
                 r->src = src;
             }
@@ -616,11 +615,11 @@ struct checker {
 };
 
 /* Record a violation; returns 1 when it is a denial (stop checking). */
-static int report(struct checker *c, const char *limit, const char *tres, int64_t lim,
-                  int64_t req, const struct limit_source *src, int deny)
+static int report(struct checker *c, const char *limit, const char *tres, int64_t lim, int64_t req,
+                  const struct limit_source *src, int deny)
 {
-    struct limit_violation x = {.limit = limit, .limit_value = lim, .requested = req,
-                                .src = *src, .deny = deny};
+    struct limit_violation x = {
+        .limit = limit, .limit_value = lim, .requested = req, .src = *src, .deny = deny};
     text_copy(x.tres, sizeof(x.tres), tres ? tres : "");
     if (deny) {
         *c->v = x;
@@ -679,8 +678,7 @@ static int check_tres(struct checker *c, const struct limit_effective *eff, cons
 
 enum limit_check limits_check_submit(const struct limit_effective *eff,
                                      const struct job_request *job,
-                                     const struct submit_counts *counts,
-                                     struct limit_violation *v)
+                                     const struct submit_counts *counts, struct limit_violation *v)
 {
     struct checker c = {.result = LIMIT_CHECK_OK, .v = v};
     const struct limit_resolved *r;
@@ -698,8 +696,8 @@ enum limit_check limits_check_submit(const struct limit_effective *eff,
             if (r->level_value[i] < 0 || counts->level_jobs[i] < r->level_value[i])
                 continue;
             /* Every level's group limit binds, not only the smallest. */
-            report(&c, r->name, NULL, r->level_value[i], counts->level_jobs[i] + 1,
-                   &eff->levels[i], 1);
+            report(&c, r->name, NULL, r->level_value[i], counts->level_jobs[i] + 1, &eff->levels[i],
+                   1);
             return c.result;
         }
     }
@@ -715,8 +713,7 @@ enum limit_check limits_check_submit(const struct limit_effective *eff,
     if (check_tres(&c, eff, "MaxTRESPerJob", 0, job) ||
         check_tres(&c, eff, "MinTRESPerJob", 1, job) ||
         check_tres(&c, eff, "MaxTRESPerNode", 2, job) ||
-        check_tres(&c, eff, "MaxTRESMinsPerJob", 3, job) ||
-        check_tres(&c, eff, "GrpTRES", 4, job))
+        check_tres(&c, eff, "MaxTRESMinsPerJob", 3, job) || check_tres(&c, eff, "GrpTRES", 4, job))
         return c.result;
     if (c.result == LIMIT_CHECK_PEND)
         *v = c.first_pend;
@@ -736,8 +733,8 @@ static int advice(const struct limit_violation *v, char *buf, size_t len)
                         req);
     if (strcmp(n, "MaxWallDurationPerJob") == 0)
         return snprintf(buf, len,
-                        "job asks %lld min; lower --time to at most %lld min or ask an admin",
-                        req, lim);
+                        "job asks %lld min; lower --time to at most %lld min or ask an admin", req,
+                        lim);
     if (strcmp(n, "MinTRESPerJob") == 0)
         return snprintf(buf, len, "job asks %s=%lld; raise it to at least %lld or ask an admin",
                         v->tres, req, lim);
@@ -754,18 +751,17 @@ static int advice(const struct limit_violation *v, char *buf, size_t len)
     if (v->tres[0])
         return snprintf(buf, len, "job asks %s=%lld; lower it to at most %lld or ask an admin",
                         v->tres, req, lim);
-    return snprintf(buf, len, "job asks %lld; lower it to at most %lld or ask an admin", req,
-                    lim);
+    return snprintf(buf, len, "job asks %lld; lower it to at most %lld or ask an admin", req, lim);
 }
 
 int limits_violation_format(const struct limit_violation *v, char *buf, size_t len)
 {
     char tail[256];
     advice(v, tail, sizeof(tail));
-    int n = snprintf(buf, len, "%s=%s%s%lld from %s%s%s: %s", v->limit, v->tres,
-                     v->tres[0] ? "=" : "", (long long)v->limit_value,
-                     limits_level_kind_name(v->src.kind), v->src.owner ? " " : "",
-                     v->src.owner ? v->src.owner : "", tail);
+    int n =
+        snprintf(buf, len, "%s=%s%s%lld from %s%s%s: %s", v->limit, v->tres, v->tres[0] ? "=" : "",
+                 (long long)v->limit_value, limits_level_kind_name(v->src.kind),
+                 v->src.owner ? " " : "", v->src.owner ? v->src.owner : "", tail);
     return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 

@@ -44,7 +44,7 @@ enum limit_type {
 };
 
 /* Where a limit is valid (bit set). */
-#define LIMIT_IN_ASSOC 1u     /* user, account and root associations */
+#define LIMIT_IN_ASSOC 1u /* user, account and root associations */
 #define LIMIT_IN_QOS 2u
 #define LIMIT_IN_PARTITION 4u
 
@@ -52,8 +52,8 @@ struct limit_def {
     const char *name; /* Slurm's spelling */
     const char *key;  /* name of the effective limit it resolves as */
     enum limit_type type;
-    unsigned where;   /* LIMIT_IN_* bits */
-    int grp;          /* 1: most restrictive level wins */
+    unsigned where; /* LIMIT_IN_* bits */
+    int grp;        /* 1: most restrictive level wins */
 };
 
 /* The table of limits; *n receives its length.  Static, never NULL. */
@@ -127,14 +127,14 @@ struct limit_source {
 };
 
 struct limit_resolved {
-    const char *name;     /* effective limit name (the association spelling if shared) */
+    const char *name; /* effective limit name (the association spelling if shared) */
     enum limit_type type;
     int grp;
-    int64_t value;        /* scalars: count, minutes, seconds, or factor in ppm */
+    int64_t value; /* scalars: count, minutes, seconds, or factor in ppm */
     struct limit_source src;
-    struct tres_list tres;                   /* TRES types */
+    struct tres_list tres; /* TRES types */
     struct limit_source tres_src[TRES_LIST_MAX];
-    int64_t level_value[LIMIT_CHAIN_MAX];    /* Grp scalars: value set at each level, -1 */
+    int64_t level_value[LIMIT_CHAIN_MAX]; /* Grp scalars: value set at each level, -1 */
 };
 
 #define LIMIT_EFFECTIVE_MAX 48
@@ -180,7 +180,7 @@ struct limit_violation {
     int64_t limit_value;      /* the limit (minutes for durations) */
     int64_t requested;        /* what the job would make it */
     struct limit_source src;
-    int deny;                 /* 1: refused at submission; 0: Slurm would hold it pending */
+    int deny; /* 1: refused at submission; 0: Slurm would hold it pending */
 };
 
 /* Check a submission against MaxSubmitJobs (per user), MaxSubmitJobsPerAccount,
@@ -192,8 +192,7 @@ struct limit_violation {
  * or else the first pending reason, described in *v. */
 enum limit_check limits_check_submit(const struct limit_effective *eff,
                                      const struct job_request *job,
-                                     const struct submit_counts *counts,
-                                     struct limit_violation *v);
+                                     const struct submit_counts *counts, struct limit_violation *v);
 
 /* One sentence: the limit, its source, what the job asks and what to change:
  * "MaxWallDurationPerJob=60 from partition c1:lim: job asks 90 min; lower --time to at most

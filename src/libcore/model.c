@@ -10,7 +10,10 @@ static const char *const ledger_kind_names[LEDGER_KIND_MAX] = {
     "credit", "hold", "release", "debit", "refund", "carryover", "expiry", "adjustment",
 };
 static const char *const job_status_names[JOB_STATUS_MAX] = {
-    "held", "settled", "released", "refused",
+    "held",
+    "settled",
+    "released",
+    "refused",
 };
 static const char *const limit_scope_names[] = {"assoc", "account", "qos", "partition"};
 
@@ -128,8 +131,8 @@ int model_check_name(const char *field, const char *s, int allow_empty, struct a
                  c == '_' || c == '.' || c == '-';
         if (!ok)
             return allot_errorf(err, ALLOT_EINVAL,
-                                "%s: character %zu is not a letter, digit, '_', '.' or '-'",
-                                field, i + 1);
+                                "%s: character %zu is not a letter, digit, '_', '.' or '-'", field,
+                                i + 1);
     }
     return 0;
 }
@@ -150,8 +153,7 @@ int model_copy_text(char *dst, size_t size, const char *field, const char *src,
         return allot_errorf(err, ALLOT_EINVAL, "%s: missing", field);
     size_t n = strlen(src);
     if (n >= size)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %zu characters", field,
-                            size - 1);
+        return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %zu characters", field, size - 1);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)src[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f)

@@ -17,12 +17,12 @@
 
 #include "allot/error.h"
 
-#define ALLOT_NAME_MAX 64    /* names: 1..63 chars of [A-Za-z0-9_.-], not starting with '-' */
-#define ALLOT_TEXT_MAX 256   /* free text: comments, descriptions */
-#define ALLOT_TRES_MAX 512   /* TRES strings and limit values in Slurm syntax */
-#define ALLOT_KEY_MAX 160    /* idempotency keys */
-#define ALLOT_STATE_MAX 32   /* Slurm job state text ("COMPLETED", "NODE_FAIL", ...) */
-#define ALLOT_MSG_MAX 1024   /* denial / failure explanations */
+#define ALLOT_NAME_MAX 64  /* names: 1..63 chars of [A-Za-z0-9_.-], not starting with '-' */
+#define ALLOT_TEXT_MAX 256 /* free text: comments, descriptions */
+#define ALLOT_TRES_MAX 512 /* TRES strings and limit values in Slurm syntax */
+#define ALLOT_KEY_MAX 160  /* idempotency keys */
+#define ALLOT_STATE_MAX 32 /* Slurm job state text ("COMPLETED", "NODE_FAIL", ...) */
+#define ALLOT_MSG_MAX 1024 /* denial / failure explanations */
 
 struct account {
     int64_t id;
@@ -32,8 +32,8 @@ struct account {
     char description[ALLOT_TEXT_MAX];
     char organization[ALLOT_NAME_MAX];
     int64_t created_s;
-    char qos[ALLOT_TEXT_MAX];          /* the account association's QOS list; "" = inherited */
-    char default_qos[ALLOT_NAME_MAX];  /* its default QOS; "" = inherited */
+    char qos[ALLOT_TEXT_MAX];         /* the account association's QOS list; "" = inherited */
+    char default_qos[ALLOT_NAME_MAX]; /* its default QOS; "" = inherited */
 };
 
 struct user {
@@ -58,25 +58,30 @@ struct assoc {
 struct qos {
     char name[ALLOT_NAME_MAX];
     int64_t priority;
-    char flags[ALLOT_TEXT_MAX];   /* comma-separated Slurm QOS flags (DenyOnLimit, NoDecay, ...) */
-    int64_t usage_factor_ppm;     /* UsageFactor x 1e6; default 1000000 */
-    int64_t limit_factor_ppm;     /* LimitFactor x 1e6; -1 = unset */
+    char flags[ALLOT_TEXT_MAX]; /* comma-separated Slurm QOS flags (DenyOnLimit, NoDecay, ...) */
+    int64_t usage_factor_ppm;   /* UsageFactor x 1e6; default 1000000 */
+    int64_t limit_factor_ppm;   /* LimitFactor x 1e6; -1 = unset */
     char description[ALLOT_TEXT_MAX];
 };
 
 struct partition {
     char cluster[ALLOT_NAME_MAX];
     char name[ALLOT_NAME_MAX];
-    char resource[ALLOT_NAME_MAX];       /* resource type billed: "cpu", "gpu", site-defined */
+    char resource[ALLOT_NAME_MAX];        /* resource type billed: "cpu", "gpu", site-defined */
     char billing_weights[ALLOT_TRES_MAX]; /* Slurm TRESBillingWeights syntax; "" = CPUs */
-    int max_tres;                        /* 1: billing is MAX_TRES (DESIGN §3) */
-    char qos[ALLOT_NAME_MAX];            /* partition QOS; "" = none */
-    int64_t default_time_s;              /* DefaultTime; -1 = unset */
-    int64_t max_time_s;                  /* MaxTime; -1 = UNLIMITED */
+    int max_tres;                         /* 1: billing is MAX_TRES (DESIGN §3) */
+    char qos[ALLOT_NAME_MAX];             /* partition QOS; "" = none */
+    int64_t default_time_s;               /* DefaultTime; -1 = unset */
+    int64_t max_time_s;                   /* MaxTime; -1 = UNLIMITED */
 };
 
 /* Where a limit is attached (DESIGN §4). */
-enum limit_scope { LIMIT_SCOPE_ASSOC = 0, LIMIT_SCOPE_ACCOUNT, LIMIT_SCOPE_QOS, LIMIT_SCOPE_PARTITION };
+enum limit_scope {
+    LIMIT_SCOPE_ASSOC = 0,
+    LIMIT_SCOPE_ACCOUNT,
+    LIMIT_SCOPE_QOS,
+    LIMIT_SCOPE_PARTITION
+};
 
 /* One stored limit.  owner: assoc "<cluster>:<account>:<user>:<partition>",
  * account "<name>", qos "<name>", partition "<cluster>:<name>".  value is canonical
@@ -139,10 +144,10 @@ struct ledger_entry {
 
 /* allot's view of a job run's money state. */
 enum job_status {
-    JOB_HELD = 0,  /* a hold covers its maximum cost */
-    JOB_SETTLED,   /* charged; its hold released */
-    JOB_RELEASED,  /* ended without charge (never started, cancelled pending) */
-    JOB_REFUSED,   /* the hold was refused; a failure records why */
+    JOB_HELD = 0, /* a hold covers its maximum cost */
+    JOB_SETTLED,  /* charged; its hold released */
+    JOB_RELEASED, /* ended without charge (never started, cancelled pending) */
+    JOB_REFUSED,  /* the hold was refused; a failure records why */
     JOB_STATUS_MAX
 };
 

@@ -19,19 +19,18 @@ static int hours_to_min(const char *s, size_t len, int64_t *out, struct allot_er
     int64_t ip = 0, fp = 0, min;
 
     if (ilen > 0 && numparse_uint(s, ilen, &ip) < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "amount: '%.*s' is not a number of hours",
-                            (int)len, s);
+        return allot_errorf(err, ALLOT_EINVAL, "amount: '%.*s' is not a number of hours", (int)len,
+                            s);
     if (dot && numparse_fixed(dot, len - ilen, FRAC_SCALE, &fp) < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "amount: '%.*s' is not a number of hours",
-                            (int)len, s);
+        return allot_errorf(err, ALLOT_EINVAL, "amount: '%.*s' is not a number of hours", (int)len,
+                            s);
     if (!dot && ilen == 0)
         return allot_errorf(err, ALLOT_EINVAL, "amount: missing number");
     /* fp < 1e18, so fp * 60 fits in 128 bits; it must be a whole number of minutes. */
     __int128 fm = (__int128)fp * 60;
     if (fm % frac_one != 0)
         return allot_errorf(err, ALLOT_EINVAL,
-                            "amount: '%.*s' hours is not a whole number of minutes", (int)len,
-                            s);
+                            "amount: '%.*s' hours is not a whole number of minutes", (int)len, s);
     if (__builtin_mul_overflow(ip, 60, &min) ||
         __builtin_add_overflow(min, (int64_t)(fm / frac_one), &min))
         return allot_errorf(err, ALLOT_EINVAL, "amount: '%.*s' is too large", (int)len, s);
@@ -56,8 +55,7 @@ static int parse_unsigned(const char *s, int64_t *out, struct allot_error *err)
             return allot_errorf(err, ALLOT_EINVAL,
                                 "amount: '%s' is not <hours>h<minutes>m in whole numbers", s);
         if (m >= 60)
-            return allot_errorf(err, ALLOT_EINVAL, "amount: '%s': minutes must be below 60",
-                                s);
+            return allot_errorf(err, ALLOT_EINVAL, "amount: '%s': minutes must be below 60", s);
         if (__builtin_mul_overflow(v, 60, &v) || __builtin_add_overflow(v, m, &v))
             return allot_errorf(err, ALLOT_EINVAL, "amount: '%s' is too large", s);
     } else if (s[len - 1] == 'm') {
@@ -112,8 +110,8 @@ int money_format_sumin(int64_t sumin, char *buf, size_t len)
     int n;
 
     if (h && m)
-        n = snprintf(tmp, sizeof(tmp), "%s%lluh%llum", sumin < 0 ? "-" : "",
-                     (unsigned long long)h, (unsigned long long)m);
+        n = snprintf(tmp, sizeof(tmp), "%s%lluh%llum", sumin < 0 ? "-" : "", (unsigned long long)h,
+                     (unsigned long long)m);
     else if (m)
         n = snprintf(tmp, sizeof(tmp), "%s%llum", sumin < 0 ? "-" : "", (unsigned long long)m);
     else

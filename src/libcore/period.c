@@ -124,8 +124,8 @@ int period_format(const struct period *p, char *buf, size_t len, struct allot_er
     return 0;
 }
 
-int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz,
-              struct period *out, struct allot_error *err)
+int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz, struct period *out,
+              struct allot_error *err)
 {
     struct period p = {.kind = kind};
     int64_t off = offset(tz, utc_s), local, y;
@@ -139,15 +139,13 @@ int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz,
     }
     /* Years 1..9999 span about +-3.2e11 s; anything beyond cannot be a valid period. */
     if (utc_s < -70000000000LL || utc_s > 260000000000LL || off < -200000 || off > 200000)
-        return allot_errorf(err, ALLOT_EINVAL, "period: time %lld out of range",
-                            (long long)utc_s);
+        return allot_errorf(err, ALLOT_EINVAL, "period: time %lld out of range", (long long)utc_s);
     local = utc_s + off;
     civil_date(civil_floor_div(local, 86400), &y, &m, &d);
     p.year = (int)y;
     p.index = kind == PERIOD_MONTH ? m : kind == PERIOD_QUARTER ? (m - 1) / 3 + 1 : 0;
     if (!valid(&p))
-        return allot_errorf(err, ALLOT_EINVAL, "period: time %lld out of range",
-                            (long long)utc_s);
+        return allot_errorf(err, ALLOT_EINVAL, "period: time %lld out of range", (long long)utc_s);
     *out = p;
     return 0;
 }
@@ -192,7 +190,9 @@ int period_prev(const struct period *p, struct period *out, struct allot_error *
 /* Local midnight opening p, as UTC. */
 static int64_t start_of(const struct period *p, const struct period_tz *tz)
 {
-    int m = p->kind == PERIOD_MONTH ? p->index : p->kind == PERIOD_QUARTER ? (p->index - 1) * 3 + 1 : 1;
+    int m = p->kind == PERIOD_MONTH     ? p->index
+            : p->kind == PERIOD_QUARTER ? (p->index - 1) * 3 + 1
+                                        : 1;
     return local_to_utc(civil_days(p->year, m, 1) * 86400, tz);
 }
 

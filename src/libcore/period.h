@@ -49,8 +49,8 @@ int period_format(const struct period *p, char *buf, size_t len, struct allot_er
 
 /* The period of kind containing instant utc_s in zone tz (NULL = UTC).
  * Errors: ALLOT_EINVAL when the local date falls outside years 1..9999. */
-int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz,
-              struct period *out, struct allot_error *err);
+int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz, struct period *out,
+              struct allot_error *err);
 
 /* The following / preceding period.  Errors: ALLOT_EINVAL for total or past 1..9999. */
 int period_next(const struct period *p, struct period *out, struct allot_error *err);

@@ -53,12 +53,10 @@ int priority_slurm(const struct priority_slurm_weights *w, const struct priority
     if (!unit_factor(j->assoc_factor))
         return allot_errorf(err, ALLOT_EINVAL, "assoc_factor: must be within [0, 1]");
     if (w->tres_count > PRIORITY_TRES_MAX || j->tres_count > PRIORITY_TRES_MAX)
-        return allot_errorf(err, ALLOT_EINVAL, "tres: at most %d TRES factors",
-                            PRIORITY_TRES_MAX);
+        return allot_errorf(err, ALLOT_EINVAL, "tres: at most %d TRES factors", PRIORITY_TRES_MAX);
     for (size_t k = 0; k < j->tres_count; k++)
         if (!unit_factor(j->tres[k]))
-            return allot_errorf(err, ALLOT_EINVAL, "tres[%zu]: factor must be within [0, 1]",
-                                k);
+            return allot_errorf(err, ALLOT_EINVAL, "tres[%zu]: factor must be within [0, 1]", k);
     for (size_t k = 0; k < w->tres_count; k++)
         if (!isfinite(w->tres[k]) || w->tres[k] < 0.0)
             return allot_errorf(err, ALLOT_EINVAL, "tres weight %zu: must be >= 0", k);
@@ -90,8 +88,8 @@ int priority_slurm(const struct priority_slurm_weights *w, const struct priority
         b.tres += j->tres[k] * w->tres[k];
     b.nice = j->nice;
 
-    double p = b.site + b.age + b.assoc + b.fairshare + b.jobsize + b.partition + b.qos +
-               b.tres - (double)j->nice;
+    double p = b.site + b.age + b.assoc + b.fairshare + b.jobsize + b.partition + b.qos + b.tres -
+               (double)j->nice;
     /* priority 0 means held in Slurm, so the floor is 1 */
     if (!(p >= 1.0))
         p = 1.0;
@@ -116,10 +114,9 @@ int priority_format_sprio(uint64_t job_id, const char *partition, const char *us
     int k = snprintf(buf, len,
                      "%15llu %-9.9s %8.8s %10.10s %10u %10.0f %10.0f %10.0f %10.0f %10.0f"
                      " %10.0f %10.0f %11d %20.0f",
-                     (unsigned long long)job_id, partition ? partition : "",
-                     user ? user : "", account ? account : "", b->priority, b->site, b->age,
-                     b->assoc, b->fairshare, b->jobsize, b->partition, b->qos, (int)b->nice,
-                     b->tres);
+                     (unsigned long long)job_id, partition ? partition : "", user ? user : "",
+                     account ? account : "", b->priority, b->site, b->age, b->assoc, b->fairshare,
+                     b->jobsize, b->partition, b->qos, (int)b->nice, b->tres);
     if (k < 0 || (size_t)k >= len)
         return allot_errorf(err, ALLOT_ETOOBIG, "sprio line longer than %zu bytes", len);
     return k;

@@ -27,37 +27,37 @@
 /* PriorityWeight* of slurm.conf and the flags that change the job-size factor. */
 struct priority_slurm_weights {
     uint32_t age, assoc, fairshare, jobsize, partition, qos;
-    size_t tres_count;                 /* PriorityWeightTRES entries used */
-    double tres[PRIORITY_TRES_MAX];    /* weight per TRES, same order as the job's factors */
-    uint32_t max_age_s;                /* PriorityMaxAge; 0 treated as 1 s */
-    bool favor_small;                  /* PriorityFavorSmall */
-    bool size_relative;                /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
+    size_t tres_count;              /* PriorityWeightTRES entries used */
+    double tres[PRIORITY_TRES_MAX]; /* weight per TRES, same order as the job's factors */
+    uint32_t max_age_s;             /* PriorityMaxAge; 0 treated as 1 s */
+    bool favor_small;               /* PriorityFavorSmall */
+    bool size_relative;             /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
 };
 
 /* What the factors are computed from, for one job in one partition. */
 struct priority_slurm_job {
-    int64_t now_s;          /* evaluation time */
-    int64_t eligible_s;     /* accrue (eligible) time; 0 = not accruing age */
-    double fairshare;       /* fair-share factor from fairshare_compute(), [0, 1] */
-    double assoc_factor;    /* association priority / largest, [0, 1] */
-    uint32_t min_nodes;     /* requested nodes */
-    uint32_t cpus;          /* allocated or requested CPUs */
+    int64_t now_s;           /* evaluation time */
+    int64_t eligible_s;      /* accrue (eligible) time; 0 = not accruing age */
+    double fairshare;        /* fair-share factor from fairshare_compute(), [0, 1] */
+    double assoc_factor;     /* association priority / largest, [0, 1] */
+    uint32_t min_nodes;      /* requested nodes */
+    uint32_t cpus;           /* allocated or requested CPUs */
     uint32_t time_limit_min; /* for SMALL_RELATIVE_TO_TIME; 0 = unknown (treated as 1) */
     uint32_t cluster_nodes, cluster_cpus;
     uint32_t part_job_factor, part_max_job_factor; /* PriorityJobFactor, max over partitions */
     uint32_t qos_priority, qos_max_priority;
-    int32_t nice;           /* user nice (-10000..10000 for admins); subtracts */
-    int64_t site_factor;    /* SiteFactor as scontrol shows it (signed) */
+    int32_t nice;        /* user nice (-10000..10000 for admins); subtracts */
+    int64_t site_factor; /* SiteFactor as scontrol shows it (signed) */
     size_t tres_count;
     double tres[PRIORITY_TRES_MAX]; /* allocated / partition total per TRES, [0, 1] */
 };
 
 /* sprio -l: PRIORITY SITE AGE ASSOC FAIRSHARE JOBSIZE PARTITION QOS NICE TRES */
 struct priority_breakdown {
-    uint32_t priority; /* final, clamped */
+    uint32_t priority;                                                 /* final, clamped */
     double site, age, assoc, fairshare, jobsize, partition, qos, tres; /* weighted terms */
-    int32_t nice;      /* subtracted as is */
-    double age_factor, jobsize_factor, partition_factor, qos_factor; /* unweighted, [0,1] */
+    int32_t nice;                                                      /* subtracted as is */
+    double age_factor, jobsize_factor, partition_factor, qos_factor;   /* unweighted, [0,1] */
 };
 
 /* Slurm's priority of job j under weights w into *out.  Errors: ALLOT_EINVAL if a factor is
@@ -77,7 +77,10 @@ int priority_format_sprio(uint64_t job_id, const char *partition, const char *us
 struct priority_flux_weights {
     int64_t fairshare, queue, bank, urgency;
 };
-#define PRIORITY_FLUX_DEFAULTS {.fairshare = 100000, .queue = 10000, .bank = 0, .urgency = 1000}
+#define PRIORITY_FLUX_DEFAULTS                                                                     \
+    {                                                                                              \
+        .fairshare = 100000, .queue = 10000, .bank = 0, .urgency = 1000                            \
+    }
 
 struct priority_flux_breakdown {
     uint32_t priority;

@@ -18,15 +18,13 @@ double sitefactor_credit(int64_t used_sumin, int64_t granted_sumin)
     return clamp01(1.0 - (double)used_sumin / (double)granted_sumin);
 }
 
-double sitefactor_temporal(int64_t dt_expire_s, int64_t min_dt_expire_s,
-                           int64_t max_dt_expire_s)
+double sitefactor_temporal(int64_t dt_expire_s, int64_t min_dt_expire_s, int64_t max_dt_expire_s)
 {
     if (max_dt_expire_s <= 0 || dt_expire_s <= 0)
         return 1.0;
     if (min_dt_expire_s < 0)
         min_dt_expire_s = 0;
-    return clamp01(1.0 - ((double)dt_expire_s - (double)min_dt_expire_s) /
-                             (double)max_dt_expire_s);
+    return clamp01(1.0 - ((double)dt_expire_s - (double)min_dt_expire_s) / (double)max_dt_expire_s);
 }
 
 double sitefactor_power(double f_credit, double f_temporal, double n_credit, double n_temporal)
@@ -53,7 +51,8 @@ double sitefactor_sigmoid(double x, double l, double x0)
     } else {
         /* Multiply through by e^{-l}: exponents l(x-1), l(x0-1), -l are <= 0.
          * numerator   e^{-l}(e^{lx} - 1)(e^l + e^{l x0})  = (e^{l(x-1)} - e^{-l})(1 + e^{l(x0-1)})
-         * denominator e^{-l}(e^l - 1)(e^{lx} + e^{l x0})  = (1 - e^{-l})(e^{l(x-1)} + e^{l(x0-1)}) */
+         * denominator e^{-l}(e^l - 1)(e^{lx} + e^{l x0})  = (1 - e^{-l})(e^{l(x-1)} + e^{l(x0-1)})
+         */
         double num = (l < 1.0 ? exp(-l) * expm1(l * x) : exp(l * (x - 1.0)) - exp(-l)) *
                      (1.0 + exp(l * (x0 - 1.0)));
         double den = -expm1(-l) * (exp(l * (x - 1.0)) + exp(l * (x0 - 1.0)));
@@ -64,8 +63,8 @@ double sitefactor_sigmoid(double x, double l, double x0)
     return clamp01(s);
 }
 
-double sitefactor_sigmoid2(double f_credit, double l_credit, double x0_credit,
-                           double f_temporal, double l_temporal, double x0_temporal)
+double sitefactor_sigmoid2(double f_credit, double l_credit, double x0_credit, double f_temporal,
+                           double l_temporal, double x0_temporal)
 {
     return sitefactor_sigmoid(f_credit, l_credit, x0_credit) *
            sitefactor_sigmoid(f_temporal, l_temporal, x0_temporal);

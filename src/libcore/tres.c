@@ -9,8 +9,8 @@
 
 /* Plain TRES names and prefixed types, ranked as Slurm numbers its TRES (cpu=1, mem=2,
  * energy=3, node=4, billing=5, fs/disk=6, vmem=7, pages=8, then dynamic gres/license/bb/ic). */
-static const char *const plain_names[] = {"cpu",  "mem",  "energy", "node",
-                                          "billing", NULL, "vmem",  "pages"};
+static const char *const plain_names[] = {"cpu",     "mem", "energy", "node",
+                                          "billing", NULL,  "vmem",   "pages"};
 static const struct {
     const char *prefix;
     int rank;
@@ -26,8 +26,8 @@ static char lower(char c)
 
 static int name_char_ok(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-           c == ':' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
+           c == '-';
 }
 
 int tres_rank(const char *name)
@@ -41,8 +41,7 @@ int tres_rank(const char *name)
     return 100;
 }
 
-int tres_name_canon(const char *name, size_t len, char out[TRES_NAME_MAX],
-                    struct allot_error *err)
+int tres_name_canon(const char *name, size_t len, char out[TRES_NAME_MAX], struct allot_error *err)
 {
     char tmp[TRES_NAME_MAX];
 
@@ -167,12 +166,11 @@ int tres_parse(const char *s, struct tres_list *out, struct allot_error *err)
             return -1;
         const char *v = eq + 1;
         size_t vlen = ilen - (size_t)(v - p);
-        int rc = strcmp(name, "mem") == 0 ? parse_mem(v, vlen, &count)
-                                          : numparse_uint(v, vlen, &count);
+        int rc =
+            strcmp(name, "mem") == 0 ? parse_mem(v, vlen, &count) : numparse_uint(v, vlen, &count);
         if (rc < 0)
-            return allot_errorf(err, ALLOT_EINVAL,
-                                "tres: %s: '%.*s' is not a non-negative count%s", name,
-                                (int)(vlen > 32 ? 32 : vlen), v,
+            return allot_errorf(err, ALLOT_EINVAL, "tres: %s: '%.*s' is not a non-negative count%s",
+                                name, (int)(vlen > 32 ? 32 : vlen), v,
                                 strcmp(name, "mem") == 0 ? " (K/M/G/T suffix allowed)" : "");
         if (find(&tmp, name) >= 0)
             return allot_errorf(err, ALLOT_EINVAL, "tres: %s given twice", name);

@@ -52,8 +52,7 @@ int tres_set(struct tres_list *l, const char *name, int64_t count, struct allot_
 
 /* Check and lowercase a TRES name into out (TRES_NAME_MAX bytes).  Returns 0 or -1 with
  * ALLOT_EINVAL; out untouched on error.  Exposed for billing weights and limits. */
-int tres_name_canon(const char *name, size_t len, char out[TRES_NAME_MAX],
-                    struct allot_error *err);
+int tres_name_canon(const char *name, size_t len, char out[TRES_NAME_MAX], struct allot_error *err);
 
 /* Rank of a canonical name in Slurm's order (0 = cpu ...); used to sort. */
 int tres_rank(const char *name);

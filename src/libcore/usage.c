@@ -10,7 +10,7 @@ struct usage_tree {
     size_t n;
     size_t users;
     uint32_t root;
-    uint32_t *parent;      /* USAGE_NONE for the root */
+    uint32_t *parent; /* USAGE_NONE for the root */
     uint32_t *shares;
     uint8_t *is_user;
     uint32_t *depth;
@@ -19,9 +19,9 @@ struct usage_tree {
     uint32_t *preorder;    /* n entries */
     double *own;           /* own usage */
     decay_acc_t *acc;
-    char *names;           /* arena of NUL-terminated names */
+    char *names; /* arena of NUL-terminated names */
     uint32_t *acct_off;
-    uint32_t *user_off;    /* USAGE_NONE for accounts */
+    uint32_t *user_off; /* USAGE_NONE for accounts */
 };
 
 void usage_tree_destroy(usage_tree_t *t)
@@ -44,8 +44,8 @@ void usage_tree_destroy(usage_tree_t *t)
 }
 
 /* First pass: check each spec on its own; sums the name arena size. */
-static int check_specs(const struct usage_assoc_spec *spec, size_t n, size_t *arena,
-                       size_t *root, struct allot_error *err)
+static int check_specs(const struct usage_assoc_spec *spec, size_t n, size_t *arena, size_t *root,
+                       struct allot_error *err)
 {
     size_t roots = 0, bytes = 0;
     for (size_t i = 0; i < n; i++) {
@@ -54,8 +54,8 @@ static int check_specs(const struct usage_assoc_spec *spec, size_t n, size_t *ar
             roots++;
             *root = i;
         } else if (s->parent < 0 || (uint64_t)s->parent >= n || (size_t)s->parent == i) {
-            return allot_errorf(err, ALLOT_EINVAL, "association %zu: parent %lld out of range",
-                                i, (long long)s->parent);
+            return allot_errorf(err, ALLOT_EINVAL, "association %zu: parent %lld out of range", i,
+                                (long long)s->parent);
         } else if (spec[s->parent].user) {
             return allot_errorf(err, ALLOT_EINVAL,
                                 "association %zu: parent %lld is a user association", i,
@@ -66,8 +66,8 @@ static int check_specs(const struct usage_assoc_spec *spec, size_t n, size_t *ar
         if (s->user && !s->user[0])
             return allot_errorf(err, ALLOT_EINVAL, "association %zu: user name is empty", i);
         if (!isfinite(s->usage) || s->usage < 0.0)
-            return allot_errorf(err, ALLOT_EINVAL,
-                                "association %zu: usage must be finite and >= 0", i);
+            return allot_errorf(err, ALLOT_EINVAL, "association %zu: usage must be finite and >= 0",
+                                i);
         bytes += strlen(s->account) + 1 + (s->user ? strlen(s->user) + 1 : 0);
         if (bytes >= UINT32_MAX)
             return allot_errorf(err, ALLOT_ETOOBIG, "association names exceed 4 GiB");
@@ -76,8 +76,7 @@ static int check_specs(const struct usage_assoc_spec *spec, size_t n, size_t *ar
         return allot_errorf(err, ALLOT_EINVAL, "tree: %zu roots (parent -1), need exactly one",
                             roots);
     if (spec[*root].user)
-        return allot_errorf(err, ALLOT_EINVAL, "association %zu: the root cannot be a user",
-                            *root);
+        return allot_errorf(err, ALLOT_EINVAL, "association %zu: the root cannot be a user", *root);
     *arena = bytes;
     return 0;
 }
@@ -137,9 +136,8 @@ usage_tree_t *usage_tree_create(const struct usage_assoc_spec *spec, size_t n,
     t->acct_off = malloc(n * sizeof(*t->acct_off));
     t->user_off = malloc(n * sizeof(*t->user_off));
     stack = malloc(n * sizeof(*stack));
-    if (!t->parent || !t->shares || !t->is_user || !t->depth || !t->child_start ||
-        !t->child_idx || !t->preorder || !t->own || !t->acc || !t->names || !t->acct_off ||
-        !t->user_off || !stack)
+    if (!t->parent || !t->shares || !t->is_user || !t->depth || !t->child_start || !t->child_idx ||
+        !t->preorder || !t->own || !t->acc || !t->names || !t->acct_off || !t->user_off || !stack)
         goto nomem;
 
     size_t off = 0;
@@ -263,8 +261,7 @@ int usage_tree_set_usage(usage_tree_t *t, size_t i, double usage, struct allot_e
     if (i >= t->n)
         return allot_errorf(err, ALLOT_EINVAL, "association %zu: no such index", i);
     if (!isfinite(usage) || usage < 0.0)
-        return allot_errorf(err, ALLOT_EINVAL, "association %zu: usage must be finite and >= 0",
-                            i);
+        return allot_errorf(err, ALLOT_EINVAL, "association %zu: usage must be finite and >= 0", i);
     t->own[i] = usage;
     return 0;
 }

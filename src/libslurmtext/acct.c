@@ -190,7 +190,7 @@ static int parse_field(enum slt_col c, struct slt_span v, struct slt_acct_row *r
 }
 
 int slt_acct_row_parse(const struct slt_acct_format *fmt, struct slt_span line,
-                      struct slt_acct_row *row, struct allot_error *err)
+                       struct slt_acct_row *row, struct allot_error *err)
 {
     struct slt_span f[SLT_FIELDS_MAX];
     size_t n;

@@ -67,15 +67,15 @@ enum slt_col {
 };
 
 struct slt_acct_format {
-    size_t n;                      /* number of columns */
+    size_t n; /* number of columns */
     enum slt_col col[SLT_FIELDS_MAX];
 };
 
 struct slt_acct_row {
     bool has_id;
-    struct slt_jobid id;                  /* JobID */
-    struct slt_span name;                 /* JobName */
-    struct slt_span nodelist;             /* NodeList ("None assigned" kept as text) */
+    struct slt_jobid id;      /* JobID */
+    struct slt_span name;     /* JobName */
+    struct slt_span nodelist; /* NodeList ("None assigned" kept as text) */
     struct slt_span account, user, partition, qos, cluster;
     struct slt_span alloc_tres, req_tres; /* AllocTRES, ReqTRES: see slt_acct_tres() */
     struct slt_state state;
@@ -100,6 +100,6 @@ const char *slt_col_name(enum slt_col c);
  * fmt->n + 1 with an empty last one (`-p` prints a trailing '|').  Errors: ALLOT_EINVAL
  * naming the column and its text ("MaxRSS: invalid memory size '12Q'"); row untouched. */
 int slt_acct_row_parse(const struct slt_acct_format *fmt, struct slt_span line,
-                      struct slt_acct_row *row, struct allot_error *err);
+                       struct slt_acct_row *row, struct allot_error *err);
 
 #endif

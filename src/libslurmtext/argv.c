@@ -19,8 +19,8 @@ void slt_argv_init(struct slt_argv *a)
 
 static int full(struct allot_error *err)
 {
-    return allot_errorf(err, ALLOT_ETOOBIG, "argv: more than %d words or %d bytes",
-                        SLT_ARGV_MAX, SLT_ARGV_BUF);
+    return allot_errorf(err, ALLOT_ETOOBIG, "argv: more than %d words or %d bytes", SLT_ARGV_MAX,
+                        SLT_ARGV_BUF);
 }
 
 int slt_argv_add_borrowed(struct slt_argv *a, char *s, struct allot_error *err)
@@ -32,8 +32,7 @@ int slt_argv_add_borrowed(struct slt_argv *a, char *s, struct allot_error *err)
     return 0;
 }
 
-__attribute__((format(printf, 3, 0))) static int vaddf(struct slt_argv *a,
-                                                       struct allot_error *err,
+__attribute__((format(printf, 3, 0))) static int vaddf(struct slt_argv *a, struct allot_error *err,
                                                        const char *fmt, va_list ap)
 {
     if (a->argc >= SLT_ARGV_MAX)
@@ -81,7 +80,7 @@ static bool signal_ok(const char *s)
 }
 
 int slt_argv_srun(struct slt_argv *out, const char *srun, const struct slt_srun_opts *o,
-                 char *const cmd[], struct allot_error *err)
+                  char *const cmd[], struct allot_error *err)
 {
     if (!o->step_name || !o->step_name[0])
         return allot_errorf(err, ALLOT_EINVAL, "srun: step name is required");
@@ -90,8 +89,10 @@ int slt_argv_srun(struct slt_argv *out, const char *srun, const struct slt_srun_
     if (!cmd || !cmd[0])
         return allot_errorf(err, ALLOT_EINVAL, "srun: no command to run");
     if (o->signal && !signal_ok(o->signal))
-        return allot_errorf(err, ALLOT_EINVAL, "srun: signal: invalid spec '%.32s' (want "
-                            "NAME@SECONDS, e.g. TERM@120)", o->signal);
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "srun: signal: invalid spec '%.32s' (want "
+                            "NAME@SECONDS, e.g. TERM@120)",
+                            o->signal);
     if (o->mem_mb < 0 || o->time_min < 0)
         return allot_errorf(err, ALLOT_EINVAL, "srun: negative mem or time");
     /* A struct slt_argv is large; build in place and roll back on failure. */
@@ -139,7 +140,7 @@ static int build(struct slt_argv *out, struct allot_error *err, int nwords, cons
 }
 
 int slt_argv_sstat(struct slt_argv *a, const char *sstat, uint32_t job, uint32_t step,
-                  const char *format, struct allot_error *err)
+                   const char *format, struct allot_error *err)
 {
     char id[32], fmt[1024];
     snprintf(id, sizeof(id), "%u.%u", job, step);
@@ -150,7 +151,7 @@ int slt_argv_sstat(struct slt_argv *a, const char *sstat, uint32_t job, uint32_t
 }
 
 int slt_argv_sacct(struct slt_argv *a, const char *sacct, uint32_t job, const char *format,
-                  bool allocations, struct allot_error *err)
+                   bool allocations, struct allot_error *err)
 {
     char id[16], fmt[1024];
     snprintf(id, sizeof(id), "%u", job);
@@ -161,7 +162,7 @@ int slt_argv_sacct(struct slt_argv *a, const char *sacct, uint32_t job, const ch
 }
 
 int slt_argv_squeue_steps(struct slt_argv *a, const char *squeue, uint32_t job,
-                         struct allot_error *err)
+                          struct allot_error *err)
 {
     char id[16];
     snprintf(id, sizeof(id), "%u", job);
@@ -170,7 +171,7 @@ int slt_argv_squeue_steps(struct slt_argv *a, const char *squeue, uint32_t job,
 }
 
 int slt_argv_squeue_time_left(struct slt_argv *a, const char *squeue, uint32_t job,
-                             struct allot_error *err)
+                              struct allot_error *err)
 {
     char id[16];
     snprintf(id, sizeof(id), "%u", job);

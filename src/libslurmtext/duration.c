@@ -30,7 +30,7 @@ static int parse_fraction_ms(const char *p, size_t n, int64_t *ms)
 }
 
 int slt_duration_parse(const char *text, size_t n, const char *field, struct slt_duration *out,
-                      struct allot_error *err)
+                       struct allot_error *err)
 {
     struct slt_span s = {text, n};
     struct slt_duration d = {SLT_DUR_VALUE, 0};
@@ -123,7 +123,7 @@ bad:
 }
 
 int slt_duration_format(const struct slt_duration *d, char *buf, size_t len,
-                       struct allot_error *err)
+                        struct allot_error *err)
 {
     char tmp[48];
     int n;

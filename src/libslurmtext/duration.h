@@ -33,13 +33,13 @@ struct slt_duration {
 /* Parse text[0..n).  field names the column in error messages ("Elapsed").  Returns 0, or -1
  * with ALLOT_EINVAL naming field and text; *out untouched on error. */
 int slt_duration_parse(const char *text, size_t n, const char *field, struct slt_duration *out,
-                      struct allot_error *err);
+                       struct allot_error *err);
 
 /* Write d as Slurm prints it: "[D-]HH:MM:SS" plus ".mmm" when ms is not a whole second, the
  * word for the special kinds, "" for NONE.  Returns the length, or -1 with ALLOT_ETOOBIG when
  * len (with the NUL) is too small; buf is then untouched.  32 bytes always suffice. */
 int slt_duration_format(const struct slt_duration *d, char *buf, size_t len,
-                       struct allot_error *err);
+                        struct allot_error *err);
 
 /* Seconds of a VALUE duration, rounded down; -1 for any other kind. */
 int64_t slt_duration_s(const struct slt_duration *d);

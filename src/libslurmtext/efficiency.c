@@ -16,7 +16,7 @@ void slt_efficiency_init(struct slt_efficiency *e, uint32_t job)
 }
 
 int slt_efficiency_add(struct slt_efficiency *e, const struct slt_acct_row *row,
-                      struct allot_error *err)
+                       struct allot_error *err)
 {
     if (!row->has_id)
         return allot_errorf(err, ALLOT_EINVAL, "efficiency: row without JobID");

@@ -24,12 +24,12 @@ struct slt_efficiency {
     uint32_t job;
     bool has_job_row;
     bool has_cpu;
-    int64_t cpu_used_ms;      /* TotalCPU of the job row */
-    int64_t core_wall_ms;     /* Elapsed x AllocCPUS */
-    double cpu_pct;           /* 100 * used / core_wall */
+    int64_t cpu_used_ms;  /* TotalCPU of the job row */
+    int64_t core_wall_ms; /* Elapsed x AllocCPUS */
+    double cpu_pct;       /* 100 * used / core_wall */
     bool has_mem;
-    int64_t mem_used_bytes;   /* max MaxRSS over steps */
-    int64_t mem_req_bytes;    /* requested memory as above */
+    int64_t mem_used_bytes; /* max MaxRSS over steps */
+    int64_t mem_req_bytes;  /* requested memory as above */
     double mem_pct;
 };
 
@@ -40,7 +40,7 @@ void slt_efficiency_init(struct slt_efficiency *e, uint32_t job);
  * step rows give MaxRSS.  Rows of other jobs are ignored (returns 0).  Errors: EINVAL when a
  * row has no JobID. */
 int slt_efficiency_add(struct slt_efficiency *e, const struct slt_acct_row *row,
-                      struct allot_error *err);
+                       struct allot_error *err);
 
 /* Compute has_cpu/has_mem and the percentages from what was folded in. */
 void slt_efficiency_finish(struct slt_efficiency *e);

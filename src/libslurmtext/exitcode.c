@@ -8,7 +8,7 @@
 #include "libslurmtext/field.h"
 
 int slt_exitcode_parse(const char *text, size_t n, const char *field, struct slt_exitcode *out,
-                      struct allot_error *err)
+                       struct allot_error *err)
 {
     struct slt_span s = {text, n};
     if (n == 0) {
@@ -29,7 +29,7 @@ int slt_exitcode_parse(const char *text, size_t n, const char *field, struct slt
 }
 
 int slt_exitcode_format(const struct slt_exitcode *e, char *buf, size_t len,
-                       struct allot_error *err)
+                        struct allot_error *err)
 {
     char tmp[16];
     int n = 0;

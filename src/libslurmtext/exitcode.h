@@ -19,12 +19,12 @@ struct slt_exitcode {
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field and text; out untouched. */
 int slt_exitcode_parse(const char *text, size_t n, const char *field, struct slt_exitcode *out,
-                      struct allot_error *err);
+                       struct allot_error *err);
 
 /* Write "status:signal" ("" when !has).  Returns length or -1 (ETOOBIG/EINVAL, buf
  * untouched). */
 int slt_exitcode_format(const struct slt_exitcode *e, char *buf, size_t len,
-                       struct allot_error *err);
+                        struct allot_error *err);
 
 /* The shell convention: 128 + signal when killed by a signal, else status. */
 int slt_exitcode_shell(const struct slt_exitcode *e);

@@ -36,8 +36,8 @@ static inline uint64_t match_bytes(uint64_t w, uint64_t pat)
     return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
 }
 
-int slt_split(struct slt_span line, char sep, struct slt_span *fields, size_t max,
-             size_t *nfields, struct allot_error *err)
+int slt_split(struct slt_span line, char sep, struct slt_span *fields, size_t max, size_t *nfields,
+              struct allot_error *err)
 {
     /* Eight bytes per step (SWAR): fields are short, so a memchr call per field would cost
      * more than the scan.  Little-endian: the lowest set bit is the first byte. */
@@ -119,7 +119,7 @@ int slt_uint(const char *p, size_t n, uint64_t max, uint64_t *out)
 }
 
 int slt_field_error(struct allot_error *err, const char *field, const char *what,
-                   struct slt_span text)
+                    struct slt_span text)
 {
     char quoted[SLT_ERRTEXT_MAX + 4];
     size_t n = text.n < SLT_ERRTEXT_MAX ? text.n : SLT_ERRTEXT_MAX;

@@ -38,8 +38,8 @@ bool slt_next_line(const char *buf, size_t len, size_t *pos, struct slt_span *li
  * one empty field, "a|" two fields, as Slurm prints trailing separators with -p).  Returns 0,
  * or -1 with ALLOT_ETOOBIG when the line has more than max fields (*nfields untouched;
  * fields[] is scratch space then and may have been written). */
-int slt_split(struct slt_span line, char sep, struct slt_span *fields, size_t max,
-             size_t *nfields, struct allot_error *err);
+int slt_split(struct slt_span line, char sep, struct slt_span *fields, size_t max, size_t *nfields,
+              struct allot_error *err);
 
 /* Exact match of a span and a NUL-terminated string; the case-insensitive variant too. */
 bool slt_eq(struct slt_span s, const char *lit);
@@ -51,6 +51,6 @@ int slt_uint(const char *p, size_t n, uint64_t max, uint64_t *out);
 /* Fill err with ALLOT_EINVAL "<field>: <what> '<text>'", quoting at most SLT_ERRTEXT_MAX
  * bytes of text (non-printable bytes shown as '?').  Returns -1. */
 int slt_field_error(struct allot_error *err, const char *field, const char *what,
-                   struct slt_span text);
+                    struct slt_span text);
 
 #endif

@@ -15,7 +15,7 @@ static size_t digits(const char *p, size_t n)
 }
 
 int slt_jobid_parse(const char *text, size_t n, const char *field, struct slt_jobid *out,
-                   struct allot_error *err)
+                    struct allot_error *err)
 {
     struct slt_span s = {text, n};
     struct slt_jobid id;
@@ -44,8 +44,7 @@ int slt_jobid_parse(const char *text, size_t n, const char *field, struct slt_jo
             id.array_spec.p = p + 1;
             id.array_spec.n = (size_t)(close - p - 1);
             for (const char *q = p + 1; q < close; q++)
-                if (!((*q >= '0' && *q <= '9') || *q == '-' || *q == ',' || *q == '%' ||
-                      *q == ':'))
+                if (!((*q >= '0' && *q <= '9') || *q == '-' || *q == ',' || *q == '%' || *q == ':'))
                     goto bad;
             p = close + 1;
         } else {
@@ -75,7 +74,8 @@ int slt_jobid_parse(const char *text, size_t n, const char *field, struct slt_jo
             id.step_kind = SLT_STEP_NUMBERED;
             id.step = (uint32_t)v;
             if (d < step.n) { /* "+C": a het step's component */
-                if (step.p[d] != '+' || slt_uint(step.p + d + 1, step.n - d - 1, UINT32_MAX, &v) < 0)
+                if (step.p[d] != '+' ||
+                    slt_uint(step.p + d + 1, step.n - d - 1, UINT32_MAX, &v) < 0)
                     goto bad;
                 id.has_step_het = true;
                 id.step_het_comp = (uint32_t)v;
@@ -100,8 +100,7 @@ int slt_jobid_format(const struct slt_jobid *id, char *buf, size_t len, struct a
     else if (id->array_spec.n > 0) {
         if (id->array_spec.n > 64)
             return allot_errorf(err, ALLOT_ETOOBIG, "job id: array spec too long");
-        n += snprintf(tmp + n, cap - (size_t)n, "_[%.*s]", (int)id->array_spec.n,
-                      id->array_spec.p);
+        n += snprintf(tmp + n, cap - (size_t)n, "_[%.*s]", (int)id->array_spec.n, id->array_spec.p);
     }
     switch (id->step_kind) {
     case SLT_STEP_NONE:
@@ -121,8 +120,7 @@ int slt_jobid_format(const struct slt_jobid *id, char *buf, size_t len, struct a
         n += snprintf(tmp + n, cap - (size_t)n, ".interactive");
         break;
     default:
-        return allot_errorf(err, ALLOT_EINVAL, "job id: unknown step kind %d",
-                            (int)id->step_kind);
+        return allot_errorf(err, ALLOT_EINVAL, "job id: unknown step kind %d", (int)id->step_kind);
     }
     if ((size_t)n >= len)
         return allot_errorf(err, ALLOT_ETOOBIG, "job id: buffer of %zu bytes too small", len);

@@ -20,30 +20,30 @@
 #include "libslurmtext/field.h"
 
 enum slt_step_kind {
-    SLT_STEP_NONE = 0,      /* a job (allocation) row: no ".step" */
-    SLT_STEP_NUMBERED,      /* ".N": step holds N */
-    SLT_STEP_BATCH,         /* ".batch" */
-    SLT_STEP_EXTERN,        /* ".extern" */
-    SLT_STEP_INTERACTIVE,   /* ".interactive" (salloc's step in 22.05) */
+    SLT_STEP_NONE = 0,    /* a job (allocation) row: no ".step" */
+    SLT_STEP_NUMBERED,    /* ".N": step holds N */
+    SLT_STEP_BATCH,       /* ".batch" */
+    SLT_STEP_EXTERN,      /* ".extern" */
+    SLT_STEP_INTERACTIVE, /* ".interactive" (salloc's step in 22.05) */
 };
 
 struct slt_jobid {
-    uint32_t job;           /* the (first) job id */
-    bool has_het;           /* "+N" */
+    uint32_t job; /* the (first) job id */
+    bool has_het; /* "+N" */
     uint32_t het_offset;
-    bool has_array_task;    /* "_N" */
+    bool has_array_task; /* "_N" */
     uint32_t array_task;
     struct slt_span array_spec; /* "_[...]" text inside the brackets; n = 0 if none */
     enum slt_step_kind step_kind;
-    uint32_t step;          /* for SLT_STEP_NUMBERED */
-    bool has_step_het;      /* ".N+C": component C of het step N */
+    uint32_t step;     /* for SLT_STEP_NUMBERED */
+    bool has_step_het; /* ".N+C": component C of het step N */
     uint32_t step_het_comp;
 };
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field ("JobID") and text; out untouched.
  * array_spec borrows from text. */
 int slt_jobid_parse(const char *text, size_t n, const char *field, struct slt_jobid *out,
-                   struct allot_error *err);
+                    struct allot_error *err);
 
 /* Write id as Slurm prints it.  Returns the length or -1 with ALLOT_ETOOBIG (buf untouched). */
 int slt_jobid_format(const struct slt_jobid *id, char *buf, size_t len, struct allot_error *err);

@@ -8,7 +8,7 @@
 #include "libslurmtext/jobid.h"
 
 int slt_job_name_parse(const char *text, const char *what, struct slt_job_name *out,
-                      struct allot_error *err)
+                       struct allot_error *err)
 {
     struct slt_jobid id;
     struct slt_job_name n;

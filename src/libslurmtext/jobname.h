@@ -27,17 +27,18 @@ enum slt_job_name_kind {
 
 struct slt_job_name {
     enum slt_job_name_kind kind;
-    uint32_t job;                    /* the job, array job or het job id (> 0) */
-    uint32_t index;                  /* TASK: the task id; HET: the component offset */
+    uint32_t job;                     /* the job, array job or het job id (> 0) */
+    uint32_t index;                   /* TASK: the task id; HET: the component offset */
     char spec[SLT_JOB_NAME_SPEC_MAX]; /* TASKS: the list inside the brackets */
 };
 
 /* Parse TEXT.  0, or -1 with ALLOT_EINVAL naming WHAT and the text (out untouched). */
 int slt_job_name_parse(const char *text, const char *what, struct slt_job_name *out,
-                      struct allot_error *err);
+                       struct allot_error *err);
 
 /* Whether an array task ARRAY_TASK of array job ARRAY_JOB is one NAME names (TASK, TASKS,
  * or ID naming the array job). */
-bool slt_job_name_has_task(const struct slt_job_name *name, uint32_t array_job, uint32_t array_task);
+bool slt_job_name_has_task(const struct slt_job_name *name, uint32_t array_job,
+                           uint32_t array_task);
 
 #endif

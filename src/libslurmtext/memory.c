@@ -28,7 +28,7 @@ static int64_t suffix_mult(char c)
 }
 
 int slt_memory_parse(const char *text, size_t n, const char *field, int64_t bare_unit_bytes,
-                    struct slt_memory *out, struct allot_error *err)
+                     struct slt_memory *out, struct allot_error *err)
 {
     struct slt_span s = {text, n};
     struct slt_memory m = {true, 0, SLT_MEM_TOTAL};

@@ -25,8 +25,8 @@ enum slt_mem_scope {
 };
 
 struct slt_memory {
-    bool has;               /* false: the field was empty */
-    int64_t bytes;          /* >= 0 */
+    bool has;      /* false: the field was empty */
+    int64_t bytes; /* >= 0 */
     enum slt_mem_scope scope;
 };
 
@@ -34,7 +34,7 @@ struct slt_memory {
  * suffix.  field names the column in errors.  Returns 0, or -1 with ALLOT_EINVAL naming field
  * and text; *out untouched on error. */
 int slt_memory_parse(const char *text, size_t n, const char *field, int64_t bare_unit_bytes,
-                    struct slt_memory *out, struct allot_error *err);
+                     struct slt_memory *out, struct allot_error *err);
 
 /* Write m exactly: the largest binary suffix that divides bytes ("4000M", "1528K"), else bare
  * bytes, then "n"/"c" for the scope; "" when !has.  Re-parsing with bare_unit_bytes = 1 gives

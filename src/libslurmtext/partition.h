@@ -5,9 +5,8 @@
  * Design: a line is space-separated Key=Value words; a value runs to the next space and may
  * itself hold '=' (TRESBillingWeights=CPU=4.0,Mem=0.25G), so a word splits at its first '='.
  * MaxTime is UNLIMITED or a duration; DefaultTime is NONE or a duration; a partition without
- * weights prints no TRESBillingWeights word; QoS is N/A without a partition QOS.  Unknown keys are skipped (each release adds
- * some).  No allocation.
- * Thread rule: pure; reentrant.
+ * weights prints no TRESBillingWeights word; QoS is N/A without a partition QOS.  Unknown keys are
+ * skipped (each release adds some).  No allocation. Thread rule: pure; reentrant.
  */
 #ifndef ALLOT_SLURMTEXT_PARTITION_H
 #define ALLOT_SLURMTEXT_PARTITION_H
@@ -23,9 +22,9 @@
 struct slt_partition {
     char name[SLT_PART_NAME_MAX];
     char billing_weights[SLT_PART_WEIGHTS_MAX]; /* "" = none */
-    int64_t max_time_s;     /* -1 = UNLIMITED */
-    int64_t default_time_s; /* -1 = NONE */
-    char qos[SLT_PART_NAME_MAX]; /* the partition QOS; "" = none (QoS=N/A) */
+    int64_t max_time_s;                         /* -1 = UNLIMITED */
+    int64_t default_time_s;                     /* -1 = NONE */
+    char qos[SLT_PART_NAME_MAX];                /* the partition QOS; "" = none (QoS=N/A) */
 };
 
 /* Parse one line.  Errors: EINVAL naming the key (no PartitionName, a time that is not a

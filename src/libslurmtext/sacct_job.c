@@ -8,7 +8,8 @@
 
 static const struct slt_tz UTC = {.kind = SLT_TZ_OFFSET, .offset_s = 0};
 
-int slt_sacct_header_parse(struct slt_span line, struct slt_sacct_header *h, struct allot_error *err)
+int slt_sacct_header_parse(struct slt_span line, struct slt_sacct_header *h,
+                           struct allot_error *err)
 {
     struct slt_span f[SLT_FIELDS_MAX];
     size_t n = 0;
@@ -30,8 +31,9 @@ int slt_sacct_header_parse(struct slt_span line, struct slt_sacct_header *h, str
     }
     if (slt_acct_format_parse(list, &out.fmt, err) < 0)
         return allot_error_prefix(err, "header");
-    static const enum slt_col need[] = {SLT_COL_STATE, SLT_COL_USER, SLT_COL_ACCOUNT, SLT_COL_PARTITION,
-                                       SLT_COL_START, SLT_COL_END,  SLT_COL_ELAPSED, SLT_COL_ALLOCTRES};
+    static const enum slt_col need[] = {SLT_COL_STATE,     SLT_COL_USER,     SLT_COL_ACCOUNT,
+                                        SLT_COL_PARTITION, SLT_COL_START,    SLT_COL_END,
+                                        SLT_COL_ELAPSED,   SLT_COL_ALLOCTRES};
     if (out.jobid_col == (size_t)-1)
         return allot_errorf(err, ALLOT_EINVAL, "header: no JobIDRaw column (sacct -P --format=%s)",
                             SLT_SACCT_JOB_COLUMNS);
@@ -48,7 +50,7 @@ int slt_sacct_header_parse(struct slt_span line, struct slt_sacct_header *h, str
 }
 
 int slt_sacct_job_parse(const struct slt_sacct_header *h, struct slt_span line,
-                       struct slt_sacct_job *out, struct allot_error *err)
+                        struct slt_sacct_job *out, struct allot_error *err)
 {
     struct slt_acct_row row;
     struct slt_span f[SLT_FIELDS_MAX];

@@ -40,11 +40,12 @@ struct slt_sacct_job {
 
 /* Parse the header line ("JobIDRaw|State|..."); -1 with err (EINVAL) naming a missing
  * required column or a bad name. */
-int slt_sacct_header_parse(struct slt_span line, struct slt_sacct_header *h, struct allot_error *err);
+int slt_sacct_header_parse(struct slt_span line, struct slt_sacct_header *h,
+                           struct allot_error *err);
 
 /* Parse one row: 1 with *out for a finished job, 0 for a row passed over (see top), -1 with
  * err (EINVAL) naming the column and its text.  Times are read as UTC. */
 int slt_sacct_job_parse(const struct slt_sacct_header *h, struct slt_span line,
-                       struct slt_sacct_job *out, struct allot_error *err);
+                        struct slt_sacct_job *out, struct allot_error *err);
 
 #endif

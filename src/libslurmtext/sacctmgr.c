@@ -23,7 +23,7 @@ int slt_mgr_format_parse(const char *list, struct slt_mgr_format *out, struct al
 }
 
 int slt_mgr_row_parse(const struct slt_mgr_format *fmt, struct slt_span line,
-                     struct slt_mgr_row *row, struct allot_error *err)
+                      struct slt_mgr_row *row, struct allot_error *err)
 {
     struct slt_span v[SLT_MGR_COLS_MAX + 1];
     size_t n;
@@ -32,8 +32,10 @@ int slt_mgr_row_parse(const struct slt_mgr_format *fmt, struct slt_span line,
     if (n == fmt->n + 1 && v[n - 1].n == 0)
         n--;
     if (n != fmt->n)
-        return allot_errorf(err, ALLOT_EINVAL, "sacctmgr: line has %zu fields, %zu columns "
-                            "expected", n, fmt->n);
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "sacctmgr: line has %zu fields, %zu columns "
+                            "expected",
+                            n, fmt->n);
     row->fmt = fmt;
     row->n = n;
     memcpy(row->v, v, n * sizeof(v[0]));
@@ -52,7 +54,7 @@ bool slt_mgr_get(const struct slt_mgr_row *row, const char *col, struct slt_span
 }
 
 int slt_mgr_get_int(const struct slt_mgr_row *row, const char *col, bool *has, int64_t *out,
-                   struct allot_error *err)
+                    struct allot_error *err)
 {
     struct slt_span v;
     uint64_t x;
@@ -70,7 +72,7 @@ int slt_mgr_get_int(const struct slt_mgr_row *row, const char *col, bool *has, i
 }
 
 int slt_mgr_get_duration(const struct slt_mgr_row *row, const char *col, struct slt_duration *out,
-                        struct allot_error *err)
+                         struct allot_error *err)
 {
     struct slt_span v;
     if (!slt_mgr_get(row, col, &v))

@@ -39,7 +39,7 @@ int slt_mgr_format_parse(const char *list, struct slt_mgr_format *out, struct al
 /* Split one -P line; field count must match the format (a trailing empty field from -p is
  * allowed).  Errors: EINVAL; row untouched. */
 int slt_mgr_row_parse(const struct slt_mgr_format *fmt, struct slt_span line,
-                     struct slt_mgr_row *row, struct allot_error *err);
+                      struct slt_mgr_row *row, struct allot_error *err);
 
 /* The value of column `col` (case-insensitive); false if the format has no such column. */
 bool slt_mgr_get(const struct slt_mgr_row *row, const char *col, struct slt_span *out);
@@ -47,11 +47,11 @@ bool slt_mgr_get(const struct slt_mgr_row *row, const char *col, struct slt_span
 /* Integer column: *has = false when empty (no limit), else the value (0..INT64_MAX).
  * Errors: EINVAL (missing column or bad number); outputs untouched. */
 int slt_mgr_get_int(const struct slt_mgr_row *row, const char *col, bool *has, int64_t *out,
-                   struct allot_error *err);
+                    struct allot_error *err);
 
 /* Duration column (MaxWall, GrpWall, ...).  Errors: EINVAL; out untouched. */
 int slt_mgr_get_duration(const struct slt_mgr_row *row, const char *col, struct slt_duration *out,
-                        struct allot_error *err);
+                         struct allot_error *err);
 
 /* Is `flag` in the comma list of column col (QOS Flags "DenyOnLimit,NoDecay")?  Case
  * insensitive; false for a missing column. */

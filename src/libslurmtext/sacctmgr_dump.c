@@ -52,7 +52,7 @@ int slt_dump_line_parse(struct slt_span line, struct slt_dump_record *out, struc
     }
     if (k == sizeof(kinds) / sizeof(kinds[0]))
         return slt_field_error(err, "record", "not Cluster, Parent, Account or User:",
-                              (struct slt_span){p, (size_t)(end - p)});
+                               (struct slt_span){p, (size_t)(end - p)});
     r.kind = (enum slt_dump_kind)k;
     skip_blanks(&p, end);
     if (p == end || *p != '-')
@@ -71,7 +71,7 @@ int slt_dump_line_parse(struct slt_span line, struct slt_dump_record *out, struc
             break;
         if (*p != ':')
             return slt_field_error(err, kinds[k], "':' expected before",
-                                  (struct slt_span){p, (size_t)(end - p)});
+                                   (struct slt_span){p, (size_t)(end - p)});
         p++;
         const char *key = p;
         while (p < end && *p != '=' && *p != ':')
@@ -124,7 +124,7 @@ void slt_dump_cursor_init(struct slt_dump_cursor *c, const char *buf, size_t len
 }
 
 int slt_dump_next(struct slt_dump_cursor *c, struct slt_dump_record *out, long *line,
-                 struct slt_span *parent, struct allot_error *err)
+                  struct slt_span *parent, struct allot_error *err)
 {
     struct slt_span l;
     while (slt_next_line(c->buf, c->len, &c->pos, &l)) {
@@ -142,8 +142,7 @@ int slt_dump_next(struct slt_dump_cursor *c, struct slt_dump_record *out, long *
             continue;
         if (r.kind == SLT_DUMP_CLUSTER) {
             if (c->seen_cluster)
-                return allot_errorf(err, ALLOT_EINVAL, "line %ld: a second Cluster line",
-                                    c->line);
+                return allot_errorf(err, ALLOT_EINVAL, "line %ld: a second Cluster line", c->line);
             c->seen_cluster = 1;
         } else if (!c->seen_cluster) {
             return allot_errorf(err, ALLOT_EINVAL, "line %ld: %s line before the Cluster line",

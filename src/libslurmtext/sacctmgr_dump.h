@@ -57,9 +57,10 @@ const char *slt_dump_kind_name(enum slt_dump_kind k);
 /* Walking a whole dump.  Start with slt_dump_cursor_init; each slt_dump_next gives the next
  * record with its 1-based line number and the account its Account/User line is under (the
  * last Parent; empty before one).  Returns 1, 0 at the end, or -1 with the error prefixed
- * "line N: " (a dump without a Cluster line: "no Cluster line in the dump (N lines read)").  A Parent line is returned too (its parent is itself).  Structural rules
- * checked here: the first record is the Cluster line and there is one; an Account or User
- * line needs a Parent before it; a line is at most 64 KiB. */
+ * "line N: " (a dump without a Cluster line: "no Cluster line in the dump (N lines read)").  A
+ * Parent line is returned too (its parent is itself).  Structural rules checked here: the first
+ * record is the Cluster line and there is one; an Account or User line needs a Parent before it; a
+ * line is at most 64 KiB. */
 struct slt_dump_cursor {
     const char *buf;
     size_t len, pos;
@@ -70,6 +71,6 @@ struct slt_dump_cursor {
 
 void slt_dump_cursor_init(struct slt_dump_cursor *c, const char *buf, size_t len);
 int slt_dump_next(struct slt_dump_cursor *c, struct slt_dump_record *out, long *line,
-                 struct slt_span *parent, struct allot_error *err);
+                  struct slt_span *parent, struct allot_error *err);
 
 #endif

@@ -5,7 +5,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-int slt_squeue_step_parse(struct slt_span line, struct slt_squeue_step *out, struct allot_error *err)
+int slt_squeue_step_parse(struct slt_span line, struct slt_squeue_step *out,
+                          struct allot_error *err)
 {
     const char *bar = memchr(line.p, '|', line.n);
     if (!bar)
@@ -28,8 +29,8 @@ static bool pending_step(struct slt_span line)
            (memcmp(line.p + n - 4, ".TDB", 4) == 0 || memcmp(line.p + n - 4, ".TBD", 4) == 0);
 }
 
-int slt_squeue_find_step(const char *buf, size_t len, const struct slt_job_ref *job, const char *name,
-                        uint32_t *step, struct allot_error *err)
+int slt_squeue_find_step(const char *buf, size_t len, const struct slt_job_ref *job,
+                         const char *name, uint32_t *step, struct allot_error *err)
 {
     size_t pos = 0, lineno = 0;
     struct slt_span line;

@@ -24,7 +24,7 @@ struct slt_squeue_step {
 /* Parse one line.  The name is everything after the first '|'.  Errors: ALLOT_EINVAL
  * ("StepID: invalid job id '...'" or a missing separator); out untouched. */
 int slt_squeue_step_parse(struct slt_span line, struct slt_squeue_step *out,
-                         struct allot_error *err);
+                          struct allot_error *err);
 
 /* Scan buf[0..len) (squeue --steps output) for the numbered step of job `job` named `name`
  * and set *step.  An array task's steps are printed "<array job>_<task>.<step>"
@@ -34,6 +34,6 @@ int slt_squeue_step_parse(struct slt_span line, struct slt_squeue_step *out,
  * -1 with ALLOT_EPROTO naming the line for a line that does not parse (*step untouched
  * unless 1). */
 int slt_squeue_find_step(const char *buf, size_t len, const struct slt_job_ref *job,
-                        const char *name, uint32_t *step, struct allot_error *err);
+                         const char *name, uint32_t *step, struct allot_error *err);
 
 #endif

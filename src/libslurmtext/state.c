@@ -47,7 +47,7 @@ const char *slt_state_name(enum slt_job_state s)
 }
 
 int slt_state_parse(const char *text, size_t n, const char *field, struct slt_state *out,
-                   struct allot_error *err)
+                    struct allot_error *err)
 {
     struct slt_span s = {text, n};
     struct slt_state r = {SLT_STATE_NONE, false, 0};

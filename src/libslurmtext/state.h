@@ -50,13 +50,13 @@ enum slt_job_state {
 
 struct slt_state {
     enum slt_job_state state;
-    bool has_by_uid;  /* "CANCELLED by <uid>" */
+    bool has_by_uid; /* "CANCELLED by <uid>" */
     uint32_t by_uid;
 };
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field and text; out untouched. */
 int slt_state_parse(const char *text, size_t n, const char *field, struct slt_state *out,
-                   struct allot_error *err);
+                    struct allot_error *err);
 
 /* Write s as Slurm prints it.  Returns the length or -1 with ALLOT_ETOOBIG/EINVAL
  * (buf untouched).  48 bytes suffice. */

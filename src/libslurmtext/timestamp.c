@@ -42,7 +42,7 @@ static int num(const char *p, size_t n, uint64_t max, int *out)
 }
 
 int slt_time_parse(const char *text, size_t n, const char *field, struct slt_time *out,
-                  struct allot_error *err)
+                   struct allot_error *err)
 {
     struct slt_span s = {text, n};
     struct slt_time t;
@@ -95,11 +95,11 @@ int slt_time_format(const struct slt_time *t, char *buf, size_t len, struct allo
         break;
     case SLT_TIME_VALUE:
         if (t->year < 1970 || t->year > 9999 || t->month < 1 || t->month > 12 || t->day < 1 ||
-            t->day > month_days(t->year, t->month) || t->hour < 0 || t->hour > 23 ||
-            t->min < 0 || t->min > 59 || t->sec < 0 || t->sec > 59)
+            t->day > month_days(t->year, t->month) || t->hour < 0 || t->hour > 23 || t->min < 0 ||
+            t->min > 59 || t->sec < 0 || t->sec > 59)
             return allot_errorf(err, ALLOT_EINVAL, "timestamp: fields out of range");
-        n = snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d", t->year, t->month,
-                     t->day, t->hour, t->min, t->sec);
+        n = snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d", t->year, t->month, t->day,
+                     t->hour, t->min, t->sec);
         break;
     default:
         return allot_errorf(err, ALLOT_EINVAL, "timestamp: unknown kind %d", (int)t->kind);
@@ -111,7 +111,7 @@ int slt_time_format(const struct slt_time *t, char *buf, size_t len, struct allo
 }
 
 int slt_time_to_epoch(const struct slt_time *t, const struct slt_tz *tz, int64_t *epoch_s,
-                     struct allot_error *err)
+                      struct allot_error *err)
 {
     if (t->kind != SLT_TIME_VALUE)
         return allot_errorf(err, ALLOT_EINVAL, "timestamp: no time to convert");
@@ -132,9 +132,10 @@ int slt_time_to_epoch(const struct slt_time *t, const struct slt_tz *tz, int64_t
     time_t v = mktime(&tm);
     /* mktime normalises a time in a DST gap to another wall time: refuse it. */
     if (v == (time_t)-1 || tm.tm_hour != t->hour || tm.tm_min != t->min)
-        return allot_errorf(err, ALLOT_EINVAL, "timestamp: %04d-%02d-%02dT%02d:%02d:%02d does "
-                            "not exist in the local time zone", t->year, t->month, t->day,
-                            t->hour, t->min, t->sec);
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "timestamp: %04d-%02d-%02dT%02d:%02d:%02d does "
+                            "not exist in the local time zone",
+                            t->year, t->month, t->day, t->hour, t->min, t->sec);
     *epoch_s = (int64_t)v;
     return 0;
 }

@@ -45,7 +45,7 @@ struct slt_tz {
 
 /* Parse text[0..n).  Errors: ALLOT_EINVAL naming field and text; out untouched. */
 int slt_time_parse(const char *text, size_t n, const char *field, struct slt_time *out,
-                  struct allot_error *err);
+                   struct allot_error *err);
 
 /* Write t as Slurm prints it ("" / "Unknown" / "None" / "YYYY-MM-DDTHH:MM:SS").  Returns the
  * length or -1 (ETOOBIG/EINVAL, buf untouched).  32 bytes suffice. */
@@ -54,6 +54,6 @@ int slt_time_format(const struct slt_time *t, char *buf, size_t len, struct allo
 /* Seconds since the epoch of a VALUE time under tz.  Errors: ALLOT_EINVAL for a non-VALUE
  * time or a local time that does not exist; *epoch_s untouched on error. */
 int slt_time_to_epoch(const struct slt_time *t, const struct slt_tz *tz, int64_t *epoch_s,
-                     struct allot_error *err);
+                      struct allot_error *err);
 
 #endif

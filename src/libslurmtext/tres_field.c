@@ -5,12 +5,11 @@
 #include <string.h>
 
 int slt_tres_field_parse(struct slt_span v, const char *field, bool *has, struct tres_list *out,
-                        struct allot_error *err)
+                         struct allot_error *err)
 {
     char text[SLT_TRES_TEXT_MAX];
     if (v.n >= sizeof(text))
-        return allot_errorf(err, ALLOT_ETOOBIG, "%s: TRES list of %zu bytes too long", field,
-                            v.n);
+        return allot_errorf(err, ALLOT_ETOOBIG, "%s: TRES list of %zu bytes too long", field, v.n);
     if (memchr(v.p, '\0', v.n))
         return slt_field_error(err, field, "invalid TRES list", v);
     memcpy(text, v.p, v.n);

@@ -18,6 +18,6 @@
 /* Parse v into *out; *has = false (and out->n = 0) for an empty field.  Errors: EINVAL /
  * ETOOBIG prefixed with field; outputs untouched. */
 int slt_tres_field_parse(struct slt_span v, const char *field, bool *has, struct tres_list *out,
-                        struct allot_error *err);
+                         struct allot_error *err);
 
 #endif

@@ -22,8 +22,8 @@
  * Connection loss.  A failed call on a broken connection is EUNAVAIL ("retry").  The next
  * db_begin, or statement outside a transaction, reconnects once (bounded by connect_timeout,
  * default 3 s; after a failed attempt the next waits 50 ms, doubling up to 2 s, and calls in
- * between fail at once) and bumps a generation counter; each statement re-prepares itself lazily when
- * its generation is older, so cached db_stmt_t handles stay valid across reconnects.  A
+ * between fail at once) and bumps a generation counter; each statement re-prepares itself lazily
+ * when its generation is older, so cached db_stmt_t handles stay valid across reconnects.  A
  * transaction that was open when the connection broke is lost as a whole, never replayed.
  *
  * Deferred statements (db_run_deferred).  Inside a transaction, a parameter-less statement
@@ -60,7 +60,7 @@
 /* pg_advisory_xact_lock key of the bank's write lock: "allot" in ASCII. */
 #define DB_PG_WRITE_LOCK "418430168948"
 #define DB_PG_PARAMS_MAX 40 /* the job batch (store_job_batch.c) has 35 */
-#define DB_PG_DEFER_MAX 8 /* deferred statements queued before a forced flush */
+#define DB_PG_DEFER_MAX 8   /* deferred statements queued before a forced flush */
 
 struct db_pg {
     struct db base; /* first: a db_t * is a struct db_pg * */
@@ -69,7 +69,7 @@ struct db_pg {
     unsigned next_name; /* statement names a1, a2, ... */
     int busy_timeout_ms;
     int durable;
-    int tx_open; /* a transaction was begun and not yet seen to end */
+    int tx_open;         /* a transaction was begun and not yet seen to end */
     int64_t retry_at_ms; /* no reconnect attempt before this (CLOCK_MONOTONIC) */
     int backoff_ms;      /* next wait after a failed reconnect: 50 ms doubling to 2 s */
     /* db_run_deferred: parameter-less statements (SAVEPOINT, RELEASE) waiting to be sent in
@@ -116,8 +116,7 @@ static enum allot_errnum map_sqlstate(const char *st)
 }
 
 /* Fill err from a failed result (res may be NULL when libpq itself failed). */
-static int fail_res(struct db_pg *d, const PGresult *res, const char *what,
-                    struct allot_error *err)
+static int fail_res(struct db_pg *d, const PGresult *res, const char *what, struct allot_error *err)
 {
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     enum allot_errnum code = map_sqlstate(state);
@@ -244,8 +243,7 @@ static int drv_begin(db_t *db, struct allot_error *err)
     if (!ok) {
         fail_res(d, res, "begin (write lock)", err);
         PQclear(res);
-        if (PQstatus(d->conn) == CONNECTION_OK &&
-            PQtransactionStatus(d->conn) != PQTRANS_IDLE) {
+        if (PQstatus(d->conn) == CONNECTION_OK && PQtransactionStatus(d->conn) != PQTRANS_IDLE) {
             res = PQexec(d->conn, "ROLLBACK");
             PQclear(res);
         }
@@ -263,8 +261,8 @@ static int drv_table_exists(db_t *db, const char *table, int *exists, struct all
         return -1;
     const char *vals[1] = {table};
     /* to_regclass follows search_path, as unqualified table names in the store's SQL do. */
-    PGresult *res = PQexecParams(d->conn, "SELECT to_regclass($1::text) IS NOT NULL", 1, NULL,
-                                 vals, NULL, NULL, 0);
+    PGresult *res = PQexecParams(d->conn, "SELECT to_regclass($1::text) IS NOT NULL", 1, NULL, vals,
+                                 NULL, NULL, 0);
     if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
         fail_res(d, res, "table_exists", err);
         PQclear(res);
@@ -621,13 +619,12 @@ static int drv_step_tx(db_stmt_t *s, struct allot_error *err)
         return -1;
     if (!PQenterPipelineMode(d->conn))
         return fail_res(d, NULL, "pipeline", err);
-    static const char *const head[] = {
-        "BEGIN", "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")"};
+    static const char *const head[] = {"BEGIN",
+                                       "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")"};
     int sent = 1;
     for (int i = 0; sent && i < 2; i++)
         sent = PQsendQueryParams(d->conn, head[i], 0, NULL, NULL, NULL, NULL, 0);
-    sent = sent &&
-           PQsendQueryPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0) &&
+    sent = sent && PQsendQueryPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0) &&
            PQpipelineSync(d->conn) &&
            PQsendQueryParams(d->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) &&
            PQpipelineSync(d->conn);
@@ -808,8 +805,7 @@ db_t *db_pg_open(const char *conninfo, int busy_timeout_ms, int durable, struct 
     }
     if (PQstatus(d->conn) != CONNECTION_OK) {
         int len = (int)strcspn(PQerrorMessage(d->conn), "\n");
-        allot_errorf(err, ALLOT_EUNAVAIL, "pg: cannot connect: %.*s", len,
-                     PQerrorMessage(d->conn));
+        allot_errorf(err, ALLOT_EUNAVAIL, "pg: cannot connect: %.*s", len, PQerrorMessage(d->conn));
         PQfinish(d->conn);
         free(d);
         return NULL;

@@ -31,13 +31,13 @@
 #define WALBUF_CHUNK ((size_t)124 << 10)
 
 struct walbuf_file {
-    sqlite3_file base; /* first: SQLite sees this */
+    sqlite3_file base;  /* first: SQLite sees this */
     sqlite3_file *real; /* the default VFS's file, allocated right after this struct */
     int is_wal;
     unsigned char *buf;
     size_t len, cap;
-    sqlite3_int64 off;          /* file offset of buf[0] */
-    sqlite3_int64 commit_page;  /* offset of the commit frame's page; -1 = none pending */
+    sqlite3_int64 off;         /* file offset of buf[0] */
+    sqlite3_int64 commit_page; /* offset of the commit frame's page; -1 = none pending */
 };
 
 static sqlite3_vfs walbuf_vfs;
@@ -54,8 +54,8 @@ static int flush(struct walbuf_file *p)
     int rc = SQLITE_OK;
     for (size_t done = 0; done < p->len && rc == SQLITE_OK; done += WALBUF_CHUNK) {
         size_t n = p->len - done < WALBUF_CHUNK ? p->len - done : WALBUF_CHUNK;
-        rc = p->real->pMethods->xWrite(p->real, p->buf + done, (int)n,
-                                       p->off + (sqlite3_int64)done);
+        rc =
+            p->real->pMethods->xWrite(p->real, p->buf + done, (int)n, p->off + (sqlite3_int64)done);
     }
     p->len = 0;
     p->commit_page = -1;

@@ -145,8 +145,8 @@ int store_qos_list(store_t *st, store_qos_f cb, void *arg, struct allot_error *e
 
 typedef int (*store_partition_f)(const struct partition *p, void *arg);
 int store_partition_add(store_t *st, const struct partition *p, struct allot_error *err);
-int store_partition_get(store_t *st, const char *cluster, const char *name,
-                        struct partition *out, struct allot_error *err);
+int store_partition_get(store_t *st, const char *cluster, const char *name, struct partition *out,
+                        struct allot_error *err);
 int store_partition_modify(store_t *st, const struct partition *p, struct allot_error *err);
 int store_partition_remove(store_t *st, const char *cluster, const char *name,
                            struct allot_error *err);
@@ -238,12 +238,12 @@ struct hold_req {
 };
 
 struct hold_result {
-    int replay;         /* 1: this run was already held/refused; nothing new was written */
-    int refused;        /* 1: available < amount; job is JOB_REFUSED, failure recorded */
-    struct job job;     /* the job record after the call */
-    struct allocation alloc; /* the payer (zeroed when none was found) */
-    struct balance bal; /* its balance after the call */
-    struct failure failure; /* when refused */
+    int replay;                 /* 1: this run was already held/refused; nothing new was written */
+    int refused;                /* 1: available < amount; job is JOB_REFUSED, failure recorded */
+    struct job job;             /* the job record after the call */
+    struct allocation alloc;    /* the payer (zeroed when none was found) */
+    struct balance bal;         /* its balance after the call */
+    struct failure failure;     /* when refused */
     int64_t held_pending_sumin; /* when refused: of failure.held_sumin, what submit holds
                                    of pending jobs hold (store_alloc_held_at_submit) */
     int observed; /* with refused: only observed (req->observe); no job record, no hold */
@@ -273,12 +273,12 @@ struct settle_req {
     int64_t start_s, end_s;
     int64_t elapsed_s;
     char slurm_state[ALLOT_STATE_MAX];
-    int64_t billing_micro;  /* a run never held: its billing; a held run keeps the billing
-                               its hold was priced at, whatever this says (DESIGN §3) */
+    int64_t billing_micro;           /* a run never held: its billing; a held run keeps the billing
+                                        its hold was priced at, whatever this says (DESIGN §3) */
     char alloc_tres[ALLOT_TRES_MAX]; /* "" = keep */
-    int64_t charge_sumin;   /* -1: the store computes money_charge_sumin(billing, elapsed);
-                               a held run pays at most its hold, NODE_FAIL (slurm_state)
-                               always costs 0 (DESIGN §3); >= 0: an explicit charge */
+    int64_t charge_sumin;            /* -1: the store computes money_charge_sumin(billing, elapsed);
+                                        a held run pays at most its hold, NODE_FAIL (slurm_state)
+                                        always costs 0 (DESIGN §3); >= 0: an explicit charge */
     char settle_source[ALLOT_NAME_MAX];
     /* For a job that was never held (post-paid, reconciled from sacct): who and where. */
     char user[ALLOT_NAME_MAX];
@@ -292,7 +292,7 @@ struct settle_req {
 };
 
 struct settle_result {
-    int replay;  /* 1: already settled or released; nothing new was written */
+    int replay;                /* 1: already settled or released; nothing new was written */
     int64_t capped_from_sumin; /* > 0: the run used this much, more than its hold, and was
                                 * charged its hold (the debit's comment says so) */
     struct job job;
@@ -325,13 +325,13 @@ struct hold_adjust_req {
 };
 
 struct hold_adjust_result {
-    int replay;            /* 1: the hold is already priced at this time limit */
-    int refused;           /* 1: a raise the allocation cannot cover; nothing moved */
+    int replay;  /* 1: the hold is already priced at this time limit */
+    int refused; /* 1: a raise the allocation cannot cover; nothing moved */
     int64_t old_hold_sumin, old_time_limit_s;
-    int64_t delta_sumin;   /* > 0 held more, < 0 released, 0 same price */
-    struct job job;        /* the run after the call */
+    int64_t delta_sumin; /* > 0 held more, < 0 released, 0 same price */
+    struct job job;      /* the run after the call */
     struct allocation alloc;
-    struct balance bal;    /* the payer's balance after the call */
+    struct balance bal;     /* the payer's balance after the call */
     struct failure failure; /* when refused: recorded, with the denial text */
 };
 
@@ -346,9 +346,9 @@ int store_hold_adjust(store_t *st, const struct hold_adjust_req *req,
 
 /* Release a held run without charge (never started, cancelled while pending).  Idempotent;
  * ENOENT for an unknown run. */
-int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run,
-                  const char *actor, const char *comment, int64_t now_s,
-                  struct settle_result *res, struct allot_error *err);
+int store_release(store_t *st, const char *cluster, int64_t job_id, int32_t run, const char *actor,
+                  const char *comment, int64_t now_s, struct settle_result *res,
+                  struct allot_error *err);
 
 /* A run the Slurm plugins cancelled before it started, without a hold the bank answered
  * (FailMode=closed, allotd unreachable at the hold): it is never charged. */
@@ -393,11 +393,11 @@ int store_void(store_t *st, const struct void_req *req, struct settle_result *re
  * done and the statement's work does not stand (except when its answer could not be read
  * after the commit, an internal error: the verbs then answer those ops as replays). */
 struct store_job_op {
-    const struct hold_req *hold;     /* exactly one of hold and settle */
+    const struct hold_req *hold; /* exactly one of hold and settle */
     const struct settle_req *settle;
-    struct hold_result *hold_res;    /* with hold */
+    struct hold_result *hold_res;     /* with hold */
     struct settle_result *settle_res; /* with settle */
-    int done;                        /* out: 1 = applied, result filled */
+    int done;                         /* out: 1 = applied, result filled */
 };
 int store_job_batch(store_t *st, struct store_job_op *ops, int n, struct allot_error *err);
 /* 1 when store_job_batch applies ops on this backend (PostgreSQL), 0 when it never does. */
@@ -413,8 +413,8 @@ struct job_filter {
     int limit;           /* 0 = no limit; newest first */
 };
 typedef int (*store_job_f)(const struct job *j, void *arg);
-int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run,
-                  struct job *out, struct allot_error *err);
+int store_job_get(store_t *st, const char *cluster, int64_t job_id, int32_t run, struct job *out,
+                  struct allot_error *err);
 int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void *arg,
                    struct allot_error *err);
 /* Slurm's array and het ids of job ids (store_job_ids.c, schema 0020).  put: record IDS
@@ -464,7 +464,7 @@ struct failure_filter {
     const char *cluster; /* with job_id: one job's failures */
     int64_t job_id;      /* 0 = any */
     int64_t since_s;
-    int limit;           /* 0 = no limit; newest first */
+    int limit; /* 0 = no limit; newest first */
 };
 typedef int (*store_failure_f)(const struct failure *f, void *arg);
 int store_failure_add(store_t *st, struct failure *f, struct allot_error *err); /* sets id */
@@ -569,7 +569,6 @@ int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb,
 int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *deleted,
                     struct allot_error *err);
 
-
 /* ---- Periodic policies, command outbox, evaluation log (DESIGN §5; store_policy.c) ----- */
 
 #define STORE_PERIOD_MAX 16 /* "2026-Q3", "total" (PERIOD_STR_MAX of libcore/period.h) */
@@ -580,21 +579,21 @@ int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *delet
 struct policy {
     int64_t id;
     int64_t alloc_id;
-    char account[ALLOT_NAME_MAX];  /* the allocation's account (read only) */
-    char cluster[ALLOT_NAME_MAX];  /* where its commands go (must exist) */
-    char period_kind[ALLOT_NAME_MAX]; /* "month", "quarter", "year", "total" */
-    int64_t base_sumin;            /* credited at each period start */
-    int carryover;                 /* 1: carry unused (DESIGN §5), never for total */
-    int64_t carry_factor_ppm;      /* cap of the carry, x base (default 500000) */
-    int64_t grace_ppm;             /* default 200000; pause at 1e6 + grace */
-    int64_t notify_ppm;            /* default 800000 */
-    int64_t downscale_ppm;         /* default 1000000 */
-    char slow_qos[ALLOT_NAME_MAX]; /* "" = no downscale action */
-    char normal_qos[ALLOT_NAME_MAX]; /* QOS restored when downscale clears */
-    int reset_raw_usage;           /* 1: reset RawUsage at boundaries (never for total) */
-    char limit_type[ALLOT_NAME_MAX]; /* GrpTRESMins | MaxTRESMins | GrpTRES */
+    char account[ALLOT_NAME_MAX];      /* the allocation's account (read only) */
+    char cluster[ALLOT_NAME_MAX];      /* where its commands go (must exist) */
+    char period_kind[ALLOT_NAME_MAX];  /* "month", "quarter", "year", "total" */
+    int64_t base_sumin;                /* credited at each period start */
+    int carryover;                     /* 1: carry unused (DESIGN §5), never for total */
+    int64_t carry_factor_ppm;          /* cap of the carry, x base (default 500000) */
+    int64_t grace_ppm;                 /* default 200000; pause at 1e6 + grace */
+    int64_t notify_ppm;                /* default 800000 */
+    int64_t downscale_ppm;             /* default 1000000 */
+    char slow_qos[ALLOT_NAME_MAX];     /* "" = no downscale action */
+    char normal_qos[ALLOT_NAME_MAX];   /* QOS restored when downscale clears */
+    int reset_raw_usage;               /* 1: reset RawUsage at boundaries (never for total) */
+    char limit_type[ALLOT_NAME_MAX];   /* GrpTRESMins | MaxTRESMins | GrpTRES */
     char tres_weights[ALLOT_TRES_MAX]; /* informative, as pushed to the partition */
-    int64_t fairshare;             /* >= 0: pushed at each boundary; -1 = not managed */
+    int64_t fairshare;                 /* >= 0: pushed at each boundary; -1 = not managed */
     /* add only, not stored: what becomes of SU the allocation was granted before the policy.
      * "" refuses such an allocation, "add" keeps them on top of the first period's base,
      * "expire" expires its free balance at once (the first period then holds its base). */
@@ -603,9 +602,9 @@ struct policy {
     /* state */
     char current_period[STORE_PERIOD_MAX]; /* the durable period marker; "" = none yet */
     int64_t period_start_s, period_end_s;  /* of current_period (UTC) */
-    int64_t period_total_sumin;    /* base + carry + hand credits of current_period */
-    int64_t period_used_open_sumin; /* allocation's used_sumin when the period opened */
-    unsigned flags;                /* enum carryover_flag in force at the last evaluation */
+    int64_t period_total_sumin;            /* base + carry + hand credits of current_period */
+    int64_t period_used_open_sumin;        /* allocation's used_sumin when the period opened */
+    unsigned flags;                        /* enum carryover_flag in force at the last evaluation */
     int64_t created_s;
 };
 
@@ -627,9 +626,9 @@ struct policy_roll {
     int rolled;                        /* 0: marker already at the current period */
     char old_period[STORE_PERIOD_MAX]; /* "" for the first period */
     char new_period[STORE_PERIOD_MAX];
-    int64_t prev_used_sumin;           /* use counted for the closed period */
+    int64_t prev_used_sumin; /* use counted for the closed period */
     int64_t expired_sumin, carry_sumin, credit_sumin, total_sumin;
-    int64_t limit_value;               /* the value pushed with limit_type */
+    int64_t limit_value; /* the value pushed with limit_type */
     int64_t command_ids[8];
     int ncommands;
 };
@@ -670,11 +669,10 @@ struct policy_eval {
     char command_ids[ALLOT_TEXT_MAX]; /* comma-separated */
     struct policy_roll roll;          /* the boundary work done first (rolled = 0: none) */
 };
-int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
-                          const struct period_tz *tz, const char *actor, struct policy_eval *out,
-                          struct allot_error *err);
+int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s, const struct period_tz *tz,
+                          const char *actor, struct policy_eval *out, struct allot_error *err);
 struct eval_filter {
-    int64_t policy_id; /* 0 = any */
+    int64_t policy_id;  /* 0 = any */
     const char *period; /* NULL = any */
     int limit;          /* 0 = no limit; newest first */
 };
@@ -698,8 +696,8 @@ const char *store_command_state_name(enum command_state s);
 struct command {
     int64_t id;
     char cluster[ALLOT_NAME_MAX];
-    char kind[ALLOT_NAME_MAX];  /* reset_raw_usage, set_limit, set_fairshare, set_qos, ... */
-    char target[ALLOT_NAME_MAX]; /* the Slurm account */
+    char kind[ALLOT_NAME_MAX];    /* reset_raw_usage, set_limit, set_fairshare, set_qos, ... */
+    char target[ALLOT_NAME_MAX];  /* the Slurm account */
     char payload[ALLOT_TRES_MAX]; /* "GrpTRESMins=billing=90000", "qos=slow", ... */
     int64_t policy_id;
     char period[STORE_PERIOD_MAX];
@@ -720,16 +718,16 @@ struct command_filter {
     const char *period;  /* NULL = any */
     int state;           /* -1 = any */
     int64_t after_id;
-    int limit;           /* 0 = no limit; oldest first */
+    int limit; /* 0 = no limit; oldest first */
 };
 typedef int (*store_command_f)(const struct command *c, void *arg);
-int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb,
-                       void *arg, struct allot_error *err);
+int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb, void *arg,
+                       struct allot_error *err);
 /* The agent's poll (caller's transaction): hand out up to max commands of cluster that are
  * pending, or sent more than lease_s ago without a result (the agent died), oldest first,
  * marking them sent (attempts + 1, sent_s = now_s); records the agent as seen. */
-int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s,
-                        int max, store_command_f cb, void *arg, struct allot_error *err);
+int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s, int max,
+                        store_command_f cb, void *arg, struct allot_error *err);
 /* The agent's result for command id: state COMMAND_CONFIRMED or COMMAND_FAILED, with text.
  * A result for a command already confirmed or failed is a replay (*replay = 1, nothing
  * changes) so an agent retrying its post is harmless.  ENOENT for an unknown id. */
@@ -746,8 +744,8 @@ int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
  * the stored one), adds the counts, replaces the report; ENOENT for an unknown cluster. */
 struct reconcile_mark {
     char cluster[ALLOT_NAME_MAX];
-    int64_t until_s, updated_s; /* UTC; 0 = never */
-    int64_t settled, unknown;   /* running totals reported by the agent */
+    int64_t until_s, updated_s;  /* UTC; 0 = never */
+    int64_t settled, unknown;    /* running totals reported by the agent */
     char report[ALLOT_TEXT_MAX]; /* the last window's unknown jobs, "" = none */
 };
 int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark *out,
@@ -766,13 +764,13 @@ struct step_record {
     char cluster[ALLOT_NAME_MAX];
     int64_t job_id;
     char step_name[ALLOT_NAME_MAX];
-    int64_t attempt;                /* 1.. */
-    char user[ALLOT_NAME_MAX];      /* the job's user, "" = unknown to the bank */
-    char status[16];                /* completed | failed | oom | timeout */
+    int64_t attempt;           /* 1.. */
+    char user[ALLOT_NAME_MAX]; /* the job's user, "" = unknown to the bank */
+    char status[16];           /* completed | failed | oom | timeout */
     int64_t return_code;
     int64_t exec_ms;
     const char *record;
-    char actor[ALLOT_NAME_MAX];     /* who recorded it */
+    char actor[ALLOT_NAME_MAX]; /* who recorded it */
     int64_t created_s;
 };
 /* Record a step (write verb).  Idempotent on the key: the same record text again sets
@@ -871,8 +869,9 @@ int store_submit_token_valid(int64_t token);
  * run is still held for the same user and account, one task's share of it is released first
  * (all of it for a single job; the rest is held again as the token's next run), in the
  * caller's transaction, so the same amount is held again without needing new credit;
- * otherwise REQ is an ordinary store_hold.  A replay of REQ's run takes no share.  Outcomes as store_hold (refused = 0 with res->refused).
- * Errors: EINVAL (bad token, or a token as job id), store errors; nothing changed on -1. */
+ * otherwise REQ is an ordinary store_hold.  A replay of REQ's run takes no share.  Outcomes as
+ * store_hold (refused = 0 with res->refused). Errors: EINVAL (bad token, or a token as job id),
+ * store errors; nothing changed on -1. */
 int store_submit_bind(store_t *st, int64_t token, const struct hold_req *req,
                       struct hold_result *res, struct allot_error *err);
 /* Release what TOKEN's provisional hold holds (its last run) above KEEP tasks' shares:

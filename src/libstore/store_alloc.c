@@ -112,8 +112,8 @@ static const char SQL_LEDGER_BY_KEY[] =
     "AND l.time_s >= $5"
 #define LEDGER_LIST(drive, paging)                                                                 \
     "SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "              \
-    "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS " AND " paging " > $6"      \
-    drive " ORDER BY l.id LIMIT $7"
+    "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS " AND " paging " > $6" drive \
+    " ORDER BY l.id LIMIT $7"
 /* SQLite has no index on the ledger by allocation (schema 0016): an allocation's (an
  * account's) entries are those of ledger_alloc_index up to the mark, merged in id order with
  * the tail above it, which is read by id.  The two arms are disjoint by the mark; the merge
@@ -126,8 +126,8 @@ static const char SQL_LEDGER_BY_KEY[] =
     "AND l.alloc_id = x.alloc_id JOIN allocations al ON al.id = x.alloc_id "                       \
     "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS drive " AND x.id > $6 "      \
     "AND x.id <= (SELECT upto FROM ledger_alloc_mark) "                                            \
-    "UNION ALL SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "     \
-    "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS " AND l.id > "              \
+    "UNION ALL SELECT " LEDGER_COLS " FROM ledger l JOIN allocations al ON al.id = l.alloc_id "    \
+    "JOIN accounts ac ON ac.id = al.account_id WHERE " LEDGER_FILTERS " AND l.id > "               \
     "MAX($6, (SELECT upto FROM ledger_alloc_mark))" drive " ORDER BY 1 LIMIT $7"
 static const char SQL_LEDGER_LIST_JOB[] =
     LEDGER_LIST(" AND l.cluster = $3 AND l.job_id = $4 AND l.job_id <> 0", "l.id");
@@ -535,9 +535,9 @@ int store_alloc_remove(store_t *st, int64_t id, struct allot_error *err)
     if (store_ready_write(st, "alloc remove", err) < 0 ||
         store_alloc_read(st, id, &cur, NULL, err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_ALLOC_LEDGER_COUNT,
-                              st->sqlite ? SQL_ALLOC_LEDGER_COUNT_SQLITE : SQL_ALLOC_LEDGER_COUNT,
-                              err);
+    db_stmt_t *s =
+        store_stmt(st, STMT_ALLOC_LEDGER_COUNT,
+                   st->sqlite ? SQL_ALLOC_LEDGER_COUNT_SQLITE : SQL_ALLOC_LEDGER_COUNT, err);
     if (!s)
         return -1;
     db_bind_int64(s, 1, id);

@@ -276,8 +276,10 @@ static int check_index(store_t *st, struct report *r, struct allot_error *err)
             problem(r, "ledger entry %lld of allocation %lld is missing from ledger_alloc_index",
                     id, alloc);
         else
-            problem(r, "ledger_alloc_index has entry %lld under allocation %lld, which the "
-                    "ledger does not have (or not yet indexed)", id, alloc);
+            problem(r,
+                    "ledger_alloc_index has entry %lld under allocation %lld, which the "
+                    "ledger does not have (or not yet indexed)",
+                    id, alloc);
     }
     db_reset(s);
     return rc < 0 ? -1 : 0;

@@ -53,7 +53,7 @@ struct store {
     size_t batch_cap;
     struct op_scratch *batch_ops; /* store_job_batch's per-op scratch, likewise */
     size_t batch_ops_cap;
-    uint64_t part_digest; /* SQLite partition watch: the table's digest at the last look */
+    uint64_t part_digest;     /* SQLite partition watch: the table's digest at the last look */
     int64_t ledger_unindexed; /* SQLite: entries appended since this store's last index pass */
 };
 

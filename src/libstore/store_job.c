@@ -545,8 +545,8 @@ void store_hold_denial(const struct hold_req *req, const struct hold_result *res
                        .resource = req->resource,
                        .cluster = req->cluster,
                        .at_s = store_hold_at(req, f->time_s),
-                       .cost_sumin = req->tasks > 1 ? req->amount_sumin / req->tasks
-                                                    : req->amount_sumin,
+                       .cost_sumin =
+                           req->tasks > 1 ? req->amount_sumin / req->tasks : req->amount_sumin,
                        .tasks = req->tasks,
                        .billing_micro = req->billing_micro,
                        .time_limit_s = req->time_limit_s,
@@ -593,8 +593,7 @@ int store_settle_validate(const struct settle_req *r, struct allot_error *err)
  * allotd could not re-price the hold) can never overdraw the allocation; *uncapped is then
  * what the run used (else 0), for the record.  cap < 0: a run never held, post-paid. */
 static int settle_charge(const struct settle_req *r, int64_t billing_micro, int64_t elapsed_s,
-                         int64_t cap, int64_t *charge, int64_t *uncapped,
-                         struct allot_error *err)
+                         int64_t cap, int64_t *charge, int64_t *uncapped, struct allot_error *err)
 {
     *uncapped = 0;
     if (store_is_node_fail(r->slurm_state)) {
@@ -721,15 +720,14 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         if (j.status == JOB_REFUSED) {
             charge = 0; /* store.h: a refused run never ran on credit: nothing to release */
         } else {
-            if (settle_charge(req, billing, elapsed, j.hold_sumin, &charge,
-                              &res->capped_from_sumin, err) < 0)
+            if (settle_charge(req, billing, elapsed, j.hold_sumin, &charge, &res->capped_from_sumin,
+                              err) < 0)
                 return -1;
             char what[ALLOT_TEXT_MAX];
             if (res->capped_from_sumin)
                 snprintf(what, sizeof what,
-                         "%.64s; capped at the hold: used %lld SU-min, held %lld",
-                         req->slurm_state, (long long)res->capped_from_sumin,
-                         (long long)j.hold_sumin);
+                         "%.64s; capped at the hold: used %lld SU-min, held %lld", req->slurm_state,
+                         (long long)res->capped_from_sumin, (long long)j.hold_sumin);
             else
                 text_copy(what, sizeof what, req->slurm_state);
             /* Release and debit: two ledger entries, one balance UPDATE (unchecked, as

@@ -144,7 +144,8 @@ static const char SQL_JOB_BATCH[] =
     " UPDATE jobs j SET start_s = s.run_start,"
     "  end_s = CASE WHEN s.end_s > 0 THEN s.end_s WHEN s.run_start > 0"
     "   AND s.run_start <= s.now_s - s.elapsed_s"
-    "   THEN s.run_start + s.elapsed_s ELSE s.now_s END, elapsed_s = s.elapsed_s, slurm_state = s.state, billing_micro = s.bill,"
+    "   THEN s.run_start + s.elapsed_s ELSE s.now_s END, elapsed_s = s.elapsed_s, slurm_state = "
+    "s.state, billing_micro = s.bill,"
     "  alloc_tres = CASE WHEN s.alloc_tres <> '' THEN s.alloc_tres ELSE j.alloc_tres END,"
     "  status = 'settled', charge_sumin = s.chg_sumin, settle_source = s.source,"
     "  updated_s = s.now_s"
@@ -172,8 +173,8 @@ static const char SQL_JOB_BATCH[] =
     "SELECT 's', sr.i, ju.cluster, ju.job_id, ju.run, ju.user_name, ju.account,"
     " ju.partition_name, ju.qos, ju.submit_s, ju.start_s, ju.end_s, ju.req_tres, ju.alloc_tres,"
     " ju.billing_micro, ju.time_limit_s, ju.elapsed_s, ju.slurm_state, ju.status, ju.hold_sumin,"
-    " ju.charge_sumin, ju.alloc_id, ju.payer_account, ju.settle_source, ju.updated_s, "
-    STORE_ALLOC_COLS ","
+    " ju.charge_sumin, ju.alloc_id, ju.payer_account, ju.settle_source, "
+    "ju.updated_s, " STORE_ALLOC_COLS ","
     " b0.granted_sumin, (b0.used_sumin + sr.cum_du)::bigint,"
     " (b0.held_sumin - sr.cum_dh)::bigint, COALESCE(p.id, 0), n.moved"
     " FROM sr JOIN ju ON ju.i = sr.i JOIN allocations al ON al.id = sr.j_alloc"
@@ -190,8 +191,14 @@ static const char SQL_JOB_BATCH[] =
     " JOIN b0 ON b0.alloc_id = h.alloc_id"
     " LEFT JOIN sd ON sd.alloc_id = h.alloc_id) x";
 
-enum { COL_KIND, COL_I, COL_JOB, COL_ALLOC = COL_JOB + STORE_JOB_NCOLS,
-       COL_BAL = COL_ALLOC + STORE_ALLOC_NCOLS, COL_POLICY = COL_BAL + STORE_BALANCE_NCOLS };
+enum {
+    COL_KIND,
+    COL_I,
+    COL_JOB,
+    COL_ALLOC = COL_JOB + STORE_JOB_NCOLS,
+    COL_BAL = COL_ALLOC + STORE_ALLOC_NCOLS,
+    COL_POLICY = COL_BAL + STORE_BALANCE_NCOLS
+};
 
 #define NPARAMS 35
 
@@ -272,44 +279,114 @@ static void build(struct params *p, struct store_job_op *ops, int n, const struc
                 continue;
             if (a < 18) {
                 switch (a) {
-                case 0: put_text(p, first, h->cluster); break;
-                case 1: put_int(p, first, h->job_id); break;
-                case 2: put_int(p, first, h->run); break;
-                case 3: put_text(p, first, h->user); break;
-                case 4: put_text(p, first, h->account); break;
-                case 5: put_text(p, first, h->partition); break;
-                case 6: put_text(p, first, h->qos); break;
-                case 7: put_int(p, first, h->submit_s); break;
-                case 8: put_int(p, first, h->start_s); break;
-                case 9: put_text(p, first, h->req_tres); break;
-                case 10: put_text(p, first, h->alloc_tres); break;
-                case 11: put_int(p, first, h->billing_micro); break;
-                case 12: put_int(p, first, h->time_limit_s); break;
-                case 13: put_text(p, first, h->resource); break;
-                case 14: put_int(p, first, store_hold_at(h, now)); break;
-                case 15: put_int(p, first, h->amount_sumin); break;
-                case 16: put_text(p, first, h->actor); break;
-                default: put_int(p, first, now); break;
+                case 0:
+                    put_text(p, first, h->cluster);
+                    break;
+                case 1:
+                    put_int(p, first, h->job_id);
+                    break;
+                case 2:
+                    put_int(p, first, h->run);
+                    break;
+                case 3:
+                    put_text(p, first, h->user);
+                    break;
+                case 4:
+                    put_text(p, first, h->account);
+                    break;
+                case 5:
+                    put_text(p, first, h->partition);
+                    break;
+                case 6:
+                    put_text(p, first, h->qos);
+                    break;
+                case 7:
+                    put_int(p, first, h->submit_s);
+                    break;
+                case 8:
+                    put_int(p, first, h->start_s);
+                    break;
+                case 9:
+                    put_text(p, first, h->req_tres);
+                    break;
+                case 10:
+                    put_text(p, first, h->alloc_tres);
+                    break;
+                case 11:
+                    put_int(p, first, h->billing_micro);
+                    break;
+                case 12:
+                    put_int(p, first, h->time_limit_s);
+                    break;
+                case 13:
+                    put_text(p, first, h->resource);
+                    break;
+                case 14:
+                    put_int(p, first, store_hold_at(h, now));
+                    break;
+                case 15:
+                    put_int(p, first, h->amount_sumin);
+                    break;
+                case 16:
+                    put_text(p, first, h->actor);
+                    break;
+                default:
+                    put_int(p, first, now);
+                    break;
                 }
             } else {
                 switch (a - 18) {
-                case 0: put_text(p, first, s->cluster); break;
-                case 1: put_int(p, first, s->job_id); break;
-                case 2: put_int(p, first, s->run); break;
-                case 3: put_int(p, first, s->start_s); break;
-                case 4: put_int(p, first, s->end_s); break;
-                case 5: put_int(p, first, store_settle_elapsed(s)); break;
-                case 6: put_text(p, first, s->slurm_state); break;
-                case 7: put_int(p, first, s->billing_micro); break;
-                case 8: put_text(p, first, s->alloc_tres); break;
-                case 9: put_int(p, first, store_is_node_fail(s->slurm_state)); break;
-                case 10: put_int(p, first, s->charge_sumin); break;
-                case 11: put_text(p, first, s->settle_source); break;
-                case 12: put_text(p, first, s->actor); break;
-                case 13: put_int(p, first, now); break;
-                case 14: put_text(p, first, s->user); break;
-                case 15: put_text(p, first, s->account); break;
-                default: put_text(p, first, s->partition); break;
+                case 0:
+                    put_text(p, first, s->cluster);
+                    break;
+                case 1:
+                    put_int(p, first, s->job_id);
+                    break;
+                case 2:
+                    put_int(p, first, s->run);
+                    break;
+                case 3:
+                    put_int(p, first, s->start_s);
+                    break;
+                case 4:
+                    put_int(p, first, s->end_s);
+                    break;
+                case 5:
+                    put_int(p, first, store_settle_elapsed(s));
+                    break;
+                case 6:
+                    put_text(p, first, s->slurm_state);
+                    break;
+                case 7:
+                    put_int(p, first, s->billing_micro);
+                    break;
+                case 8:
+                    put_text(p, first, s->alloc_tres);
+                    break;
+                case 9:
+                    put_int(p, first, store_is_node_fail(s->slurm_state));
+                    break;
+                case 10:
+                    put_int(p, first, s->charge_sumin);
+                    break;
+                case 11:
+                    put_text(p, first, s->settle_source);
+                    break;
+                case 12:
+                    put_text(p, first, s->actor);
+                    break;
+                case 13:
+                    put_int(p, first, now);
+                    break;
+                case 14:
+                    put_text(p, first, s->user);
+                    break;
+                case 15:
+                    put_text(p, first, s->account);
+                    break;
+                default:
+                    put_text(p, first, s->partition);
+                    break;
                 }
             }
             first = 0;

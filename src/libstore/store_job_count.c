@@ -56,15 +56,24 @@ static const char SQL_JOB_HELD_AT_SUBMIT[] =
 const char *store_job_count_sql(int id)
 {
     switch (id) {
-    case STMT_JOB_COUNT_HELD: return SQL_JOB_COUNT_HELD;
-    case STMT_JOB_COUNT_HELD_ACCOUNT: return SQL_JOB_COUNT_HELD_ACCOUNT;
-    case STMT_JOB_COUNT_HELD_USER: return SQL_JOB_COUNT_HELD_USER;
-    case STMT_JOB_COUNT_SUBTREE: return SQL_JOB_COUNT_SUBTREE;
-    case STMT_JOB_COUNT_QOS: return SQL_JOB_COUNT_QOS;
-    case STMT_JOB_COUNT_QOS_USER: return SQL_JOB_COUNT_QOS_USER;
-    case STMT_JOB_COUNT_QOS_ACCOUNT: return SQL_JOB_COUNT_QOS_ACCOUNT;
-    case STMT_JOB_HELD_AT_SUBMIT: return SQL_JOB_HELD_AT_SUBMIT;
-    default: return NULL;
+    case STMT_JOB_COUNT_HELD:
+        return SQL_JOB_COUNT_HELD;
+    case STMT_JOB_COUNT_HELD_ACCOUNT:
+        return SQL_JOB_COUNT_HELD_ACCOUNT;
+    case STMT_JOB_COUNT_HELD_USER:
+        return SQL_JOB_COUNT_HELD_USER;
+    case STMT_JOB_COUNT_SUBTREE:
+        return SQL_JOB_COUNT_SUBTREE;
+    case STMT_JOB_COUNT_QOS:
+        return SQL_JOB_COUNT_QOS;
+    case STMT_JOB_COUNT_QOS_USER:
+        return SQL_JOB_COUNT_QOS_USER;
+    case STMT_JOB_COUNT_QOS_ACCOUNT:
+        return SQL_JOB_COUNT_QOS_ACCOUNT;
+    case STMT_JOB_HELD_AT_SUBMIT:
+        return SQL_JOB_HELD_AT_SUBMIT;
+    default:
+        return NULL;
     }
 }
 
@@ -109,8 +118,8 @@ int store_job_count_held_subtree(store_t *st, const char *cluster, const char *a
     if (store_ready(st, "job count", err) < 0)
         return -1;
     if (!cluster || !*cluster || !account || !*account)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: required", cluster && *cluster ? "account"
-                                                                                   : "cluster");
+        return allot_errorf(err, ALLOT_EINVAL, "%s: required",
+                            cluster && *cluster ? "account" : "cluster");
     const char *args[] = {account, cluster};
     return count_one(st, STMT_JOB_COUNT_SUBTREE, args, 2, count, err);
 }
@@ -121,8 +130,8 @@ int store_job_count_held_qos(store_t *st, const char *cluster, const char *qos, 
     if (store_ready(st, "job count", err) < 0)
         return -1;
     if (!cluster || !*cluster || !qos || !*qos)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: required", cluster && *cluster ? "qos"
-                                                                                   : "cluster");
+        return allot_errorf(err, ALLOT_EINVAL, "%s: required",
+                            cluster && *cluster ? "qos" : "cluster");
     if (user && *user && account && *account)
         return allot_errorf(err, ALLOT_EINVAL, "job count: user or account, not both");
     if (user && *user) { /* the key column's placeholder first, as store_job_count_held */

@@ -63,7 +63,7 @@ enum pstmt {
 _Static_assert(STMT_POLICY_FIRST + P_NSTMT - 1 <= STMT_POLICY_LAST, "grow the policy id block");
 
 #define POLICY_COLS                                                                                \
-    "p.id, p.alloc_id, ac.name, p.cluster, p.period_kind, p.base_sumin, p.carryover, "            \
+    "p.id, p.alloc_id, ac.name, p.cluster, p.period_kind, p.base_sumin, p.carryover, "             \
     "p.carry_factor_ppm, p.grace_ppm, p.notify_ppm, p.downscale_ppm, p.slow_qos, p.normal_qos, "   \
     "p.reset_raw_usage, p.limit_type, p.tres_weights, p.fairshare, p.current_period, p.flags, "    \
     "p.created_s, COALESCE(pp.start_s, 0), COALESCE(pp.end_s, 0), COALESCE(pp.total_sumin, 0), "   \
@@ -122,7 +122,8 @@ static const char SQL_C_BY_KEY[] = "SELECT " COMMAND_COLS " FROM commands WHERE 
 static const char SQL_C_GET[] = "SELECT " COMMAND_COLS " FROM commands WHERE id = $1";
 static const char SQL_C_LIST[] =
     "SELECT " COMMAND_COLS " FROM commands WHERE ($1 = '' OR cluster = $1) "
-    "AND (CAST($2 AS BIGINT) = 0 OR policy_id = $2) AND ($3 = '' OR period = $3) AND ($4 = '' OR state = $4) "
+    "AND (CAST($2 AS BIGINT) = 0 OR policy_id = $2) AND ($3 = '' OR period = $3) AND ($4 = '' OR "
+    "state = $4) "
     "AND id > $5 ORDER BY id LIMIT $6";
 static const char SQL_C_CLAIM[] =
     "SELECT " COMMAND_COLS " FROM commands WHERE cluster = $1 AND (state = 'pending' OR "
@@ -297,8 +298,7 @@ static int boundary_entry(store_t *st, const struct policy *p, enum ledger_kind 
 /* Every period credits base on top of what the allocation holds: a grant already made would
  * double the first period's budget unless the operator chose (p->initial) to keep it beside
  * the base or to let it expire. */
-static int initial_check(const struct policy *p, const struct balance *b,
-                         struct allot_error *err)
+static int initial_check(const struct policy *p, const struct balance *b, struct allot_error *err)
 {
     if (strcmp(p->initial, "add") == 0 || strcmp(p->initial, "expire") == 0)
         return 0;
@@ -326,8 +326,8 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
     if (store_ready_write(st, "policy add", err) < 0)
         return -1;
     if (period_kind_parse(p->period_kind, &kind) < 0)
-        return allot_errorf(err, ALLOT_EINVAL,
-                            "period: '%s' is not month, quarter, year or total", p->period_kind);
+        return allot_errorf(err, ALLOT_EINVAL, "period: '%s' is not month, quarter, year or total",
+                            p->period_kind);
     int lt_ok = 0;
     for (size_t i = 0; i < sizeof LIMIT_TYPES / sizeof LIMIT_TYPES[0]; i++)
         if (strcmp(p->limit_type, LIMIT_TYPES[i]) == 0)
@@ -570,9 +570,9 @@ static void expiry_why(char *buf, size_t len, const char *when, int64_t expired,
 }
 
 /* Enqueue one policy command; its id is appended to ids[*n] (bounded by max). */
-static int policy_command(store_t *st, const struct policy *p, const char *period,
-                          const char *kind, const char *payload, const char *key_tail,
-                          int64_t now_s, int64_t *ids, int *n, int max, struct allot_error *err)
+static int policy_command(store_t *st, const struct policy *p, const char *period, const char *kind,
+                          const char *payload, const char *key_tail, int64_t now_s, int64_t *ids,
+                          int *n, int max, struct allot_error *err)
 {
     struct command c;
     memset(&c, 0, sizeof c);
@@ -614,9 +614,8 @@ static int unpause_payload(store_t *st, const struct policy *p, char buf[ALLOT_T
 
 /* Undo an active downscale (back to normal_qos) and pause, as commands of period, keyed
  * "<prefix>qos-restore" and "<prefix>unpause"; their ids are appended to r. */
-static int undo_actions(store_t *st, const struct policy *p, const char *period,
-                        const char *prefix, int64_t now_s, struct policy_roll *r,
-                        struct allot_error *err)
+static int undo_actions(store_t *st, const struct policy *p, const char *period, const char *prefix,
+                        int64_t now_s, struct policy_roll *r, struct allot_error *err)
 {
     char payload[ALLOT_TRES_MAX], tail[64];
     int max = (int)(sizeof r->command_ids / sizeof r->command_ids[0]);
@@ -639,8 +638,8 @@ static int undo_actions(store_t *st, const struct policy *p, const char *period,
 
 /* The value pushed with the policy's limit type for a period total (DESIGN §5).  GrpTRES is a
  * concurrent limit, so the period's TRES-minutes are spread over its length in minutes. */
-static int limit_value(const struct policy *p, int64_t total_sumin, int64_t start_s,
-                       int64_t end_s, int64_t *out, struct allot_error *err)
+static int limit_value(const struct policy *p, int64_t total_sumin, int64_t start_s, int64_t end_s,
+                       int64_t *out, struct allot_error *err)
 {
     int64_t v;
     if (carryover_limit_tres_min(total_sumin, p->grace_ppm, &v, err) < 0)
@@ -682,11 +681,10 @@ static int close_at_end(store_t *st, const struct policy *p, const char *actor, 
         r->prev_used_sumin = 0;
     r->expired_sumin = b.available_sumin > 0 ? b.available_sumin : 0;
     char why[160];
-    expiry_why(why, sizeof why, " at the allocation's end", r->expired_sumin,
-               r->prev_used_sumin);
+    expiry_why(why, sizeof why, " at the allocation's end", r->expired_sumin, r->prev_used_sumin);
     /* Its own key: should the allocation be extended, the period's boundary still closes. */
-    if (boundary_entry(st, p, LEDGER_EXPIRY, p->current_period, "end-expiry", why,
-                       r->expired_sumin, actor, now_s, err) < 0)
+    if (boundary_entry(st, p, LEDGER_EXPIRY, p->current_period, "end-expiry", why, r->expired_sumin,
+                       actor, now_s, err) < 0)
         return -1;
     s = pstmt(st, PP_CLOSE, SQL_PP_CLOSE, err);
     if (!s)
@@ -817,8 +815,8 @@ int store_policy_roll(store_t *st, int64_t policy_id, int64_t now_s, const struc
             room = 0;
         r.expired_sumin = unused < room ? unused : room;
         expiry_why(why, sizeof why, "", r.expired_sumin, r.prev_used_sumin);
-        if (boundary_entry(st, &p, LEDGER_EXPIRY, p.current_period, "expiry", why,
-                           r.expired_sumin, actor, now_s, err) < 0)
+        if (boundary_entry(st, &p, LEDGER_EXPIRY, p.current_period, "expiry", why, r.expired_sumin,
+                           actor, now_s, err) < 0)
             return -1;
         db_stmt_t *s = pstmt(st, PP_CLOSE, SQL_PP_CLOSE, err);
         if (!s)
@@ -961,8 +959,8 @@ static int refund_credit_sumin(store_t *st, const struct policy *p, int64_t *out
  * keyed by the ledger entry that moved it, so two top-ups in one second each push theirs,
  * and the agent applies them in order (the last one wins). */
 static int push_hand_limit(store_t *st, const struct policy *p, int64_t before, int64_t after,
-                           int64_t refunds_before, int64_t refunds, int64_t entry_id,
-                           int64_t now_s, struct allot_error *err)
+                           int64_t refunds_before, int64_t refunds, int64_t entry_id, int64_t now_s,
+                           struct allot_error *err)
 {
     int64_t was, limit, id;
     int n = 0;
@@ -971,8 +969,7 @@ static int push_hand_limit(store_t *st, const struct policy *p, int64_t before, 
         return -1;
     if (__builtin_add_overflow(was, refunds_before, &was) ||
         __builtin_add_overflow(limit, refunds, &limit))
-        return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: limit overflows",
-                            (long long)p->id);
+        return allot_errorf(err, ALLOT_EINTERNAL, "policy %lld: limit overflows", (long long)p->id);
     if (limit == was)
         return 0;
     char payload[ALLOT_TRES_MAX], tail[64];
@@ -1033,8 +1030,8 @@ int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct a
         return -1;
     if (db_changes(s) == 0)
         return 0; /* closed at the allocation's end */
-    return push_hand_limit(st, &p, p.period_total_sumin, after, refunds, refunds, e->id,
-                           e->time_s, err);
+    return push_hand_limit(st, &p, p.period_total_sumin, after, refunds, refunds, e->id, e->time_s,
+                           err);
 }
 
 /* ---- evaluation ---- */
@@ -1053,9 +1050,8 @@ static void append_list(char *buf, size_t len, const char *item)
     snprintf(buf + n, len - n, "%s%s", n ? "," : "", item);
 }
 
-int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
-                          const struct period_tz *tz, const char *actor, struct policy_eval *out,
-                          struct allot_error *err)
+int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s, const struct period_tz *tz,
+                          const char *actor, struct policy_eval *out, struct allot_error *err)
 {
     struct policy_eval e;
     struct policy p;
@@ -1085,9 +1081,8 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
         e.used_sumin = 0;
     e.total_sumin = period_total(p.period_total_sumin); /* base + carry + hand credits */
     e.usage_ppm = usage_ppm(e.used_sumin, e.total_sumin);
-    struct carryover_thresholds th = {.notify_ppm = p.notify_ppm,
-                                      .downscale_ppm = p.downscale_ppm,
-                                      .grace_ppm = p.grace_ppm};
+    struct carryover_thresholds th = {
+        .notify_ppm = p.notify_ppm, .downscale_ppm = p.downscale_ppm, .grace_ppm = p.grace_ppm};
     unsigned flags = 0, raised = 0, cleared = 0;
     if (carryover_flags(e.used_sumin, e.total_sumin, &th, &flags, err) < 0)
         return -1;
@@ -1102,9 +1097,9 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s,
      * and raised again in one period enqueues each transition once. */
 #define ACTION(what, kind_, payload_)                                                              \
     do {                                                                                           \
-        append_list(e.actions, sizeof e.actions, what);                                           \
-        snprintf(tail, sizeof tail, "%s@%lld", what, (long long)now_s);                          \
-        if (policy_command(st, &p, p.current_period, kind_, payload_, tail, now_s, ids, &n, max,  \
+        append_list(e.actions, sizeof e.actions, what);                                            \
+        snprintf(tail, sizeof tail, "%s@%lld", what, (long long)now_s);                            \
+        if (policy_command(st, &p, p.current_period, kind_, payload_, tail, now_s, ids, &n, max,   \
                            err) < 0)                                                               \
             return -1;                                                                             \
     } while (0)
@@ -1193,8 +1188,8 @@ int store_eval_list(store_t *st, const struct eval_filter *f, store_eval_f cb, v
 
 /* ---- command outbox ---- */
 
-static int command_by(store_t *st, enum pstmt id, const char *sql, const char *key,
-                      int64_t num, struct command *out, struct allot_error *err)
+static int command_by(store_t *st, enum pstmt id, const char *sql, const char *key, int64_t num,
+                      struct command *out, struct allot_error *err)
 {
     db_stmt_t *s = pstmt(st, id, sql, err);
     if (!s)
@@ -1269,8 +1264,8 @@ int store_command_get(store_t *st, int64_t id, struct command *out, struct allot
     return command_by(st, C_GET, SQL_C_GET, NULL, id, out, err);
 }
 
-int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb,
-                       void *arg, struct allot_error *err)
+int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb, void *arg,
+                       struct allot_error *err)
 {
     if (store_ready(st, "command list", err) < 0)
         return -1;
@@ -1297,8 +1292,8 @@ int store_command_list(store_t *st, const struct command_filter *f, store_comman
     return rc < 0 ? -1 : 0;
 }
 
-int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s,
-                        int max, store_command_f cb, void *arg, struct allot_error *err)
+int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s, int max,
+                        store_command_f cb, void *arg, struct allot_error *err)
 {
     if (store_ready_write(st, "command claim", err) < 0)
         return -1;
@@ -1458,8 +1453,7 @@ int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark 
 }
 
 int store_reconcile_set(store_t *st, const char *cluster, int64_t until_s, int64_t settled,
-                        int64_t unknown, const char *report, int64_t now_s,
-                        struct allot_error *err)
+                        int64_t unknown, const char *report, int64_t now_s, struct allot_error *err)
 {
     char tmp[ALLOT_TEXT_MAX];
     if (store_ready_write(st, "reconcile marker", err) < 0)

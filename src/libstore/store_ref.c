@@ -27,7 +27,7 @@ static const char SQL_CLUSTER_REMOVE[] = "DELETE FROM clusters WHERE name = $1";
 static const char SQL_CLUSTER_LIST[] = "SELECT name FROM clusters ORDER BY name";
 
 #define ACCOUNT_COLS                                                                               \
-    "a.id, a.name, COALESCE(p.name, ''), a.shares, a.description, a.organization, a.created_s, " \
+    "a.id, a.name, COALESCE(p.name, ''), a.shares, a.description, a.organization, a.created_s, "   \
     "a.qos, a.default_qos"
 static const char SQL_ACCOUNT_ID[] = "SELECT id FROM accounts WHERE name = $1";
 static const char SQL_ACCOUNT_ADD[] =
@@ -815,8 +815,8 @@ static int qos_fields_check(store_t *st, const char *list, const char *dflt,
             return allot_error_prefix(err, "default_qos");
         if (list[0] && !qos_list_has(list, dflt))
             return allot_errorf(err, ALLOT_EINVAL,
-                                "default_qos: '%s' is not in the association's qos list '%s'",
-                                dflt, list);
+                                "default_qos: '%s' is not in the association's qos list '%s'", dflt,
+                                list);
     }
     return 0;
 }
@@ -1259,8 +1259,7 @@ int store_partition_modify(store_t *st, const struct partition *p, struct allot_
 }
 
 /* A partition that associations name stays: removing it would leave them naming nothing. */
-static int part_unused(store_t *st, const char *cluster, const char *name,
-                       struct allot_error *err)
+static int part_unused(store_t *st, const char *cluster, const char *name, struct allot_error *err)
 {
     db_stmt_t *s = store_stmt(st, STMT_PART_USED, SQL_PART_USED, err);
     if (!s)

@@ -20,14 +20,15 @@ enum {
     STMT_STEP_LIST_CLUSTER,
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX - 12, "store_step.c's statement ids collide");
-_Static_assert(STMT_STEP_LIST_CLUSTER < DB_STMT_MAX - 6, "store_step.c's ids reach store_usage.c's");
+_Static_assert(STMT_STEP_LIST_CLUSTER < DB_STMT_MAX - 6,
+               "store_step.c's ids reach store_usage.c's");
 
 static const char SQL_STEP_INSERT[] =
     "INSERT INTO steps (cluster, job_id, step_name, attempt, user_name, status, return_code, "
     "exec_ms, record, actor, created_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
     "ON CONFLICT (cluster, job_id, step_name, attempt) DO NOTHING";
 #define STEP_COLS                                                                                  \
-    "cluster, job_id, step_name, attempt, user_name, status, return_code, exec_ms, record, "      \
+    "cluster, job_id, step_name, attempt, user_name, status, return_code, exec_ms, record, "       \
     "actor, created_s"
 static const char SQL_STEP_GET[] = "SELECT " STEP_COLS " FROM steps WHERE cluster = $1 AND "
                                    "job_id = $2 AND step_name = $3 AND attempt = $4";
@@ -71,8 +72,8 @@ static int check_step(const struct step_record *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "job_id: must be positive");
     if (r->attempt < 1 || r->attempt > INT32_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "attempt: must be 1 .. %d", INT32_MAX);
-    if (strcmp(r->status, "completed") && strcmp(r->status, "failed") &&
-        strcmp(r->status, "oom") && strcmp(r->status, "timeout"))
+    if (strcmp(r->status, "completed") && strcmp(r->status, "failed") && strcmp(r->status, "oom") &&
+        strcmp(r->status, "timeout"))
         return allot_errorf(err, ALLOT_EINVAL,
                             "status: must be completed, failed, oom or timeout, not '%s'",
                             r->status);
@@ -130,8 +131,7 @@ int store_step_add(store_t *st, struct step_record *r, int *replay, struct allot
         return allot_errorf(err, ALLOT_ECONFLICT,
                             "step %s/%lld %s attempt %lld: already recorded with a different "
                             "record (use another attempt number)",
-                            r->cluster, (long long)r->job_id, r->step_name,
-                            (long long)r->attempt);
+                            r->cluster, (long long)r->job_id, r->step_name, (long long)r->attempt);
     }
     const char *mine = r->record;
     read_step(s, r);

@@ -17,9 +17,9 @@
  * next run, so every run keeps one hold and at most one release (store_check), the ledger
  * shows each move, and the re-hold cannot fail (the release just gave back more).  Tasks
  * cancelled while pending are given back by asking to keep only the shares of the tasks
- * that may still start (an absolute number, so a repeat changes nothing).  Invariant: every provisional run is either HELD (the token's
- * last run, waiting for its tasks), or RELEASED (bound, cancelled, moved on, or swept after
- * the TTL).
+ * that may still start (an absolute number, so a repeat changes nothing).  Invariant: every
+ * provisional run is either HELD (the token's last run, waiting for its tasks), or RELEASED (bound,
+ * cancelled, moved on, or swept after the TTL).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -189,8 +189,7 @@ int store_submit_release_all(store_t *st, const char *cluster, int64_t token, in
         return store_job_get(st, cluster, token, p.run + 1, &res->job, err);
     }
     /* None at all: store_release says the run is not known. */
-    return store_release(st, cluster, token, p.job_id ? p.run : 0, actor, comment, now_s, res,
-                         err);
+    return store_release(st, cluster, token, p.job_id ? p.run : 0, actor, comment, now_s, res, err);
 }
 
 struct sweep_keys {
@@ -224,8 +223,7 @@ int store_submit_sweep(store_t *st, int64_t ttl_s, const char *actor, int64_t no
     for (size_t i = 0; rc == 0 && i < k.n; i++) {
         struct settle_result sr;
         char comment[64];
-        snprintf(comment, sizeof comment, "submit hold not bound within %llds",
-                 (long long)ttl_s);
+        snprintf(comment, sizeof comment, "submit hold not bound within %llds", (long long)ttl_s);
         if (store_release(st, k.v[i].cluster, k.v[i].job_id, k.v[i].run, actor, comment, now_s, &sr,
                           err) < 0)
             rc = -1;

@@ -33,8 +33,7 @@ static const char SQL_USAGE_CLEAR[] =
 static const char SQL_USAGE_RESETS[] =
     "SELECT cluster, account, user_name, time_s FROM usage_resets WHERE ($1 = '' OR cluster = $1) "
     "ORDER BY cluster, account, user_name";
-static const char SQL_JOB_SCRUB[] =
-    "DELETE FROM jobs WHERE status <> 'held' AND updated_s < $1";
+static const char SQL_JOB_SCRUB[] = "DELETE FROM jobs WHERE status <> 'held' AND updated_s < $1";
 static const char SQL_JOB_SCRUB_RECORD[] =
     "INSERT INTO job_scrubs (before_s, time_s, deleted) VALUES ($1, $2, $3)";
 

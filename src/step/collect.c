@@ -87,8 +87,8 @@ int collect_fold(const char *text, size_t len, const char *name, const struct sl
     return 1;
 }
 
-void collect_sacct(const struct step_config *c, const struct slt_job_ref *job,
-                   long long known_step, struct step_acct *acct)
+void collect_sacct(const struct step_config *c, const struct slt_job_ref *job, long long known_step,
+                   struct step_acct *acct)
 {
     static struct slt_argv a;
     static char out[1 << 20];

@@ -13,13 +13,13 @@
 
 #include "step/step.h"
 
-#define COLLECT_SACCT_FORMAT                                                                   \
-    "JobID,JobName,State,ExitCode,Elapsed,MaxRSS,MaxVMSize,MaxDiskRead,MaxDiskWrite,AveCPU,"   \
+#define COLLECT_SACCT_FORMAT                                                                       \
+    "JobID,JobName,State,ExitCode,Elapsed,MaxRSS,MaxVMSize,MaxDiskRead,MaxDiskWrite,AveCPU,"       \
     "TotalCPU,NodeList"
 
 /* Run sacct with retries and fill *acct.  known_step >= 0 prefers that step id. */
-void collect_sacct(const struct step_config *c, const struct slt_job_ref *job,
-                   long long known_step, struct step_acct *acct);
+void collect_sacct(const struct step_config *c, const struct slt_job_ref *job, long long known_step,
+                   struct step_acct *acct);
 
 /* Pick the step's row from one sacct output (exposed for tests).  Returns 1 when a row with
  * data was found (acct filled), 0 when none matched or the matching row has no data yet. */

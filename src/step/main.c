@@ -113,9 +113,30 @@ static int opt_int(const char *name, const char *v, long min, long max, long *ou
 
 static int parse_args(int argc, char **argv, struct step_config *c, struct record_opts *ro)
 {
-    enum { O_NAME = 256, O_NODES, O_CPUS, O_MEM, O_SIGNAL, O_CPUBIND, O_DIRECT, O_LIMITMEM,
-           O_INTERVAL, O_SIDTRIES, O_SIDDELAY, O_SATRIES, O_SADELAY, O_HTIMEOUT, O_OUTPUT,
-           O_TIMELIMIT, O_RECORD, O_NORECORD, O_URL, O_CLUSTER, O_ATTEMPT, O_RTIMEOUT };
+    enum {
+        O_NAME = 256,
+        O_NODES,
+        O_CPUS,
+        O_MEM,
+        O_SIGNAL,
+        O_CPUBIND,
+        O_DIRECT,
+        O_LIMITMEM,
+        O_INTERVAL,
+        O_SIDTRIES,
+        O_SIDDELAY,
+        O_SATRIES,
+        O_SADELAY,
+        O_HTIMEOUT,
+        O_OUTPUT,
+        O_TIMELIMIT,
+        O_RECORD,
+        O_NORECORD,
+        O_URL,
+        O_CLUSTER,
+        O_ATTEMPT,
+        O_RTIMEOUT
+    };
     static const struct option opts[] = {
         {"name", required_argument, 0, O_NAME},
         {"nodes", required_argument, 0, O_NODES},
@@ -354,8 +375,8 @@ static void slurm_tick(struct waiter *w, long long now)
         if (l->step_found)
             w->next_sample = proc_now_ms(); /* baseline sample right away */
         else if (l->stepid_attempts == w->c->stepid_tries)
-            log_warn("step %s: no step id after %d squeue attempts; no live metrics",
-                     w->c->name, l->stepid_attempts);
+            log_warn("step %s: no step id after %d squeue attempts; no live metrics", w->c->name,
+                     l->stepid_attempts);
     }
     if (l->step_found && now >= w->next_sample) {
         monitor_sample(w->c, w->r->job.job, l);
@@ -432,10 +453,14 @@ static int run_slurm(const struct step_config *c, const struct slt_job_ref *ref,
     /* An explicit cap only lowers the limit: the step must still end before its allocation. */
     if (c->time_cap_min > 0 && (r->time_limit_min == 0 || c->time_cap_min < r->time_limit_min))
         r->time_limit_min = c->time_cap_min;
-    struct slt_srun_opts o = {.job_id = job, .step_name = c->name, .nodes = c->nodes,
-                             .cpus_per_task = c->cpus, .mem_mb = c->mem_mb,
-                             .time_min = r->time_limit_min, .cpu_bind = c->cpu_bind,
-                             .signal = c->signal};
+    struct slt_srun_opts o = {.job_id = job,
+                              .step_name = c->name,
+                              .nodes = c->nodes,
+                              .cpus_per_task = c->cpus,
+                              .mem_mb = c->mem_mb,
+                              .time_min = r->time_limit_min,
+                              .cpu_bind = c->cpu_bind,
+                              .signal = c->signal};
     slt_argv_init(&a);
     if (slt_argv_srun(&a, c->srun, &o, c->cmd, &err) < 0) {
         log_error("%s", err.msg);
@@ -508,8 +533,11 @@ static void post_record(const struct step_config *c, const struct record_opts *o
     const char *cluster = o->cluster ? o->cluster : env_or("ALLOT_CLUSTER", NULL);
     if (!cluster)
         cluster = env_or("SLURM_CLUSTER_NAME", NULL);
-    struct step_post p = {.url = o->url, .cluster = cluster, .job_id = r->job.job,
-                          .step_name = c->name, .attempt = o->attempt,
+    struct step_post p = {.url = o->url,
+                          .cluster = cluster,
+                          .job_id = r->job.job,
+                          .step_name = c->name,
+                          .attempt = o->attempt,
                           .timeout_ms = o->timeout_ms};
     step_post_record(&p, rec);
 }
@@ -550,10 +578,17 @@ int main(int argc, char **argv)
         return 2;
     }
     struct step_config c = {
-        .nodes = 1, .interval_ms = 10000, .stepid_tries = 10, .stepid_delay_ms = 300,
-        .sacct_tries = 6, .sacct_delay_ms = 5000, .helper_timeout_ms = 30000,
-        .srun = env_or("ALLOT_SRUN", "srun"), .sstat = env_or("ALLOT_SSTAT", "sstat"),
-        .sacct = env_or("ALLOT_SACCT", "sacct"), .squeue = env_or("ALLOT_SQUEUE", "squeue"),
+        .nodes = 1,
+        .interval_ms = 10000,
+        .stepid_tries = 10,
+        .stepid_delay_ms = 300,
+        .sacct_tries = 6,
+        .sacct_delay_ms = 5000,
+        .helper_timeout_ms = 30000,
+        .srun = env_or("ALLOT_SRUN", "srun"),
+        .sstat = env_or("ALLOT_SSTAT", "sstat"),
+        .sacct = env_or("ALLOT_SACCT", "sacct"),
+        .squeue = env_or("ALLOT_SQUEUE", "squeue"),
     };
     struct record_opts ro = {.attempt = 1, .timeout_ms = 10000};
     if (parse_args(argc - 1, argv + 1, &c, &ro) < 0)
@@ -587,8 +622,8 @@ int main(int argc, char **argv)
         return 125;
     }
     if (r.oom)
-        log_warn("step %s ran out of memory (limit %lld MiB): exit %d", c.name,
-                 (long long)c.mem_mb, r.return_code);
+        log_warn("step %s ran out of memory (limit %lld MiB): exit %d", c.name, (long long)c.mem_mb,
+                 r.return_code);
     else if (r.timeout)
         log_warn("step %s hit its time limit (%lld min): exit %d", c.name,
                  (long long)r.time_limit_min, r.return_code);

@@ -80,8 +80,7 @@ int monitor_fold(const char *text, size_t len, uint32_t job, long long t0_ms, lo
             long long worst = MONITOR_CPU_QUANTUM_MS + live->prev_unc_ms + unc_ms;
             int closes = live->have_prev && dt >= MONITOR_CPU_ERR_FACTOR * worst;
             if (closes) {
-                double pct =
-                    100.0 * (double)(row.ave_cpu.ms - live->prev_cpu_ms) / (double)dt;
+                double pct = 100.0 * (double)(row.ave_cpu.ms - live->prev_cpu_ms) / (double)dt;
                 if (pct < 0)
                     pct = 0;
                 live->cpu_pct_sum += pct;

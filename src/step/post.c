@@ -31,9 +31,8 @@ int step_post_record(const struct step_post *p, json_t *rec)
     c = allot_client_create(p->url, &err);
     if (!c || allot_client_set_timeout_ms(c, p->timeout_ms, &err) < 0 ||
         allot_request(c, "POST", "/v1/steps", body, &status, &reply, &err) < 0) {
-        log_warn("step %s: not recorded in allotd%s%s: %s", p->step_name,
-                 c ? " at " : "", c ? allot_client_url(c) : "",
-                 err.msg[0] ? err.msg : allot_strerror(err.code));
+        log_warn("step %s: not recorded in allotd%s%s: %s", p->step_name, c ? " at " : "",
+                 c ? allot_client_url(c) : "", err.msg[0] ? err.msg : allot_strerror(err.code));
         goto out;
     }
     rc = status == 200 ? 2 : 1;

@@ -20,8 +20,8 @@ struct step_post {
     const char *cluster; /* Slurm cluster name, required */
     uint32_t job_id;
     const char *step_name;
-    int64_t attempt;     /* >= 1 */
-    long timeout_ms;     /* whole request */
+    int64_t attempt; /* >= 1 */
+    long timeout_ms; /* whole request */
 };
 
 /* POST {cluster, job_id, step_name, attempt, record} to /v1/steps.  rec is borrowed.

@@ -10,12 +10,12 @@
 #include <stddef.h>
 
 struct proc_out {
-    char *out;          /* caller buffer for stdout */
-    size_t cap;         /* its size; output beyond cap - 1 is read and dropped */
-    size_t len;         /* bytes kept (out[len] = '\0') */
-    char err[512];      /* first bytes of stderr, NUL-terminated */
-    int status;         /* shell-style: exit status, 128 + signal, -1 not run / timed out */
-    int timed_out;      /* 1 when killed at the deadline */
+    char *out;     /* caller buffer for stdout */
+    size_t cap;    /* its size; output beyond cap - 1 is read and dropped */
+    size_t len;    /* bytes kept (out[len] = '\0') */
+    char err[512]; /* first bytes of stderr, NUL-terminated */
+    int status;    /* shell-style: exit status, 128 + signal, -1 not run / timed out */
+    int timed_out; /* 1 when killed at the deadline */
 };
 
 /* Run argv[0] (searched in PATH) with stdin from /dev/null, waiting at most timeout_ms.

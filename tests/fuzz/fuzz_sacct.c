@@ -8,8 +8,8 @@
 
 #include "libslurmtext/acct.h"
 
-#define FORMAT                                                                                 \
-    "JobID,JobName,State,ExitCode,Elapsed,Timelimit,TotalCPU,AveCPU,MaxRSS,MaxVMSize,ReqMem,"  \
+#define FORMAT                                                                                     \
+    "JobID,JobName,State,ExitCode,Elapsed,Timelimit,TotalCPU,AveCPU,MaxRSS,MaxVMSize,ReqMem,"      \
     "AllocTRES,Start,End,NodeList,AllocCPUS,MaxDiskRead"
 
 static int inside(struct slt_span s, const uint8_t *data, size_t size)
@@ -37,9 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             continue;
         }
-        if (r.elapsed.ms < 0 || r.total_cpu.ms < 0 || r.max_rss.bytes < 0 ||
-            r.req_mem.bytes < 0 || !inside(r.name, data, size) ||
-            !inside(r.nodelist, data, size) || !inside(r.alloc_tres, data, size))
+        if (r.elapsed.ms < 0 || r.total_cpu.ms < 0 || r.max_rss.bytes < 0 || r.req_mem.bytes < 0 ||
+            !inside(r.name, data, size) || !inside(r.nodelist, data, size) ||
+            !inside(r.alloc_tres, data, size))
             abort();
     }
     return 0;

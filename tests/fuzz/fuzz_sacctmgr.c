@@ -13,8 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct slt_mgr_format fmt;
     static int ready;
     if (!ready) {
-        if (slt_mgr_format_parse("Cluster,Account,User,Share,GrpTRES,MaxJobs,MaxWall,Flags",
-                                &fmt, NULL) < 0)
+        if (slt_mgr_format_parse("Cluster,Account,User,Share,GrpTRES,MaxJobs,MaxWall,Flags", &fmt,
+                                 NULL) < 0)
             abort();
         ready = 1;
     }

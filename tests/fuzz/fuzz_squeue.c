@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char needle[64];
         int seen = 0;
         for (int zeros = 0; zeros <= 20 && !seen; zeros++) {
-            int n = snprintf(needle, sizeof(needle), "12.%.*s%u|a", zeros,
-                             "00000000000000000000", step);
+            int n = snprintf(needle, sizeof(needle), "12.%.*s%u|a", zeros, "00000000000000000000",
+                             step);
             seen = memmem(data, size, needle, (size_t)n) != NULL;
         }
         if (!seen)

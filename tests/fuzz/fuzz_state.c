@@ -21,8 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n = slt_state_format(&s, buf, sizeof(buf), NULL);
         struct slt_state again;
         if (n < 0 || slt_state_parse(buf, (size_t)n, "F", &again, NULL) < 0 ||
-            again.state != s.state || again.has_by_uid != s.has_by_uid ||
-            again.by_uid != s.by_uid)
+            again.state != s.state || again.has_by_uid != s.has_by_uid || again.by_uid != s.by_uid)
             abort();
     }
     struct slt_exitcode e, esent;

@@ -114,8 +114,7 @@ static void *client_main(void *arg)
         snprintf(body, sizeof(body),
                  "{\"cluster\":\"%s\",\"job_id\":%ld,\"user\":\"%s\",\"account\":\"%s\","
                  "\"partition\":\"%s\",\"time_limit_s\":%ld,\"billing\":%ld}",
-                 o->cluster, job, o->user, o->account, o->partition, o->time_limit_s,
-                 o->billing);
+                 o->cluster, job, o->user, o->account, o->partition, o->time_limit_s, o->billing);
         long st = post(c, o, "/v1/jobs/hold", body, &b);
         if (st == 402) {
             refused++;
@@ -166,9 +165,18 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {.url = NULL, .cluster = "c1", .account = "chem", .partition = "std",
-                     .user = "alice", .caller = "slurm", .ack_path = NULL, .clients = 64,
-                     .ops = 50, .job_base = 1, .billing = 1, .time_limit_s = 60,
+    struct opts o = {.url = NULL,
+                     .cluster = "c1",
+                     .account = "chem",
+                     .partition = "std",
+                     .user = "alice",
+                     .caller = "slurm",
+                     .ack_path = NULL,
+                     .clients = 64,
+                     .ops = 50,
+                     .job_base = 1,
+                     .billing = 1,
+                     .time_limit_s = 60,
                      .elapsed_s = 30};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

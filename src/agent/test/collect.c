@@ -14,10 +14,12 @@
 
 /* JobIDRaw,State,User,Account,Partition,QOS,Start,End,ElapsedRaw,Timelimit,AllocTRES,AllocCPUS,
  * JobID */
-#define ROW1 "101|COMPLETED|alice|chem|debug|normal|2026-11-21T20:42:20|2026-11-21T20:43:20|" \
-             "60|01:00:00|billing=4,cpu=4,mem=4000M,node=1|4|100_1\n"
-#define ROW2 "102|CANCELLED by 0|bob|phys|debug|normal|Unknown|2026-11-21T20:44:00|" \
-             "0|01:00:00||0|102\n"
+#define ROW1                                                                                       \
+    "101|COMPLETED|alice|chem|debug|normal|2026-11-21T20:42:20|2026-11-21T20:43:20|"               \
+    "60|01:00:00|billing=4,cpu=4,mem=4000M,node=1|4|100_1\n"
+#define ROW2                                                                                       \
+    "102|CANCELLED by 0|bob|phys|debug|normal|Unknown|2026-11-21T20:44:00|"                        \
+    "0|01:00:00||0|102\n"
 
 static int check(const char *text, struct allot_error *err)
 {

@@ -19,7 +19,7 @@ static void test_cap_and_leave(void **state)
         assert_int_equal(peers_enter(p, 1000), 1);
     assert_int_equal(peers_enter(p, 1000), 0); /* the fourth of uid 1000 */
     assert_int_equal(peers_count(p, 1000), 3);
-    assert_int_equal(peers_enter(p, 1001), 1); /* another peer is not affected */
+    assert_int_equal(peers_enter(p, 1001), 1);                /* another peer is not affected */
     assert_int_equal(peers_enter(p, (1ULL << 63) | 1000), 1); /* an address, not uid 1000 */
     peers_leave(p, 1000);
     assert_int_equal(peers_enter(p, 1000), 1);

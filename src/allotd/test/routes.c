@@ -89,7 +89,8 @@ static int plain_scan(const char *method, const char *path, int *known)
         if (!plain_match(sp + 1, path))
             continue;
         *known = 1;
-        if (strlen(method) == (size_t)(sp - name) && strncmp(name, method, (size_t)(sp - name)) == 0)
+        if (strlen(method) == (size_t)(sp - name) &&
+            strncmp(name, method, (size_t)(sp - name)) == 0)
             return i;
     }
     return -1;
@@ -212,9 +213,11 @@ static void test_allowed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_match),        cmocka_unit_test(test_misses),
+        cmocka_unit_test(test_match),
+        cmocka_unit_test(test_misses),
         cmocka_unit_test(test_same_as_plain_scan),
-        cmocka_unit_test(test_long_segment), cmocka_unit_test(test_path_escape_names_parameter),
+        cmocka_unit_test(test_long_segment),
+        cmocka_unit_test(test_path_escape_names_parameter),
         cmocka_unit_test(test_allowed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,8 +67,8 @@ static void test_vectors(void **state)
         if (billing_compute(&w, &t, &micro, &err) != 0)
             fail_msg("vector %zu: %s", i, err.msg);
         if (micro != vectors[i].micro)
-            fail_msg("vector %zu (%s on %s): %lld != %lld", i, vectors[i].weights,
-                     vectors[i].tres, (long long)micro, (long long)vectors[i].micro);
+            fail_msg("vector %zu (%s on %s): %lld != %lld", i, vectors[i].weights, vectors[i].tres,
+                     (long long)micro, (long long)vectors[i].micro);
         assert_int_equal(billing_slurm_units(micro), vectors[i].slurm);
     }
 }
@@ -149,9 +149,9 @@ static void test_format(void **state)
 }
 
 static const char *const bad_weights[] = {
-    "CPU",         "CPU=",        "=1",          "CPU=-1",     "CPU=1.0000000001",
-    "CPU=1X",      "Foo=1",       "CPU=1,CPU=2", "CPU=1,",     "CPU=1000000001",
-    "CPU=1,,Mem=1", "CPU=G",      "CPU=1.5.5",   "GRES/=1",
+    "CPU",          "CPU=",  "=1",          "CPU=-1",  "CPU=1.0000000001",
+    "CPU=1X",       "Foo=1", "CPU=1,CPU=2", "CPU=1,",  "CPU=1000000001",
+    "CPU=1,,Mem=1", "CPU=G", "CPU=1.5.5",   "GRES/=1",
 };
 
 static void test_bad(void **state)
@@ -171,8 +171,8 @@ static void test_bad(void **state)
     char many[2048] = "";
     size_t used = 0;
     for (int i = 0; i <= BILLING_WEIGHTS_MAX; i++)
-        used += (size_t)snprintf(many + used, sizeof(many) - used, "%sLicense/l%d=1",
-                                 i ? "," : "", i);
+        used +=
+            (size_t)snprintf(many + used, sizeof(many) - used, "%sLicense/l%d=1", i ? "," : "", i);
     assert_int_equal(billing_weights_parse(many, 0, &w, &err), -1);
     assert_int_equal(err.code, ALLOT_ETOOBIG);
 }
@@ -197,12 +197,10 @@ static void test_overflow(void **state)
     t.item[0].count = -1;
     assert_int_equal(billing_compute(&w, &t, &micro, &err), -1);
     /* Sum of two huge global terms overflows 128 bits. */
-    assert_int_equal(billing_weights_parse("CPU=1P,License/a=1000000000,License/b=1000000000", 0,
-                                           &w, &err),
-                     0);
-    assert_int_equal(tres_parse("license/a=9223372036854775807,license/b=9223372036854775807",
-                                &t, &err),
-                     0);
+    assert_int_equal(
+        billing_weights_parse("CPU=1P,License/a=1000000000,License/b=1000000000", 0, &w, &err), 0);
+    assert_int_equal(
+        tres_parse("license/a=9223372036854775807,license/b=9223372036854775807", &t, &err), 0);
     assert_int_equal(billing_compute(&w, &t, &micro, &err), -1);
     assert_int_equal(micro, 5);
 }
@@ -210,8 +208,8 @@ static void test_overflow(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vectors), cmocka_unit_test(test_hadm_charges),
-        cmocka_unit_test(test_format),  cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_vectors),  cmocka_unit_test(test_hadm_charges),
+        cmocka_unit_test(test_format),   cmocka_unit_test(test_bad),
         cmocka_unit_test(test_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,15 +12,15 @@
 static const struct {
     int64_t base, prev, factor, total, carry;
 } vectors[] = {
-    {1000, 300, 500000, 1500, 500},  /* DESIGN §5: unused 700, capped at 50% */
-    {1000, 1400, 500000, 1000, 0},   /* overspent: no carry */
-    {1000, 0, 500000, 1500, 500},    /* nothing used, factor 50% */
-    {1000, 800, 500000, 1200, 200},  /* unused below the cap */
+    {1000, 300, 500000, 1500, 500}, /* DESIGN §5: unused 700, capped at 50% */
+    {1000, 1400, 500000, 1000, 0},  /* overspent: no carry */
+    {1000, 0, 500000, 1500, 500},   /* nothing used, factor 50% */
+    {1000, 800, 500000, 1200, 200}, /* unused below the cap */
     {1000, 1000, 500000, 1000, 0},
-    {1000, 0, 0, 1000, 0},           /* carryover off */
+    {1000, 0, 0, 1000, 0}, /* carryover off */
     {1000, 0, 1000000, 2000, 1000},
-    {1000, 0, 2000000, 2000, 1000},  /* factor above 100%: still at most unused */
-    {3, 0, 500000, 4, 1},            /* floor(1.5) = 1 */
+    {1000, 0, 2000000, 2000, 1000}, /* factor above 100%: still at most unused */
+    {3, 0, 500000, 4, 1},           /* floor(1.5) = 1 */
     {0, 0, 500000, 0, 0},
     {INT64_MAX, 0, 0, INT64_MAX, 0},
 };
@@ -132,8 +132,10 @@ static void test_flags(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_total), cmocka_unit_test(test_one_period_back),
-        cmocka_unit_test(test_limit), cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_total),
+        cmocka_unit_test(test_one_period_back),
+        cmocka_unit_test(test_limit),
+        cmocka_unit_test(test_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

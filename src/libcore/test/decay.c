@@ -82,7 +82,8 @@ static void test_error_bound(void **state)
     }
     double got = decay_acc_value(&a, &p, now);
     long double rel = fabsl((long double)got - ref) / ref;
-    print_message("n=%d rel=%Lg bound=%Lg\n", n, rel, (long double)(n + 3) * (long double)DBL_EPSILON);
+    print_message("n=%d rel=%Lg bound=%Lg\n", n, rel,
+                  (long double)(n + 3) * (long double)DBL_EPSILON);
     assert_true(rel <= (long double)(n + 3) * (long double)DBL_EPSILON);
 }
 
@@ -140,7 +141,7 @@ static void test_reset_behaviour(void **state)
     int64_t feb = 1772323200 - 10 * DAY, mar = 1772323200 + DAY;
     assert_int_equal(decay_acc_add(&a, &p, feb, 100.0, 1.0, false, NULL), 0);
     assert_true(decay_acc_value(&a, &p, feb + 1) == 100.0);
-    assert_true(decay_acc_value(&a, &p, mar) == 0.0);   /* March: reset */
+    assert_true(decay_acc_value(&a, &p, mar) == 0.0); /* March: reset */
     assert_int_equal(decay_acc_add(&a, &p, mar, 5.0, 1.0, false, NULL), 0);
     assert_true(decay_acc_value(&a, &p, mar) == 5.0);
     assert_int_equal(decay_acc_add(&a, &p, feb, 50.0, 1.0, false, NULL), 0); /* late: dropped */

@@ -185,7 +185,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admission_text),
         cmocka_unit_test(test_hold_text_is_admission_text_with_job),
-        cmocka_unit_test(test_holds_named), cmocka_unit_test(test_parts_are_exact),
+        cmocka_unit_test(test_holds_named),
+        cmocka_unit_test(test_parts_are_exact),
         cmocka_unit_test(test_no_payer_text),
         cmocka_unit_test(test_bounded_by_buffer),
         cmocka_unit_test(test_impossible_values_print_a_mark),

@@ -37,13 +37,13 @@ static void compute(const usage_tree_t *t, enum fairshare_algo algo, uint32_t da
 
 /* root: A(1){u1 10, u2 30}, B(1){u3 0}, u0(2) 60 directly under root */
 static const struct usage_assoc_spec t1[] = {
-    {.parent = -1, .shares = 1, .account = "root"},                            /* 0 */
-    {.parent = 0, .shares = 1, .account = "A"},                                /* 1 */
-    {.parent = 1, .shares = 1, .account = "A", .user = "u1", .usage = 10},     /* 2 */
-    {.parent = 1, .shares = 1, .account = "A", .user = "u2", .usage = 30},     /* 3 */
-    {.parent = 0, .shares = 1, .account = "B"},                                /* 4 */
-    {.parent = 4, .shares = 1, .account = "B", .user = "u3", .usage = 0},      /* 5 */
-    {.parent = 0, .shares = 2, .account = "root", .user = "u0", .usage = 60},  /* 6 */
+    {.parent = -1, .shares = 1, .account = "root"},                           /* 0 */
+    {.parent = 0, .shares = 1, .account = "A"},                               /* 1 */
+    {.parent = 1, .shares = 1, .account = "A", .user = "u1", .usage = 10},    /* 2 */
+    {.parent = 1, .shares = 1, .account = "A", .user = "u2", .usage = 30},    /* 3 */
+    {.parent = 0, .shares = 1, .account = "B"},                               /* 4 */
+    {.parent = 4, .shares = 1, .account = "B", .user = "u3", .usage = 0},     /* 5 */
+    {.parent = 0, .shares = 2, .account = "root", .user = "u0", .usage = 60}, /* 6 */
 };
 
 static void test_classic(void **state)
@@ -118,12 +118,12 @@ static void test_fair_tree_ties(void **state)
 {
     (void)state;
     const struct usage_assoc_spec s[] = {
-        {.parent = -1, .account = "root"},                                  /* 0 */
-        {.parent = 0, .shares = 1, .account = "A"},                         /* 1 */
-        {.parent = 1, .shares = 1, .account = "A", .user = "u1", .usage = 2},  /* 2 */
-        {.parent = 1, .shares = 1, .account = "A", .user = "u2", .usage = 8},  /* 3 */
-        {.parent = 0, .shares = 1, .account = "B"},                         /* 4 */
-        {.parent = 4, .shares = 1, .account = "B", .user = "u3", .usage = 10}, /* 5 */
+        {.parent = -1, .account = "root"},                                        /* 0 */
+        {.parent = 0, .shares = 1, .account = "A"},                               /* 1 */
+        {.parent = 1, .shares = 1, .account = "A", .user = "u1", .usage = 2},     /* 2 */
+        {.parent = 1, .shares = 1, .account = "A", .user = "u2", .usage = 8},     /* 3 */
+        {.parent = 0, .shares = 1, .account = "B"},                               /* 4 */
+        {.parent = 4, .shares = 1, .account = "B", .user = "u3", .usage = 10},    /* 5 */
         {.parent = 0, .shares = 1, .account = "root", .user = "u4", .usage = 10}, /* 6 */
     };
     struct fairshare_row r[7];
@@ -174,7 +174,7 @@ static void test_zero_shares(void **state)
     assert_true(r[5].level_fs == 0.0); /* no shares beats no usage */
     assert_int_equal(r[4].rank, 3);    /* B first: u2 (LevelFS 1) then u3 (0) */
     assert_int_equal(r[5].rank, 2);
-    assert_int_equal(r[2].rank, 1);    /* A has no shares: last, u1 LevelFS inf inside */
+    assert_int_equal(r[2].rank, 1); /* A has no shares: last, u1 LevelFS inf inside */
     compute(t, FAIRSHARE_CLASSIC, 1, r);
     assert_true(r[1].fairshare == 0.0);
     assert_true(r[2].fairshare == 0.0); /* NormShares 0 through the parent */
@@ -189,18 +189,18 @@ static void test_zero_shares(void **state)
 
 /* flux-accounting guide's view-bank tree, no usage anywhere. */
 static const struct usage_assoc_spec fluxdoc[] = {
-    {.parent = -1, .shares = 1, .account = "root"},                        /* 0 */
-    {.parent = 0, .shares = 1, .account = "bank_A"},                       /* 1 */
-    {.parent = 1, .shares = 1, .account = "bank_A", .user = "user_1"},     /* 2 */
-    {.parent = 0, .shares = 1, .account = "bank_B"},                       /* 3 */
-    {.parent = 3, .shares = 1, .account = "bank_B", .user = "user_2"},     /* 4 */
-    {.parent = 3, .shares = 1, .account = "bank_B", .user = "user_3"},     /* 5 */
-    {.parent = 0, .shares = 1, .account = "bank_C"},                       /* 6 */
-    {.parent = 6, .shares = 1, .account = "bank_C_a"},                     /* 7 */
-    {.parent = 7, .shares = 1, .account = "bank_C_a", .user = "user_4"},   /* 8 */
-    {.parent = 6, .shares = 1, .account = "bank_C_b"},                     /* 9 */
-    {.parent = 9, .shares = 1, .account = "bank_C_b", .user = "user_5"},   /* 10 */
-    {.parent = 9, .shares = 1, .account = "bank_C_b", .user = "user_6"},   /* 11 */
+    {.parent = -1, .shares = 1, .account = "root"},                      /* 0 */
+    {.parent = 0, .shares = 1, .account = "bank_A"},                     /* 1 */
+    {.parent = 1, .shares = 1, .account = "bank_A", .user = "user_1"},   /* 2 */
+    {.parent = 0, .shares = 1, .account = "bank_B"},                     /* 3 */
+    {.parent = 3, .shares = 1, .account = "bank_B", .user = "user_2"},   /* 4 */
+    {.parent = 3, .shares = 1, .account = "bank_B", .user = "user_3"},   /* 5 */
+    {.parent = 0, .shares = 1, .account = "bank_C"},                     /* 6 */
+    {.parent = 6, .shares = 1, .account = "bank_C_a"},                   /* 7 */
+    {.parent = 7, .shares = 1, .account = "bank_C_a", .user = "user_4"}, /* 8 */
+    {.parent = 6, .shares = 1, .account = "bank_C_b"},                   /* 9 */
+    {.parent = 9, .shares = 1, .account = "bank_C_b", .user = "user_5"}, /* 10 */
+    {.parent = 9, .shares = 1, .account = "bank_C_b", .user = "user_6"}, /* 11 */
 };
 
 static void test_zero_usage(void **state)
@@ -246,8 +246,7 @@ static void test_deep(void **state)
         snprintf(names[u], sizeof(names[u]), "u%d", k);
         s[a] = (struct usage_assoc_spec){.parent = acct, .shares = 1, .account = names[a]};
         s[u] = (struct usage_assoc_spec){
-            .parent = (int64_t)a, .shares = 1, .account = names[a], .user = names[u],
-            .usage = 1};
+            .parent = (int64_t)a, .shares = 1, .account = names[a], .user = names[u], .usage = 1};
         acct = (int64_t)a;
     }
     usage_tree_t *t = build(s, 2 * D + 1);
@@ -306,9 +305,8 @@ static void test_format_sshare(void **state)
     fairshare_format_sshare(t, r, FAIRSHARE_CLASSIC, order[0], NULL, NULL, line, sizeof(line),
                             &err);
     assert_string_equal(line, "root|||1.000000|100||1.000000|0.500000||");
-    assert_int_equal(fairshare_format_sshare(t, r, FAIRSHARE_CLASSIC, 2, NULL, NULL, line, 10,
-                                             &err),
-                     -1);
+    assert_int_equal(
+        fairshare_format_sshare(t, r, FAIRSHARE_CLASSIC, 2, NULL, NULL, line, 10, &err), -1);
     assert_int_equal(err.code, ALLOT_ETOOBIG);
     usage_tree_destroy(t);
 }
@@ -338,8 +336,9 @@ static void test_format_flux(void **state)
     const struct {
         double v;
         const char *s;
-    } py[] = {{16000.0, "16000.0"}, {0.5, "0.5"}, {1e-05, "1e-05"}, {1.5e16, "1.5e+16"},
-              {0.1, "0.1"},         {2.0 / 3, "0.6666666666666666"}, {INFINITY, "inf"}};
+    } py[] = {{16000.0, "16000.0"}, {0.5, "0.5"}, {1e-05, "1e-05"},
+              {1.5e16, "1.5e+16"},  {0.1, "0.1"}, {2.0 / 3, "0.6666666666666666"},
+              {INFINITY, "inf"}};
     for (size_t k = 0; k < sizeof(py) / sizeof(py[0]); k++) {
         fairshare_format_pyfloat(py[k].v, num, sizeof(num));
         assert_string_equal(num, py[k].s);
@@ -362,11 +361,11 @@ static void test_bad_algo(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_classic),        cmocka_unit_test(test_fair_tree),
-        cmocka_unit_test(test_flux),           cmocka_unit_test(test_fair_tree_ties),
-        cmocka_unit_test(test_zero_shares),    cmocka_unit_test(test_zero_usage),
-        cmocka_unit_test(test_deep),           cmocka_unit_test(test_format_sshare),
-        cmocka_unit_test(test_format_flux),    cmocka_unit_test(test_bad_algo),
+        cmocka_unit_test(test_classic),     cmocka_unit_test(test_fair_tree),
+        cmocka_unit_test(test_flux),        cmocka_unit_test(test_fair_tree_ties),
+        cmocka_unit_test(test_zero_shares), cmocka_unit_test(test_zero_usage),
+        cmocka_unit_test(test_deep),        cmocka_unit_test(test_format_sshare),
+        cmocka_unit_test(test_format_flux), cmocka_unit_test(test_bad_algo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

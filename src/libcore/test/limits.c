@@ -18,9 +18,9 @@ static const struct {
 } valid[] = {
     {LIMIT_SCOPE_ASSOC, "MaxWall", "2-00:00:00", "2880", "MaxWallDurationPerJob"},
     {LIMIT_SCOPE_ASSOC, "maxwalldurationperjob", "90", "90", "MaxWallDurationPerJob"},
-    {LIMIT_SCOPE_QOS, "MaxWall", "1:30", "2", "MaxWallDurationPerJob"},     /* min:sec, up */
-    {LIMIT_SCOPE_QOS, "MaxWall", "1:00:00", "60", "MaxWallDurationPerJob"}, /* h:m:s */
-    {LIMIT_SCOPE_QOS, "MaxWall", "1-12", "2160", "MaxWallDurationPerJob"},  /* d-h */
+    {LIMIT_SCOPE_QOS, "MaxWall", "1:30", "2", "MaxWallDurationPerJob"},      /* min:sec, up */
+    {LIMIT_SCOPE_QOS, "MaxWall", "1:00:00", "60", "MaxWallDurationPerJob"},  /* h:m:s */
+    {LIMIT_SCOPE_QOS, "MaxWall", "1-12", "2160", "MaxWallDurationPerJob"},   /* d-h */
     {LIMIT_SCOPE_QOS, "MaxWall", "1-0:30", "1470", "MaxWallDurationPerJob"}, /* d-h:m */
     {LIMIT_SCOPE_QOS, "MaxWall", "0-0:0:1", "1", "MaxWallDurationPerJob"},
     {LIMIT_SCOPE_PARTITION, "maxtime", "UNLIMITED", "-1", "MaxTime"},
@@ -50,9 +50,9 @@ static const struct {
     enum limit_scope scope;
     const char *name, *value;
 } invalid[] = {
-    {LIMIT_SCOPE_ASSOC, "Fairshare", "10"},      /* shares, not a limit */
-    {LIMIT_SCOPE_ASSOC, "MaxJobsPerUser", "1"},  /* QOS only */
-    {LIMIT_SCOPE_QOS, "MaxTime", "10"},          /* partition only */
+    {LIMIT_SCOPE_ASSOC, "Fairshare", "10"},     /* shares, not a limit */
+    {LIMIT_SCOPE_ASSOC, "MaxJobsPerUser", "1"}, /* QOS only */
+    {LIMIT_SCOPE_QOS, "MaxTime", "10"},         /* partition only */
     {LIMIT_SCOPE_PARTITION, "GrpJobs", "1"},
     {LIMIT_SCOPE_ASSOC, "MaxJobs", "-2"},
     {LIMIT_SCOPE_ASSOC, "MaxJobs", "ten"},
@@ -88,13 +88,11 @@ static void test_validate(void **state)
                             &err) != 0)
             fail_msg("%s=%s: %s", valid[i].name, valid[i].value, err.msg);
         assert_string_equal(canon, valid[i].canon);
-        assert_string_equal(limits_find(valid[i].scope, valid[i].name)->name,
-                            valid[i].canon_name);
+        assert_string_equal(limits_find(valid[i].scope, valid[i].name)->name, valid[i].canon_name);
         /* canonical text is a fixed point */
         char again[ALLOT_TRES_MAX];
-        assert_int_equal(limits_validate(valid[i].scope, valid[i].name, canon, again,
-                                         sizeof(again), &err),
-                         0);
+        assert_int_equal(
+            limits_validate(valid[i].scope, valid[i].name, canon, again, sizeof(again), &err), 0);
         assert_string_equal(again, canon);
     }
     for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
@@ -109,16 +107,15 @@ static void test_validate(void **state)
     }
     char small[4] = "ab";
     struct allot_error err = {0};
-    assert_int_equal(limits_validate(LIMIT_SCOPE_ASSOC, "GrpTRES", "cpu=1000", small,
-                                     sizeof(small), &err),
-                     -1);
+    assert_int_equal(
+        limits_validate(LIMIT_SCOPE_ASSOC, "GrpTRES", "cpu=1000", small, sizeof(small), &err), -1);
     assert_int_equal(err.code, ALLOT_ETOOBIG);
     assert_string_equal(small, "ab");
     size_t n;
     const struct limit_def *t = limits_table(&n);
     assert_true(n >= 30);
     for (size_t i = 0; i < n; i++)
-        assert_ptr_equal(limits_find(t[i].where & LIMIT_IN_ASSOC   ? LIMIT_SCOPE_ASSOC
+        assert_ptr_equal(limits_find(t[i].where & LIMIT_IN_ASSOC ? LIMIT_SCOPE_ASSOC
                                      : t[i].where & LIMIT_IN_QOS ? LIMIT_SCOPE_QOS
                                                                  : LIMIT_SCOPE_PARTITION,
                                      t[i].name),
@@ -132,8 +129,7 @@ static void test_flags(void **state)
     assert_int_equal(limits_qos_flags("DenyOnLimit,NoDecay,overpartqos"),
                      LIMIT_QOS_DENY_ON_LIMIT | LIMIT_QOS_OVER_PART_QOS);
     assert_int_equal(limits_qos_flags("PartitionTimeLimit,PartitionMinNodes,PartitionMaxNodes"),
-                     LIMIT_QOS_PART_TIME_LIMIT | LIMIT_QOS_PART_MIN_NODE |
-                         LIMIT_QOS_PART_MAX_NODE);
+                     LIMIT_QOS_PART_TIME_LIMIT | LIMIT_QOS_PART_MIN_NODE | LIMIT_QOS_PART_MAX_NODE);
     assert_int_equal(limits_qos_flags(""), 0);
     assert_int_equal(limits_qos_flags(NULL), 0);
     assert_int_equal(limits_qos_flags("Deny,DenyOnLimitX"), 0);
@@ -284,10 +280,10 @@ static void test_partition_nodes(void **state)
     (void)state;
     for (int flag = 0; flag < 2; flag++) {
         struct fixture f = {0};
-        add_level(&f, LIMIT_LEVEL_JOB_QOS, "q",
-                  flag ? LIMIT_QOS_PART_MAX_NODE | LIMIT_QOS_PART_MIN_NODE : 0,
-                  (const char *[]){"MaxTRESPerJob", "node=10,cpu=64", "MinTRESPerJob", "node=1",
-                                   NULL});
+        add_level(
+            &f, LIMIT_LEVEL_JOB_QOS, "q",
+            flag ? LIMIT_QOS_PART_MAX_NODE | LIMIT_QOS_PART_MIN_NODE : 0,
+            (const char *[]){"MaxTRESPerJob", "node=10,cpu=64", "MinTRESPerJob", "node=1", NULL});
         add_level(&f, LIMIT_LEVEL_PARTITION, "p", 0,
                   (const char *[]){"MaxNodes", "4", "MinNodes", "2", NULL});
         struct limit_effective *eff = resolve(&f);
@@ -333,8 +329,7 @@ static void test_grp_most_restrictive(void **state)
     struct fixture f = {0};
     add_level(&f, LIMIT_LEVEL_JOB_QOS, "q", 0, (const char *[]){"GrpJobs", "100", NULL});
     add_level(&f, LIMIT_LEVEL_USER_ASSOC, "u", 0,
-              (const char *[]){"GrpTRES", "cpu=100", "GrpJobs", "30", "GrpSubmitJobs", "40",
-                               NULL});
+              (const char *[]){"GrpTRES", "cpu=100", "GrpJobs", "30", "GrpSubmitJobs", "40", NULL});
     add_level(&f, LIMIT_LEVEL_ACCOUNT_ASSOC, "acct", 0,
               (const char *[]){"GrpTRES", "cpu=50,mem=1000M", "GrpSubmitJobs", "100", NULL});
     add_level(&f, LIMIT_LEVEL_ROOT_ASSOC, "root", 0,
@@ -404,16 +399,15 @@ static void test_limit_factor(void **state)
 {
     (void)state;
     struct fixture f = {0};
-    add_level(&f, LIMIT_LEVEL_PARTITION_QOS, "pq", 0,
-              (const char *[]){"LimitFactor", "-1", NULL});
+    add_level(&f, LIMIT_LEVEL_PARTITION_QOS, "pq", 0, (const char *[]){"LimitFactor", "-1", NULL});
     add_level(&f, LIMIT_LEVEL_JOB_QOS, "scaled", 0,
               (const char *[]){"LimitFactor", "2", "GrpTRES", "mem=100M", NULL});
     add_level(&f, LIMIT_LEVEL_USER_ASSOC, "u", 0,
               (const char *[]){"GrpTRES", "cpu=30,mem=80M", "MaxTRESPerJob", "gres/gpu=3",
                                "MaxTRESPerNode", "cpu=4", NULL});
     struct limit_effective *eff = resolve(&f);
-    assert_int_equal(tres_of(eff, "GrpTRES", "cpu", NULL), 60);     /* 30 x 2 */
-    assert_int_equal(tres_of(eff, "GrpTRES", "mem", NULL), 100);    /* QOS 100 < 160 */
+    assert_int_equal(tres_of(eff, "GrpTRES", "cpu", NULL), 60);  /* 30 x 2 */
+    assert_int_equal(tres_of(eff, "GrpTRES", "mem", NULL), 100); /* QOS 100 < 160 */
     assert_int_equal(tres_of(eff, "MaxTRESPerJob", "gres/gpu", NULL), 6);
     assert_int_equal(tres_of(eff, "MaxTRESPerNode", "cpu", NULL), 4); /* not scaled */
     const struct limit_resolved *lf = limits_get(eff, "LimitFactor");

@@ -35,10 +35,29 @@ static const struct {
 };
 
 static const char *const parse_bad[] = {
-    "",      "h",    "m",     "-5h",    "1.01h", "0.5m",  "1x",     "1 h",   "1h60m",
-    "h30m",  "1hm",  "1h5",   "1.",     "1.5h30m", "abc", "1e3",    "+5h",   "1..5h",
-    "153722867280912931h",    "9223372036854775808m", "153722867280912930h8m",
-    "153722867280912930.5h",  "0.0000000000000000001h",
+    "",
+    "h",
+    "m",
+    "-5h",
+    "1.01h",
+    "0.5m",
+    "1x",
+    "1 h",
+    "1h60m",
+    "h30m",
+    "1hm",
+    "1h5",
+    "1.",
+    "1.5h30m",
+    "abc",
+    "1e3",
+    "+5h",
+    "1..5h",
+    "153722867280912931h",
+    "9223372036854775808m",
+    "153722867280912930h8m",
+    "153722867280912930.5h",
+    "0.0000000000000000001h",
     "1234567890123456789012345678901234567890123456789012345678901234567890h",
 };
 
@@ -117,18 +136,15 @@ static void test_arith(void **state)
 static const struct {
     int64_t billing_micro, secs, sumin;
 } charges[] = {
-    {1000000, 55, 1},  /* HADM: 55 core-seconds cost 1 core-minute */
-    {1000000, 0, 0},   /* 0 s costs 0 */
-    {1000000, 60, 1},  /* 60 s of one core costs 1 */
-    {1000000, 61, 2},  /* 61 s costs 2 */
-    {0, 3600, 0},
-    {62500, 55, 1},    /* 1 core at CPU=0.0625 for 55 s */
-    {62500, 960, 1},   /* 0.0625 x 16 min = exactly 1 */
-    {62500, 961, 2},
-    {2000000, 3600, 120},
-    {1500000, 30, 1},  /* 0.75 minute rounds up */
-    {1, 1, 1},
-    {INT64_MAX, 60000000, INT64_MAX},
+    {1000000, 55, 1},                 /* HADM: 55 core-seconds cost 1 core-minute */
+    {1000000, 0, 0},                  /* 0 s costs 0 */
+    {1000000, 60, 1},                 /* 60 s of one core costs 1 */
+    {1000000, 61, 2},                 /* 61 s costs 2 */
+    {0, 3600, 0},     {62500, 55, 1}, /* 1 core at CPU=0.0625 for 55 s */
+    {62500, 960, 1},                  /* 0.0625 x 16 min = exactly 1 */
+    {62500, 961, 2},  {2000000, 3600, 120},
+    {1500000, 30, 1}, /* 0.75 minute rounds up */
+    {1, 1, 1},        {INT64_MAX, 60000000, INT64_MAX},
 };
 
 static void test_charge(void **state)
@@ -140,8 +156,7 @@ static void test_charge(void **state)
         assert_int_equal(money_charge_sumin(charges[i].billing_micro, charges[i].secs, &c, &err),
                          0);
         assert_int_equal(c, charges[i].sumin);
-        assert_int_equal(money_hold_sumin(charges[i].billing_micro, charges[i].secs, &h, &err),
-                         0);
+        assert_int_equal(money_hold_sumin(charges[i].billing_micro, charges[i].secs, &h, &err), 0);
         assert_int_equal(h, charges[i].sumin);
     }
     int64_t c = 9;
@@ -204,8 +219,8 @@ static void test_numparse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),  cmocka_unit_test(test_signed),
-        cmocka_unit_test(test_arith),  cmocka_unit_test(test_charge),
+        cmocka_unit_test(test_parse),    cmocka_unit_test(test_signed),
+        cmocka_unit_test(test_arith),    cmocka_unit_test(test_charge),
         cmocka_unit_test(test_numparse), cmocka_unit_test(test_format_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,13 +15,19 @@
 static void test_slurm_sum(void **state)
 {
     (void)state;
-    struct priority_slurm_weights w = {.age = 1000, .fairshare = 10000, .partition = 1000,
-                                       .qos = 2000, .max_age_s = 7 * 86400};
-    struct priority_slurm_job j = {.now_s = 1000000 + 302400, .eligible_s = 1000000,
-                                   .fairshare = 0.75, .part_job_factor = 1,
-                                   .part_max_job_factor = 2, .qos_priority = 10,
-                                   .qos_max_priority = 40, .nice = 100, .site_factor = 7,
-                                   .cluster_nodes = 10, .cluster_cpus = 320};
+    struct priority_slurm_weights w = {
+        .age = 1000, .fairshare = 10000, .partition = 1000, .qos = 2000, .max_age_s = 7 * 86400};
+    struct priority_slurm_job j = {.now_s = 1000000 + 302400,
+                                   .eligible_s = 1000000,
+                                   .fairshare = 0.75,
+                                   .part_job_factor = 1,
+                                   .part_max_job_factor = 2,
+                                   .qos_priority = 10,
+                                   .qos_max_priority = 40,
+                                   .nice = 100,
+                                   .site_factor = 7,
+                                   .cluster_nodes = 10,
+                                   .cluster_cpus = 320};
     struct priority_breakdown b;
     assert_int_equal(priority_slurm(&w, &j, &b, NULL), 0);
     assert_true(b.age == 500.0);
@@ -45,8 +51,12 @@ static void test_slurm_jobsize_tres(void **state)
 {
     (void)state;
     struct priority_slurm_weights w = {.jobsize = 1000, .tres_count = 2, .tres = {100.0, 50.0}};
-    struct priority_slurm_job j = {.min_nodes = 2, .cpus = 32, .cluster_nodes = 10,
-                                   .cluster_cpus = 320, .tres_count = 2, .tres = {0.5, 1.0}};
+    struct priority_slurm_job j = {.min_nodes = 2,
+                                   .cpus = 32,
+                                   .cluster_nodes = 10,
+                                   .cluster_cpus = 320,
+                                   .tres_count = 2,
+                                   .tres = {0.5, 1.0}};
     struct priority_breakdown b;
     assert_int_equal(priority_slurm(&w, &j, &b, NULL), 0);
     assert_true(fabs(b.jobsize - 150.0) < 1e-9); /* (2/10 + 32/320) / 2 */
@@ -93,8 +103,13 @@ static void test_flux(void **state)
 static void test_format(void **state)
 {
     (void)state;
-    struct priority_breakdown b = {.priority = 8407, .age = 500, .fairshare = 7500,
-                                   .partition = 500, .qos = 500, .nice = 100, .site = 7};
+    struct priority_breakdown b = {.priority = 8407,
+                                   .age = 500,
+                                   .fairshare = 7500,
+                                   .partition = 500,
+                                   .qos = 500,
+                                   .nice = 100,
+                                   .site = 7};
     char line[256];
     struct allot_error err = {0};
     int n = priority_format_sprio(42, "debug", "alice", "chem", &b, line, sizeof(line), &err);

@@ -66,8 +66,7 @@ static void test_vectors(void **state)
             double got = sitefactor_sigmoid(x, p[i].l, p[i].x0);
             double want = direct(x, p[i].l, p[i].x0);
             if (fabs(got - want) > 1e-12)
-                fail_msg("S(%g; l=%g, x0=%g) = %.17g, want %.17g", x, p[i].l, p[i].x0, got,
-                         want);
+                fail_msg("S(%g; l=%g, x0=%g) = %.17g, want %.17g", x, p[i].l, p[i].x0, got, want);
         }
     }
     /* Paper's figure 6: l_t = 50, x0_t = 0.75: well before 75% of the period, S_t ~ 0. */
@@ -103,8 +102,7 @@ static void test_factors(void **state)
     assert_true(sitefactor_temporal(5, 0, 0) == 1.0);
     assert_true(sitefactor_temporal(25, -10, 100) == 0.75);
     /* Power rule: squaring biases; four times the priority for twice the unused credit. */
-    assert_true(fabs(sitefactor_power(0.5, 1, 2, 1) / sitefactor_power(0.25, 1, 2, 1) - 4) <
-                1e-12);
+    assert_true(fabs(sitefactor_power(0.5, 1, 2, 1) / sitefactor_power(0.25, 1, 2, 1) - 4) < 1e-12);
     assert_true(sitefactor_power(0.64, 0.5, 0.5, 1) == 0.4);
     assert_true(sitefactor_power(0, 0, 0, 0) == 1.0);
     assert_true(sitefactor_power(2, 1, 1, 1) == 1.0);
@@ -138,8 +136,7 @@ static void test_temporal_ties(void **state)
     assert_true(fabs(sitefactor_temporal(d100, d30, d100) - 0.3) < 1e-12);
     assert_true(fabs(sitefactor_temporal(65 * 86400, d30, d100) - 0.65) < 1e-12);
     assert_int_equal(
-        sitefactor_to_slurm(sitefactor_power(1, sitefactor_temporal(d100, d30, d100), 1, 1),
-                            1000),
+        sitefactor_to_slurm(sitefactor_power(1, sitefactor_temporal(d100, d30, d100), 1, 1), 1000),
         300);
     /* No credit: 0 whatever the time (nothing to spend, nothing to hurry); with Nc = 0
      * the credit is left out and time alone decides (0^0 = 1). */
@@ -169,9 +166,12 @@ static void test_to_slurm(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_endpoints_monotone), cmocka_unit_test(test_linear_limit),
-        cmocka_unit_test(test_vectors),            cmocka_unit_test(test_factors),
-        cmocka_unit_test(test_temporal_ties),      cmocka_unit_test(test_to_slurm),
+        cmocka_unit_test(test_endpoints_monotone),
+        cmocka_unit_test(test_linear_limit),
+        cmocka_unit_test(test_vectors),
+        cmocka_unit_test(test_factors),
+        cmocka_unit_test(test_temporal_ties),
+        cmocka_unit_test(test_to_slurm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,10 +34,25 @@ static const struct {
 };
 
 static const char *const bad[] = {
-    "cpu",          "cpu=",       "=4",           "cpu=-1",        "cpu=1,cpu=2",
-    "cpu=1,",       ",cpu=1",     "cpus=4",       "gres/=1",       "gres/gp u=1",
-    "foo/bar=1",    "cpu=1x",     "mem=4X",       "mem=M",         "cpu=9223372036854775808",
-    "mem=9007199254740992T",      "cpu=1.5",      "cpu=1,,mem=2",  "gres/gpu=1 ",
+    "cpu",
+    "cpu=",
+    "=4",
+    "cpu=-1",
+    "cpu=1,cpu=2",
+    "cpu=1,",
+    ",cpu=1",
+    "cpus=4",
+    "gres/=1",
+    "gres/gp u=1",
+    "foo/bar=1",
+    "cpu=1x",
+    "mem=4X",
+    "mem=M",
+    "cpu=9223372036854775808",
+    "mem=9007199254740992T",
+    "cpu=1.5",
+    "cpu=1,,mem=2",
+    "gres/gpu=1 ",
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
     "gres/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
 };
@@ -155,9 +170,9 @@ static void test_rank(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good),         cmocka_unit_test(test_bad),
-        cmocka_unit_test(test_too_many),     cmocka_unit_test(test_format_small),
-        cmocka_unit_test(test_get_set),      cmocka_unit_test(test_rank),
+        cmocka_unit_test(test_good),     cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_too_many), cmocka_unit_test(test_format_small),
+        cmocka_unit_test(test_get_set),  cmocka_unit_test(test_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,11 +14,11 @@
 
 /* root; chem (0) with zed, amy; bio; bob directly under root */
 static const struct usage_assoc_spec tree1[] = {
-    {.parent = -1, .shares = 1, .account = "root"},          /* 0 */
-    {.parent = 0, .shares = 3, .account = "chem"},           /* 1 */
+    {.parent = -1, .shares = 1, .account = "root"},                           /* 0 */
+    {.parent = 0, .shares = 3, .account = "chem"},                            /* 1 */
     {.parent = 1, .shares = 1, .account = "chem", .user = "zed", .usage = 5}, /* 2 */
     {.parent = 1, .shares = 2, .account = "chem", .user = "amy", .usage = 7}, /* 3 */
-    {.parent = 0, .shares = 1, .account = "bio"},            /* 4 */
+    {.parent = 0, .shares = 1, .account = "bio"},                             /* 4 */
     {.parent = 0, .shares = 2, .account = "root", .user = "bob", .usage = 1}, /* 5 */
 };
 

@@ -85,7 +85,9 @@ static void test_real_sstat(void **state)
     char *text = data_load("sstat-22.05.8.txt", &len);
     struct slt_acct_format fmt;
     assert_int_equal(slt_acct_format_parse("JobID,AveCPU,MaxRSS,MaxVMSize,AveRSS,NTasks,"
-                                          "MaxDiskRead", &fmt, NULL), 0);
+                                           "MaxDiskRead",
+                                           &fmt, NULL),
+                     0);
     size_t pos = 0, lines = 0;
     struct slt_span line;
     int64_t prev = -1;

@@ -27,23 +27,29 @@ static void test_srun(void **state)
 {
     static struct slt_argv a;
     char *cmd[] = {"python", "-c", "print('a b; $(x)')", NULL};
-    struct slt_srun_opts o = {.job_id = 12, .step_name = "wf42_j7_r1_a1", .nodes = 1,
-                             .cpus_per_task = 2, .mem_mb = 500, .time_min = 59,
-                             .signal = "TERM@120"};
+    struct slt_srun_opts o = {.job_id = 12,
+                              .step_name = "wf42_j7_r1_a1",
+                              .nodes = 1,
+                              .cpus_per_task = 2,
+                              .mem_mb = 500,
+                              .time_min = 59,
+                              .signal = "TERM@120"};
     slt_argv_init(&a);
     assert_int_equal(slt_argv_srun(&a, "srun", &o, cmd, NULL), 0);
-    const char *want[] = {"srun", "--jobid=12", "--ntasks=1", "--exact", "--cpu-bind=none",
-                          "--job-name=wf42_j7_r1_a1", "--nodes=1", "--cpus-per-task=2",
-                          "--mem=500M", "--time=59", "--signal=TERM@120", "python", "-c",
-                          "print('a b; $(x)')", NULL};
+    const char *want[] = {"srun",      "--jobid=12",         "--ntasks=1",
+                          "--exact",   "--cpu-bind=none",    "--job-name=wf42_j7_r1_a1",
+                          "--nodes=1", "--cpus-per-task=2",  "--mem=500M",
+                          "--time=59", "--signal=TERM@120",  "python",
+                          "-c",        "print('a b; $(x)')", NULL};
     expect(&a, want);
     assert_ptr_equal(a.argv[11], cmd[0]); /* borrowed */
 
     struct slt_srun_opts min = {.job_id = 3, .step_name = "s", .nodes = 2, .cpu_bind = true};
     slt_argv_init(&a);
     assert_int_equal(slt_argv_srun(&a, "/x/srun", &min, cmd, NULL), 0);
-    const char *want2[] = {"/x/srun", "--jobid=3", "--ntasks=1", "--exact", "--job-name=s",
-                           "--nodes=2", "python", "-c", "print('a b; $(x)')", NULL};
+    const char *want2[] = {
+        "/x/srun", "--jobid=3", "--ntasks=1",         "--exact", "--job-name=s", "--nodes=2",
+        "python",  "-c",        "print('a b; $(x)')", NULL};
     expect(&a, want2);
 
     struct allot_error err = {0};
@@ -68,7 +74,7 @@ static void test_others(void **state)
     expect(&a, w1);
     slt_argv_init(&a);
     assert_int_equal(slt_argv_sacct(&a, "sacct", 12, "JobID,State", true, NULL), 0);
-    const char *w2[] = {"sacct", "-n", "-P", "-j", "12", "--format=JobID,State",
+    const char *w2[] = {"sacct",         "-n", "-P", "-j", "12", "--format=JobID,State",
                         "--allocations", NULL};
     expect(&a, w2);
     slt_argv_init(&a);

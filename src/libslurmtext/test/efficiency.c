@@ -48,7 +48,9 @@ static void test_scopes(void **state)
 {
     struct slt_acct_format fmt;
     assert_int_equal(slt_acct_format_parse("JobID,Elapsed,TotalCPU,AllocCPUS,NNodes,ReqMem,"
-                                          "MaxRSS", &fmt, NULL), 0);
+                                           "MaxRSS",
+                                           &fmt, NULL),
+                     0);
     static const struct {
         const char *job, *step;
         int64_t req;

@@ -15,13 +15,13 @@ static void test_exitcode(void **state)
     static const struct {
         const char *t;
         int st, sig, shell;
-    } good[] = {{"0:0", 0, 0, 0}, {"3:0", 3, 0, 3}, {"9:0", 9, 0, 9}, {"0:9", 0, 9, 137},
-                {"124:0", 124, 0, 124}, {"0:15", 0, 15, 143}, {"255:255", 255, 255, 383}};
+    } good[] = {{"0:0", 0, 0, 0},          {"3:0", 3, 0, 3},       {"9:0", 9, 0, 9},
+                {"0:9", 0, 9, 137},        {"124:0", 124, 0, 124}, {"0:15", 0, 15, 143},
+                {"255:255", 255, 255, 383}};
     char buf[16];
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         struct slt_exitcode e;
-        assert_int_equal(slt_exitcode_parse(good[i].t, strlen(good[i].t), "ExitCode", &e, NULL),
-                         0);
+        assert_int_equal(slt_exitcode_parse(good[i].t, strlen(good[i].t), "ExitCode", &e, NULL), 0);
         assert_true(e.has);
         assert_int_equal(e.status, good[i].st);
         assert_int_equal(e.signal, good[i].sig);

@@ -34,9 +34,20 @@ static const struct {
     {"8P", 1, 8LL << 50, SLT_MEM_TOTAL, "8P"},
 };
 
-static const char *const bad[] = {"K", "1.", ".5M", "1.5.5M", "12Q", "-1K", "1KK", "1 K",
-                                  "99999999999999999999", "9000P", "1.0000000001M", "n",
-                                  "Mn", "1Kx"};
+static const char *const bad[] = {"K",
+                                  "1.",
+                                  ".5M",
+                                  "1.5.5M",
+                                  "12Q",
+                                  "-1K",
+                                  "1KK",
+                                  "1 K",
+                                  "99999999999999999999",
+                                  "9000P",
+                                  "1.0000000001M",
+                                  "n",
+                                  "Mn",
+                                  "1Kx"};
 
 static void test_good(void **state)
 {
@@ -45,7 +56,7 @@ static void test_good(void **state)
         struct slt_memory m;
         struct allot_error err = {0};
         if (slt_memory_parse(good[i].text, strlen(good[i].text), "MaxRSS", good[i].unit, &m,
-                            &err) != 0)
+                             &err) != 0)
             fail_msg("'%s': %s", good[i].text, err.msg);
         assert_true(m.has);
         assert_int_equal(m.bytes, good[i].bytes);

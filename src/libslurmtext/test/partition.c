@@ -45,15 +45,15 @@ static void test_unlimited_none(void **state)
     struct slt_partition p;
     struct allot_error err;
     assert_int_equal(slt_partition_parse(span("PartitionName=debug DefaultTime=NONE "
-                                             "MaxTime=UNLIMITED State=UP TRES=cpu=2"),
-                                        &p, &err),
+                                              "MaxTime=UNLIMITED State=UP TRES=cpu=2"),
+                                         &p, &err),
                      0);
     assert_string_equal(p.name, "debug");
     assert_string_equal(p.billing_weights, "");
     assert_int_equal(p.max_time_s, -1);
     assert_int_equal(p.default_time_s, -1);
-    assert_int_equal(slt_partition_parse(span("  PartitionName=long MaxTime=2-00:00:00 "), &p, &err),
-                     0);
+    assert_int_equal(
+        slt_partition_parse(span("  PartitionName=long MaxTime=2-00:00:00 "), &p, &err), 0);
     assert_int_equal(p.max_time_s, 2 * 86400);
     assert_int_equal(slt_partition_parse(span("PartitionName=gpu QoS=gpuq MaxTime=60"), &p, &err),
                      0);

@@ -68,7 +68,9 @@ static void test_qos(void **state)
     char *text = data_load("sacctmgr-qos-22.05.8.txt", &len);
     struct slt_mgr_format fmt;
     assert_int_equal(slt_mgr_format_parse("Name,Priority,Flags,UsageFactor,MaxWall,GrpTRES,"
-                                         "MaxTRESPU,GrpTRESMins", &fmt, NULL), 0);
+                                          "MaxTRESPU,GrpTRESMins",
+                                          &fmt, NULL),
+                     0);
     size_t pos = 0;
     struct slt_span line;
     struct slt_mgr_row r;

@@ -14,12 +14,12 @@
 #include "libslurmtext/sacctmgr_dump.h"
 #include "data.h"
 
-static struct slt_span S(const char *s)
-{
+static struct slt_span S(const char *s) {
     return (struct slt_span){s, strlen(s)};
 }
 
-static void assert_span(struct slt_span s, const char *want)
+static void
+assert_span(struct slt_span s, const char *want)
 {
     if (!slt_eq(s, want))
         fail_msg("'%.*s' != '%s'", (int)s.n, s.p, want);
@@ -83,8 +83,8 @@ static void test_line(void **state)
     struct slt_span v;
     assert_int_equal(slt_dump_line_parse(S("# comment"), &r, NULL), 0);
     assert_int_equal(slt_dump_line_parse(S("   "), &r, NULL), 0);
-    assert_int_equal(slt_dump_line_parse(S("Account - 'a':Description='x: y':MaxJobs=4 "), &r,
-                                        NULL), 1);
+    assert_int_equal(
+        slt_dump_line_parse(S("Account - 'a':Description='x: y':MaxJobs=4 "), &r, NULL), 1);
     assert_int_equal(r.kind, SLT_DUMP_ACCOUNT);
     assert_int_equal(r.n, 2);
     assert_true(slt_dump_get(&r, "description", &v));

@@ -53,8 +53,8 @@ static void test_cases(void **state)
 static void test_array_task_and_pending(void **state)
 {
     const char *out = "40_3.TDB|a\n40_3.0|a\n40_2.1|a\n40_3.2|b\n41.5|a\n40_3.7+0|a\n";
-    const struct slt_job_ref task3 = {.job = 43, .is_array_task = true, .array_job = 40,
-                                     .array_task = 3};
+    const struct slt_job_ref task3 = {
+        .job = 43, .is_array_task = true, .array_job = 40, .array_task = 3};
     uint32_t step = 99;
     assert_int_equal(slt_squeue_find_step(out, strlen(out), &task3, "a", &step, NULL), 1);
     assert_int_equal(step, 0); /* not task 2's step 1, job 41's step 5 or het step 7 */

@@ -43,8 +43,9 @@ static void test_cancelled_by(void **state)
 
 static void test_bad(void **state)
 {
-    static const char *const bad[] = {"completed", "CANCELLED by", "CANCELLED by x",
-                                      "CANCELLED+", "RUNNING ", "CANCELLED by -1", "?"};
+    static const char *const bad[] = {"completed",  "CANCELLED by", "CANCELLED by x",
+                                      "CANCELLED+", "RUNNING ",     "CANCELLED by -1",
+                                      "?"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct slt_state s = {SLT_STATE_PENDING, false, 9};
         struct allot_error err = {0};

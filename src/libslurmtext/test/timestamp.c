@@ -15,8 +15,8 @@
 
 static void test_parse_format(void **state)
 {
-    static const char *const good[] = {"2026-11-21T22:02:08", "1970-01-01T00:00:00",
-                                       "2024-02-29T23:59:59", "Unknown", "None", ""};
+    static const char *const good[] = {
+        "2026-11-21T22:02:08", "1970-01-01T00:00:00", "2024-02-29T23:59:59", "Unknown", "None", ""};
     char buf[32];
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         struct slt_time t;
@@ -26,10 +26,15 @@ static void test_parse_format(void **state)
         assert_true(slt_time_format(&t, buf, sizeof(buf), NULL) >= 0);
         assert_string_equal(buf, good[i]);
     }
-    static const char *const bad[] = {"2026-11-21 22:02:08", "2026-13-01T00:00:00",
-                                      "2023-02-29T00:00:00", "2026-11-21T24:00:00",
-                                      "1969-12-31T23:59:59", "2026-11-21T22:02", "unknown",
-                                      "2026-11-21T22:02:08Z", "2026-04-31T00:00:00"};
+    static const char *const bad[] = {"2026-11-21 22:02:08",
+                                      "2026-13-01T00:00:00",
+                                      "2023-02-29T00:00:00",
+                                      "2026-11-21T24:00:00",
+                                      "1969-12-31T23:59:59",
+                                      "2026-11-21T22:02",
+                                      "unknown",
+                                      "2026-11-21T22:02:08Z",
+                                      "2026-04-31T00:00:00"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct slt_time t = {SLT_TIME_NONE, 1, 2, 3, 4, 5, 6};
         struct allot_error err = {0};

@@ -464,7 +464,7 @@ static void test_ledger_alloc_pages(void **state)
     }
     if (!f->pg_schema[0]) {
         assert_int_equal(fx_sqlite_int(f, "SELECT COUNT(*) FROM ledger WHERE id > "
-                                       "(SELECT upto FROM ledger_alloc_mark)"),
+                                          "(SELECT upto FROM ledger_alloc_mark)"),
                          100);
         assert_int_equal(fx_sqlite_int(f, "SELECT COUNT(*) FROM ledger_alloc_index"), 3 + k - 100);
     }
@@ -473,8 +473,8 @@ static void test_ledger_alloc_pages(void **state)
     struct ledger_filter none = {0};
     list_paged(f, none, 1000, &all);
     assert_int_equal(all.n, 3 + k);
-    struct ledger_filter by[4] = {{.alloc_id = c}, {.alloc_id = b}, {.alloc_id = g},
-                                  {.account = "chem"}};
+    struct ledger_filter by[4] = {
+        {.alloc_id = c}, {.alloc_id = b}, {.alloc_id = g}, {.account = "chem"}};
     for (int q = 0; q < 4; q++) {
         list_paged(f, by[q], 37, &got);
         int j = 0;
@@ -517,8 +517,10 @@ static void test_ledger_alloc_pages(void **state)
     static char text[4096];
     text[0] = '\0';
     assert_true(store_check(f->st, collect_problem, text, &f->err) >= 2);
-    snprintf(want, sizeof want, "ledger entry %lld of allocation %lld is missing from "
-             "ledger_alloc_index", (long long)all.id[10], (long long)all.alloc[10]);
+    snprintf(want, sizeof want,
+             "ledger entry %lld of allocation %lld is missing from "
+             "ledger_alloc_index",
+             (long long)all.id[10], (long long)all.alloc[10]);
     if (!strstr(text, want))
         fail_msg("no '%s' in:\n%s", want, text);
     snprintf(want, sizeof want, "ledger_alloc_index has entry %lld under allocation %lld,",

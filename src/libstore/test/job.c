@@ -303,8 +303,12 @@ static void test_hold_adjust(void **state)
     struct hold_req h = hold_req(50, 0, 60); /* billing 1, 60 min */
     struct hold_result hr;
     TX(f, store_hold(f->st, &h, &hr, &f->err));
-    struct hold_adjust_req q = {.cluster = "c1", .job_id = 50, .run = 0,
-                                .time_limit_s = 7200, .actor = "slurm", .now_s = T0 + 300};
+    struct hold_adjust_req q = {.cluster = "c1",
+                                .job_id = 50,
+                                .run = 0,
+                                .time_limit_s = 7200,
+                                .actor = "slurm",
+                                .now_s = T0 + 300};
     struct hold_adjust_result ar;
     TX(f, store_hold_adjust(f->st, &q, &ar, &f->err));
     assert_false(ar.refused);
@@ -322,7 +326,8 @@ static void test_hold_adjust(void **state)
     assert_true(ar.refused);
     assert_int_equal(ar.failure.needed_sumin, 300);
     assert_int_equal(ar.failure.available_sumin, 200);
-    assert_non_null(strstr(ar.failure.message, "time limit not raised: job 50 run 0: account chem"));
+    assert_non_null(
+        strstr(ar.failure.message, "time limit not raised: job 50 run 0: account chem"));
     assert_non_null(strstr(ar.failure.message, "available 3h20m SU"));
     struct job j;
     OK(f, store_job_get(f->st, "c1", 50, 0, &j, &f->err));
@@ -401,9 +406,9 @@ static void test_settle_end(void **state)
 
 /* Charges at rounding edges and large values at the held billing, whether or not the
  * settle brings another (which a held run ignores); the settle's answer must equal the job
- * as stored and the balance as stored.  Each hold and settle goes through store_job_batch as a batch of one, as the
- * writer sends it: on PostgreSQL its statement computes the charge in SQL, so this compares
- * that with money_charge_sumin (on SQLite the verbs run). */
+ * as stored and the balance as stored.  Each hold and settle goes through store_job_batch as a
+ * batch of one, as the writer sends it: on PostgreSQL its statement computes the charge in SQL, so
+ * this compares that with money_charge_sumin (on SQLite the verbs run). */
 static void test_settle_charge_vectors(void **state)
 {
     struct fx *f = *state;
@@ -412,10 +417,12 @@ static void test_settle_charge_vectors(void **state)
         int64_t billing, elapsed;
         int settle_billing; /* the settle names another billing, which must not count */
     } v[] = {
-        {1000000, 55, 0},     {1000000, 60, 0},          {1000000, 61, 1},
-        {1, 1, 0},            {0, 3600, 0},              {2500000, 60, 1},
-        {59999999, 1, 0},     {60000001, 1, 1},          {999999, 60000000, 0},
-        {9000000000000, 100000000, 1}, {123456789, 86399, 0}, {7, 0, 1},
+        {1000000, 55, 0},      {1000000, 60, 0},
+        {1000000, 61, 1},      {1, 1, 0},
+        {0, 3600, 0},          {2500000, 60, 1},
+        {59999999, 1, 0},      {60000001, 1, 1},
+        {999999, 60000000, 0}, {9000000000000, 100000000, 1},
+        {123456789, 86399, 0}, {7, 0, 1},
     };
     int64_t used = 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
@@ -478,8 +485,9 @@ static void test_settle_charge_vectors(void **state)
 /* store_job_batch: one batch of settles and holds of every kind.  PostgreSQL takes the
  * common cases in one statement and commits them (which ones is asserted, and that another
  * connection sees them); SQLite takes none.  The rest run through the verbs afterwards, in
- * one transaction, each in a savepoint as the writer runs them; the end state must be the same numbers on both backends, the answers of
- * taken ops must equal what is stored, and store_check must pass. */
+ * one transaction, each in a savepoint as the writer runs them; the end state must be the same
+ * numbers on both backends, the answers of taken ops must equal what is stored, and store_check
+ * must pass. */
 static void test_job_batch(void **state)
 {
     struct fx *f = *state;
@@ -509,19 +517,16 @@ static void test_job_batch(void **state)
         const char *what; /* hold: account; settle: state */
         int taken;        /* on PostgreSQL */
     } v[N] = {
-        {'s', 1, 600, "COMPLETED", 1}, /* charge 10, releases 60 */
-        {'h', 10, 100, "chem", 1},
-        {'s', 2, 600, "NODE_FAIL", 1}, /* charge 0 */
-        {'h', 11, 50, "bio", 0},       /* paid by an ancestor */
-        {'h', 1, 60, "chem", 0},       /* a replay */
-        {'s', 4, 60, "COMPLETED", 0},  /* a replay */
-        {'h', 12, 200, "chem", 1},
-        {'h', 13, 10000, "chem", 0},   /* refused */
+        {'s', 1, 600, "COMPLETED", 1},                                /* charge 10, releases 60 */
+        {'h', 10, 100, "chem", 1},     {'s', 2, 600, "NODE_FAIL", 1}, /* charge 0 */
+        {'h', 11, 50, "bio", 0},                                      /* paid by an ancestor */
+        {'h', 1, 60, "chem", 0},                                      /* a replay */
+        {'s', 4, 60, "COMPLETED", 0},                                 /* a replay */
+        {'h', 12, 200, "chem", 1},     {'h', 13, 10000, "chem", 0},   /* refused */
         {'h', 14, 10, "chem", 0},      /* after a hold that did not fit: left for the verb */
         {'s', 99, 60, "COMPLETED", 0}, /* never held, no who/where: EINVAL from the verb */
         {'h', 15, 15, "chem", 0},      /* named twice */
-        {'h', 15, 15, "chem", 0},
-        {'s', 3, 120, "COMPLETED", 0}, /* named twice: charge 2 */
+        {'h', 15, 15, "chem", 0},      {'s', 3, 120, "COMPLETED", 0}, /* named twice: charge 2 */
         {'s', 3, 120, "COMPLETED", 0},
     };
     for (int k = 0; k < N; k++) {
@@ -690,17 +695,15 @@ static void test_job_batch_guard(void **state)
     FAILS(f, ALLOT_ENOENT, store_job_get(f->st, "c1", 800, 0, &j, &f->err));
     assert_int_equal(bal_of(f, id).held_sumin, 0);
     /* Without the trigger the same op goes through, once. */
-    assert_int_equal(fx_pg_exec(f->pg_conninfo, "DROP TRIGGER skip_balance ON alloc_balance"),
-                     0);
+    assert_int_equal(fx_pg_exec(f->pg_conninfo, "DROP TRIGGER skip_balance ON alloc_balance"), 0);
     fx_job_batch_all(f, &op, 1);
     assert_int_equal(bal_of(f, id).held_sumin, 60);
     assert_int_equal(fx_ledger_rows(f), rows + 1);
 
     /* A settle whose run's row is not updated (a trigger skips it): the statement has no
      * row to answer with, and the guard must still fail it, balance and ledger untouched. */
-    assert_int_equal(fx_pg_exec(f->pg_conninfo,
-                                "CREATE TRIGGER skip_job BEFORE UPDATE ON jobs"
-                                " FOR EACH ROW EXECUTE FUNCTION skip_row()"),
+    assert_int_equal(fx_pg_exec(f->pg_conninfo, "CREATE TRIGGER skip_job BEFORE UPDATE ON jobs"
+                                                " FOR EACH ROW EXECUTE FUNCTION skip_row()"),
                      0);
     struct settle_req s = settle_req(800, 0, 60, "COMPLETED");
     struct settle_result sr;
@@ -745,7 +748,8 @@ static void test_job_batch_text(void **state)
     memset(ops, 0, sizeof ops);
     for (int k = 0; k < N; k++) {
         sq[k] = settle_req(700 + k, 0, 60, "COMPLETED");
-        snprintf(sq[k].slurm_state, sizeof sq[k].slurm_state, "%s", k ? odd[k] : "NODE_FAIL \\ \"x\"");
+        snprintf(sq[k].slurm_state, sizeof sq[k].slurm_state, "%s",
+                 k ? odd[k] : "NODE_FAIL \\ \"x\"");
         snprintf(sq[k].alloc_tres, sizeof sq[k].alloc_tres, "%s", odd[(k + 2) % N]);
         ops[k].settle = &sq[k];
         ops[k].settle_res = &sres[k];
@@ -756,8 +760,8 @@ static void test_job_batch_text(void **state)
         OK(f, store_job_get(f->st, "c1", 700 + k, 0, &j, &f->err));
         assert_string_equal(j.req_tres, odd[k]);
         /* An empty alloc_tres at settle keeps the one recorded at hold. */
-        assert_string_equal(j.alloc_tres, odd[(k + 2) % N][0] ? odd[(k + 2) % N]
-                                                                : odd[(k + 1) % N]);
+        assert_string_equal(j.alloc_tres,
+                            odd[(k + 2) % N][0] ? odd[(k + 2) % N] : odd[(k + 1) % N]);
         assert_string_equal(j.slurm_state, sq[k].slurm_state);
         assert_string_equal(sres[k].job.slurm_state, sq[k].slurm_state);
         assert_string_equal(sres[k].job.req_tres, odd[k]);
@@ -888,8 +892,10 @@ static void test_payer_walk(void **state)
         const char *resource;
         const int64_t *alloc;
         const char *payer;
-    } v[] = {{"gpu", &sci_gpu, "science"}, {"cpu", &chem_cpu, "chem"},
-             {"mem", &org_mem, "organic"}, {"disk", NULL, ""}};
+    } v[] = {{"gpu", &sci_gpu, "science"},
+             {"cpu", &chem_cpu, "chem"},
+             {"mem", &org_mem, "organic"},
+             {"disk", NULL, ""}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         struct hold_req h = hold_req(80 + (int64_t)i, 0, 100);
         snprintf(h.account, sizeof h.account, "organic");

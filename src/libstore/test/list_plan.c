@@ -69,8 +69,10 @@ static void test_each_filter_uses_its_index(void **state)
     EXPECT(ledger_sql, &alloc, "SEARCH x USING PRIMARY KEY (alloc_id=? AND id>? AND id<?)",
            "TEMP B-TREE");
     EXPECT(ledger_sql, &alloc, "MERGE (UNION ALL)", "SCAN l|");
-    EXPECT(ledger_sql, &alloc, "RIGHT|SEARCH al USING INTEGER PRIMARY KEY (rowid=?)|SEARCH ac "
-           "USING INTEGER PRIMARY KEY (rowid=?)|SEARCH l USING INTEGER PRIMARY KEY (rowid>?)", NULL);
+    EXPECT(ledger_sql, &alloc,
+           "RIGHT|SEARCH al USING INTEGER PRIMARY KEY (rowid=?)|SEARCH ac "
+           "USING INTEGER PRIMARY KEY (rowid=?)|SEARCH l USING INTEGER PRIMARY KEY (rowid>?)",
+           NULL);
     struct ledger_filter account = {.account = "a", .limit = 10};
     EXPECT(ledger_sql, &account, "SEARCH x USING PRIMARY KEY (alloc_id=? AND id>? AND id<?)",
            "SCAN l|");
@@ -78,8 +80,7 @@ static void test_each_filter_uses_its_index(void **state)
     struct ledger_filter since = {.since_s = 1000, .limit = 10};
     EXPECT(ledger_sql, &since, "USING INDEX ledger_time (time_s>? AND time_s<?)", NULL);
     struct ledger_filter none = {.after_id = 5, .limit = 10};
-    EXPECT(ledger_sql, &none, "SEARCH l USING INTEGER PRIMARY KEY (rowid>?)",
-           "TEMP B-TREE");
+    EXPECT(ledger_sql, &none, "SEARCH l USING INTEGER PRIMARY KEY (rowid>?)", "TEMP B-TREE");
     /* A job id without its cluster cannot lead ledger_job: no job plan then. */
     struct ledger_filter jobid = {.job_id = 7};
     EXPECT(ledger_sql, &jobid, "(rowid>?)", "ledger_job");
@@ -156,12 +157,13 @@ static void test_hot_lookups_by_keys(void **state)
     expect_plan(db, store_job_payer_sql(),
                 "SEARCH j USING INDEX sqlite_autoindex_jobs_1 (cluster=? AND job_id=? AND run=?)",
                 "SCAN");
-    expect_plan(db, store_job_payer_sql(),
-                "|SEARCH al USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN|SEARCH ac USING INTEGER "
-                "PRIMARY KEY (rowid=?) LEFT-JOIN|SEARCH b USING INDEX "
-                "sqlite_autoindex_alloc_balance_1 (alloc_id=?) LEFT-JOIN|CORRELATED SCALAR "
-                "SUBQUERY 1|SEARCH p USING COVERING INDEX sqlite_autoindex_policies_1 (alloc_id=?)|",
-                NULL);
+    expect_plan(
+        db, store_job_payer_sql(),
+        "|SEARCH al USING INTEGER PRIMARY KEY (rowid=?) LEFT-JOIN|SEARCH ac USING INTEGER "
+        "PRIMARY KEY (rowid=?) LEFT-JOIN|SEARCH b USING INDEX "
+        "sqlite_autoindex_alloc_balance_1 (alloc_id=?) LEFT-JOIN|CORRELATED SCALAR "
+        "SUBQUERY 1|SEARCH p USING COVERING INDEX sqlite_autoindex_policies_1 (alloc_id=?)|",
+        NULL);
     sqlite3_close(db);
 }
 
@@ -172,8 +174,10 @@ static int reads_table_rows(sqlite3 *db, const char *sql, const char *table)
 {
     sqlite3_stmt *s = NULL;
     char q[4096];
-    assert_true(snprintf(q, sizeof q, "SELECT rootpage FROM sqlite_schema WHERE type = 'table' "
-                                      "AND name = '%s'", table) < (int)sizeof q);
+    assert_true(snprintf(q, sizeof q,
+                         "SELECT rootpage FROM sqlite_schema WHERE type = 'table' "
+                         "AND name = '%s'",
+                         table) < (int)sizeof q);
     assert_int_equal(sqlite3_prepare_v2(db, q, -1, &s, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(s), SQLITE_ROW);
     int root = sqlite3_column_int(s, 0);
@@ -228,8 +232,8 @@ static void test_held_counts_by_partial_indexes(void **state)
     expect_plan(db, store_job_count_sql(STMT_JOB_HELD_AT_SUBMIT),
                 "USING INDEX jobs_held_account (account>?)", "SCAN jobs|");
     /* The check sees a row read where there is one: the primary key does not hold qos. */
-    assert_true(reads_table_rows(db, "SELECT qos FROM jobs WHERE cluster = 'c' AND job_id = 1",
-                                 "jobs"));
+    assert_true(
+        reads_table_rows(db, "SELECT qos FROM jobs WHERE cluster = 'c' AND job_id = 1", "jobs"));
     assert_null(store_job_count_sql(STMT_JOB_GET));
     /* Whether history names a removed cluster: one probe each, never a walk of a table. */
     static const struct {

@@ -14,8 +14,7 @@
 #define T_JUL15 INT64_C(1784116800)
 #define T_AUG1 INT64_C(1785542400)
 
-static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base,
-                          int64_t *alloc_out);
+static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base, int64_t *alloc_out);
 static int64_t setup(struct fx *f, const char *period_kind, int64_t *alloc_out)
 {
     return setup_base(f, period_kind, 1000, alloc_out);
@@ -43,8 +42,7 @@ static struct policy policy_on(int64_t alloc, const char *period_kind, int64_t b
     return p;
 }
 
-static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base,
-                          int64_t *alloc_out)
+static int64_t setup_base(struct fx *f, const char *period_kind, int64_t base, int64_t *alloc_out)
 {
     TX(f, store_cluster_add(f->st, "c1", &f->err));
     fx_add_account(f, "chem", "root");
@@ -77,8 +75,7 @@ static void use(struct fx *f, int64_t job_id, int64_t start_s, int64_t charge)
     TX(f, store_settle(f->st, &r, &res, &f->err));
 }
 
-static struct policy_roll roll(struct fx *f, int64_t id, int64_t now_s,
-                               const struct period_tz *tz)
+static struct policy_roll roll(struct fx *f, int64_t id, int64_t now_s, const struct period_tz *tz)
 {
     struct policy_roll r;
     TX(f, store_policy_roll(f->st, id, now_s, tz, "test", &r, &f->err));
@@ -704,13 +701,13 @@ static void test_outbox(void **state)
     assert_int_equal(replay, 0);
     /* The same result again (its answer was lost) is a replay; the other state is a
      * conflict and changes nothing. */
-    TX(f, store_command_result(f->st, a.ids[0], COMMAND_CONFIRMED, "verified again",
-                               T_JUL15 + 21, &replay, &f->err));
+    TX(f, store_command_result(f->st, a.ids[0], COMMAND_CONFIRMED, "verified again", T_JUL15 + 21,
+                               &replay, &f->err));
     assert_int_equal(replay, 1);
     replay = 1;
     TX_FAILS(f, ALLOT_ECONFLICT,
-             store_command_result(f->st, a.ids[0], COMMAND_FAILED, "late duplicate",
-                                  T_JUL15 + 22, &replay, &f->err));
+             store_command_result(f->st, a.ids[0], COMMAND_FAILED, "late duplicate", T_JUL15 + 22,
+                                  &replay, &f->err));
     assert_non_null(strstr(f->err.msg, "already confirmed"));
     assert_int_equal(replay, 0);
     struct command c;
@@ -724,8 +721,8 @@ static void test_outbox(void **state)
     OK(f, store_command_get(f->st, a.ids[1], &c, &f->err));
     assert_int_equal(c.attempts, 2);
     TX(f, store_command_result(f->st, a.ids[1], COMMAND_FAILED,
-                               " Unknown option: GrpTRESMinz=billing=1200", T_JUL15 + 401,
-                               &replay, &f->err));
+                               " Unknown option: GrpTRESMinz=billing=1200", T_JUL15 + 401, &replay,
+                               &f->err));
     OK(f, store_command_get(f->st, a.ids[1], &c, &f->err));
     assert_int_equal(c.state, COMMAND_FAILED);
     assert_string_equal(c.result, " Unknown option: GrpTRESMinz=billing=1200");
@@ -855,7 +852,8 @@ static void test_reconcile_mark(void **state)
     assert_int_equal(m.until_s, T_AUG1);
     assert_int_equal(m.settled, 5);
     assert_string_equal(m.report, "x");
-    TX_FAILS(f, ALLOT_ENOENT, store_reconcile_set(f->st, "nope", T_AUG1, 0, 0, "", T_AUG1, &f->err));
+    TX_FAILS(f, ALLOT_ENOENT,
+             store_reconcile_set(f->st, "nope", T_AUG1, 0, 0, "", T_AUG1, &f->err));
     TX_FAILS(f, ALLOT_EINVAL, store_reconcile_set(f->st, "c1", 0, 0, 0, "", T_AUG1, &f->err));
 }
 
@@ -863,8 +861,8 @@ static void test_reconcile_mark(void **state)
 
 /* A credit (kind LEDGER_CREDIT) or adjustment made by hand at time_s, as `allot credit`
  * makes it; key "" = none. */
-static struct ledger_entry hand(struct fx *f, int64_t alloc, enum ledger_kind kind,
-                                int64_t amount, int64_t time_s, const char *key)
+static struct ledger_entry hand(struct fx *f, int64_t alloc, enum ledger_kind kind, int64_t amount,
+                                int64_t time_s, const char *key)
 {
     struct ledger_entry e;
     int replay = 0;

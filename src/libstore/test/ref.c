@@ -431,8 +431,8 @@ static void test_partitions(void **state)
     fx_add_account(f, "chem", "root");
     struct user u = {.name = "alice", .uid = 1000};
     TX(f, store_user_add(f->st, &u, &f->err));
-    struct assoc as = {.cluster = "c2", .account = "chem", .user = "alice", .partition = "cpu",
-                       .shares = 1};
+    struct assoc as = {
+        .cluster = "c2", .account = "chem", .user = "alice", .partition = "cpu", .shares = 1};
     TX(f, store_assoc_add(f->st, &as, &f->err));
     TX_FAILS(f, ALLOT_ECONFLICT, store_partition_remove(f->st, "c2", "cpu", &f->err));
     assert_non_null(strstr(f->err.msg, "in use by 1 associations (account:user chem:alice)"));

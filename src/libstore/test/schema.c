@@ -182,8 +182,8 @@ static int usage_end(const struct usage_job *u, void *arg)
  * embedded migrations up to version 10 (before 0011 made the job indexes partial) and
  * given held, settled and released jobs; store_upgrade brings it to the latest version,
  * after which the held counts of admission and the usage report give the same answers,
- * from the new indexes, and 0016 has indexed its ledger entries by allocation.  SQLite only (its catalogue): PostgreSQL runs the same statements
- * in its 0011. */
+ * from the new indexes, and 0016 has indexed its ledger entries by allocation.  SQLite only (its
+ * catalogue): PostgreSQL runs the same statements in its 0011. */
 struct alloc_ids {
     int64_t id[4];
     int n;
@@ -211,8 +211,8 @@ static void test_upgrade_populated(void **state)
         if (strcmp(m->backend, "sqlite") != 0 || m->version > 10)
             continue;
         char rec[96];
-        snprintf(rec, sizeof rec,
-                 "INSERT INTO schema_version (version, applied_s) VALUES (%d, 0)", m->version);
+        snprintf(rec, sizeof rec, "INSERT INTO schema_version (version, applied_s) VALUES (%d, 0)",
+                 m->version);
         sql(db, m->sql);
         sql(db, rec);
     }

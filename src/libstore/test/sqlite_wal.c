@@ -43,9 +43,9 @@ static sqlite3 *open_db(const char *vfs)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs),
                      SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL),
+        SQLITE_OK);
     return db;
 }
 
@@ -53,9 +53,9 @@ static int64_t count_rows(sqlite3 *db, int64_t *bytes)
 {
     sqlite3_stmt *q = NULL;
     int64_t n = -1;
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*), total(length(b)) FROM t", -1, &q,
-                                        NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT count(*), total(length(b)) FROM t", -1, &q, NULL),
+        SQLITE_OK);
     if (sqlite3_step(q) == SQLITE_ROW) {
         n = sqlite3_column_int64(q, 0);
         if (bytes)
@@ -72,9 +72,9 @@ static int insert(sqlite3 *db, int n, int size)
     int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return rc;
-    assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO t (b) VALUES (randomblob($1))", -1, &q,
-                                        NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "INSERT INTO t (b) VALUES (randomblob($1))", -1, &q, NULL),
+        SQLITE_OK);
     for (int i = 0; i < n && rc == SQLITE_OK; i++) {
         sqlite3_bind_int(q, 1, size);
         rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
@@ -119,9 +119,9 @@ static void test_large_commit(void **state)
 {
     (void)state;
     sqlite3 *a = open_db(DB_SQLITE_VFS), *b = open_db(DB_SQLITE_VFS);
-    assert_int_equal(sqlite3_exec(a, "CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)", NULL,
-                                  NULL, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(a, "CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)", NULL, NULL, NULL),
+        SQLITE_OK);
     /* ~3 MB in one commit: many 124 KiB pieces, beyond the unix VFS's single-write limit. */
     assert_int_equal(insert(a, 3000, 1000), SQLITE_OK);
     int64_t bytes = 0;
@@ -147,9 +147,9 @@ static void test_every_commit_visible_through_restarts(void **state)
     for (int i = 1; i <= 300; i++) {
         assert_int_equal(insert(a, 1 + i % 7, 300 + 37 * (i % 11)), SQLITE_OK);
         if (i % 3 == 0)
-            assert_int_equal(sqlite3_wal_checkpoint_v2(a, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
-                                                       NULL),
-                             SQLITE_OK);
+            assert_int_equal(
+                sqlite3_wal_checkpoint_v2(a, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL),
+                SQLITE_OK);
         int64_t want = 0;
         for (int k = 1; k <= i; k++)
             want += 1 + k % 7;
@@ -280,9 +280,8 @@ static db_t *open_split(void)
     struct allot_error err;
     db_t *db = db_sqlite_open(cpath, 5000, 1, &err);
     assert_non_null(db);
-    assert_int_equal(db_exec(db, "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, b BLOB)",
-                             &err),
-                     0);
+    assert_int_equal(
+        db_exec(db, "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, b BLOB)", &err), 0);
     int fd = -1;
     assert_int_equal(db_split_sync(db, &fd, &err), 1);
     assert_true(fd >= 0);

@@ -26,7 +26,7 @@ struct fx {
     char path[128];
     store_t *st;
     struct allot_error err;
-    char pg_schema[64];    /* PostgreSQL: this fixture's schema ("" = SQLite) */
+    char pg_schema[64]; /* PostgreSQL: this fixture's schema ("" = SQLite) */
     char pg_conninfo[1024];
 };
 
@@ -92,14 +92,14 @@ static inline int fx_teardown(void **state)
     } while (0)
 
 /* Assert a call failed with the given code. */
-#define FAILS(f, ecode, call)                                                                       \
+#define FAILS(f, ecode, call)                                                                      \
     do {                                                                                           \
         allot_error_clear(&(f)->err);                                                              \
         if ((call) != -1)                                                                          \
-            fail_msg("%s: succeeded, expected %s", #call, allot_errname(ecode));                    \
-        if ((f)->err.code != (ecode))                                                               \
+            fail_msg("%s: succeeded, expected %s", #call, allot_errname(ecode));                   \
+        if ((f)->err.code != (ecode))                                                              \
             fail_msg("%s: got %s (%s), expected %s", #call, allot_errname((f)->err.code),          \
-                     (f)->err.msg, allot_errname(ecode));                                           \
+                     (f)->err.msg, allot_errname(ecode));                                          \
     } while (0)
 
 #define BEGIN(f) OK(f, store_begin((f)->st, &(f)->err))
@@ -117,17 +117,17 @@ static inline int fx_teardown(void **state)
     } while (0)
 
 /* Run a write verb expected to fail with code, inside a transaction then rolled back. */
-#define TX_FAILS(f, ecode, call)                                                                    \
+#define TX_FAILS(f, ecode, call)                                                                   \
     do {                                                                                           \
         BEGIN(f);                                                                                  \
         allot_error_clear(&(f)->err);                                                              \
         int rc_ = (call);                                                                          \
         store_rollback((f)->st);                                                                   \
         if (rc_ != -1)                                                                             \
-            fail_msg("%s: succeeded, expected %s", #call, allot_errname(ecode));                    \
-        if ((f)->err.code != (ecode))                                                               \
+            fail_msg("%s: succeeded, expected %s", #call, allot_errname(ecode));                   \
+        if ((f)->err.code != (ecode))                                                              \
             fail_msg("%s: got %s (%s), expected %s", #call, allot_errname((f)->err.code),          \
-                     (f)->err.msg, allot_errname(ecode));                                           \
+                     (f)->err.msg, allot_errname(ecode));                                          \
     } while (0)
 
 static inline struct account fx_account(const char *name, const char *parent)

@@ -59,8 +59,7 @@ static inline void fx_pg_create(char *schema, size_t ssize, char *conninfo, size
     static int n;
     char sql[320];
     snprintf(schema, ssize, "allot_t%ld_%d", (long)getpid(), ++n);
-    snprintf(sql, sizeof sql, "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema,
-             schema);
+    snprintf(sql, sizeof sql, "DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema);
     fx_pg_admin(sql);
     snprintf(conninfo, csize, "%s options='-c search_path=%s'", fx_pg_base(), schema);
 }
@@ -75,9 +74,7 @@ static inline int fx_pg_exec(const char *conninfo, const char *sql)
     if (PQstatus(c) == CONNECTION_OK) {
         PQsetNoticeProcessor(c, fx_pg_quiet, NULL);
         PGresult *r = PQexec(c, sql);
-        rc = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK
-                 ? 0
-                 : -1;
+        rc = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK ? 0 : -1;
         PQclear(r);
     }
     PQfinish(c);

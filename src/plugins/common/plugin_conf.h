@@ -22,18 +22,18 @@
 #define PLUGIN_PATH_MAX 1024
 
 typedef struct plugin_conf {
-    char path[PLUGIN_PATH_MAX];        /* the file it came from */
-    char url[PLUGIN_PATH_MAX];         /* allotd, as liballot takes it */
+    char path[PLUGIN_PATH_MAX];         /* the file it came from */
+    char url[PLUGIN_PATH_MAX];          /* allotd, as liballot takes it */
     char munge_socket[PLUGIN_PATH_MAX]; /* "" = libmunge's default */
-    int fail_open;                     /* FailMode=open */
-    int hold_at_submit;                /* HoldMode=submit */
-    int peer_auth;                     /* SocketPeerAuth=yes and url is unix: (no MUNGE) */
-    long timeout_ms;                   /* PluginTimeoutMs */
-    long breaker_ms;                   /* PluginBreakerMs (breaker.h); 0 = off */
-    int min_threads, max_threads;      /* PrEpMinThreads, PrEpMaxThreads */
-    char spool_dir[PLUGIN_PATH_MAX];   /* PrEpSpoolDir */
-    int start_cancel;                  /* StartRefusal=cancel (else wait) */
-    int start_retry_s;                 /* StartRetryDelay */
+    int fail_open;                      /* FailMode=open */
+    int hold_at_submit;                 /* HoldMode=submit */
+    int peer_auth;                      /* SocketPeerAuth=yes and url is unix: (no MUNGE) */
+    long timeout_ms;                    /* PluginTimeoutMs */
+    long breaker_ms;                    /* PluginBreakerMs (breaker.h); 0 = off */
+    int min_threads, max_threads;       /* PrEpMinThreads, PrEpMaxThreads */
+    char spool_dir[PLUGIN_PATH_MAX];    /* PrEpSpoolDir */
+    int start_cancel;                   /* StartRefusal=cancel (else wait) */
+    int start_retry_s;                  /* StartRetryDelay */
 } plugin_conf_t;
 
 /*

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * prep_pool.c - tests of prep/allot's worker pool: every item handled once, retries come
- * back when due without blocking fresh items, a hold goes before settles' retries, the pool grows under queue wait up to its
- * maximum and shrinks back to its minimum when idle, destroy frees what is left.
- * Real threads; waits are bounded polls.
+ * back when due without blocking fresh items, a hold goes before settles' retries, the pool grows
+ * under queue wait up to its maximum and shrinks back to its minimum when idle, destroy frees what
+ * is left. Real threads; waits are bounded polls.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,7 +179,7 @@ static void test_hold_before_settle_retries(void **state)
     struct item *hold = mk(10, 0, 0);
     hold->urgent = 1;
     struct item *late = mk(11, 0, 0); /* a fresh settle after the hold */
-    int at = atomic_load(&norder); /* handlings started before the hold was queued */
+    int at = atomic_load(&norder);    /* handlings started before the hold was queued */
     assert_int_equal(prep_pool_push(p, hold), 0);
     assert_int_equal(prep_pool_push(p, late), 0);
     wait_done(p, 6);

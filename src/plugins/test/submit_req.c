@@ -100,8 +100,7 @@ static void explicit_values_are_kept(void **state)
     d.cpus_per_task = 8;
     d.pn_min_memory = 64000;
     d.tres_per_node = "gres:gpu:2";
-    assert_int_equal(submit_req_from_desc(&d, 0, &test_env, &r, msg, sizeof(msg)),
-                     SLURM_SUCCESS);
+    assert_int_equal(submit_req_from_desc(&d, 0, &test_env, &r, msg, sizeof(msg)), SLURM_SUCCESS);
     assert_string_equal(r.account, "bio");
     assert_string_equal(r.partition, "gpu");
     assert_string_equal(r.qos, "long");
@@ -194,13 +193,11 @@ static const struct refusal refusals[] = {
     {"two partitions", two_partitions, NULL, ESLURM_INVALID_PARTITION_NAME, "exactly one"},
     {"unknown partition", unknown_partition, NULL, ESLURM_INVALID_PARTITION_NAME,
      "\"nope\" does not exist"},
-    {"no default partition", nothing, "nodefault", ESLURM_INVALID_PARTITION_NAME,
-     "--partition"},
+    {"no default partition", nothing, "nodefault", ESLURM_INVALID_PARTITION_NAME, "--partition"},
     {"no time limit anywhere", open_without_time, NULL, ESLURM_MISSING_TIME_LIMIT, "--time"},
     {"infinite time limit", infinite_time, NULL, ESLURM_INVALID_TIME_LIMIT, "--time"},
     {"zero time limit", zero_time, NULL, ESLURM_INVALID_TIME_LIMIT, "at least 1 minute"},
-    {"time_min above limit", time_min_above_limit, NULL, ESLURM_INVALID_TIME_MIN_LIMIT,
-     "exceeds"},
+    {"time_min above limit", time_min_above_limit, NULL, ESLURM_INVALID_TIME_MIN_LIMIT, "exceeds"},
     {"account too long", long_account, NULL, ESLURM_INVALID_ACCOUNT, "longer than"},
 };
 

@@ -73,7 +73,7 @@ static void test_busy_reads_near_100(void **state)
         for (int k = 0; k < 40; k++) {
             long long t1 = t0 + 20 + jitter(&seed, 281);
             long long read = t0 + jitter(&seed, (unsigned)(t1 - t0 + 1)); /* sstat's instant */
-            size_t n = row(buf, sizeof(buf), read - 10000 + offset); /* 100% since 10 s */
+            size_t n = row(buf, sizeof(buf), read - 10000 + offset);      /* 100% since 10 s */
             assert_int_equal(monitor_fold(buf, n, JOB, t0, t1, &l), 0);
             t0 = t1 + 1000 + jitter(&seed, 101); /* the sampler's interval, then its timer */
         }

@@ -67,10 +67,10 @@ ALLOT_PLUGIN_EXPORT const char plugin_name[] = "allot allocation bank job_submit
 ALLOT_PLUGIN_EXPORT const char plugin_type[] = "job_submit/allot";
 ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-#define PART_MAX 64         /* partitions remembered */
-#define PART_REFRESH_S 2    /* partition facts: asked for changes this often */
-#define WEIGHTS_MAX 512     /* a partition's TRESBillingWeights text, with the NUL */
-#define USER_CACHE_MAX 256  /* users' default accounts remembered */
+#define PART_MAX 64        /* partitions remembered */
+#define PART_REFRESH_S 2   /* partition facts: asked for changes this often */
+#define WEIGHTS_MAX 512    /* a partition's TRESBillingWeights text, with the NUL */
+#define USER_CACHE_MAX 256 /* users' default accounts remembered */
 #define USER_CACHE_S 60
 #define CONF_RETRY_S 1 /* a missing allot.conf is looked for again after this */
 #define MSG_MAX 1536
@@ -94,8 +94,8 @@ struct user_fact {
 static pthread_mutex_t js_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t js_cv = PTHREAD_COND_INITIALIZER;
 static struct part_fact js_parts[PART_MAX];
-static int js_nparts = -1; /* -1: not loaded yet */
-static int js_max_tres;    /* PriorityFlags=MAX_TRES at the last load */
+static int js_nparts = -1;     /* -1: not loaded yet */
+static int js_max_tres;        /* PriorityFlags=MAX_TRES at the last load */
 static time_t js_parts_update; /* slurmctld's last_update of the copy we hold */
 static struct user_fact js_users[USER_CACHE_MAX];
 static unsigned js_users_next;
@@ -105,7 +105,7 @@ static time_t js_conf_tried;
 static int js_stop;
 static pthread_t js_thread;
 static int js_thread_started;
-static int64_t js_last_token; /* last submit token made (submit_token.h) */
+static int64_t js_last_token;   /* last submit token made (submit_token.h) */
 static submit_group_t js_group; /* the het job being admitted (submit_group.h) */
 /* Calls to allotd pass it (breaker.h): after one timeout, FailMode applies at once for
  * PluginBreakerMs rather than a timeout per queued submission.  Its own mutex. */
@@ -124,8 +124,7 @@ static void load_partitions(void)
     pthread_mutex_unlock(&js_mu);
     if (slurm_load_partitions(since, &msg, SHOW_ALL) != SLURM_SUCCESS) {
         if (errno != SLURM_NO_CHANGE_IN_DATA)
-            slurm_debug("job_submit/allot: partitions not loaded yet: %s",
-                        slurm_strerror(errno));
+            slurm_debug("job_submit/allot: partitions not loaded yet: %s", slurm_strerror(errno));
         return;
     }
     for (uint32_t i = 0; i < msg->record_count && n < PART_MAX; i++) {
@@ -505,8 +504,7 @@ static int slurm_has_assoc(uint32_t uid, const char *account, const char *partit
  * Slurm.  The message says so and names the command that fixes it; FailMode decides (open:
  * admitted, logged).  Returns the code for job_submit.
  */
-static int refuse_assoc_lag(uint32_t uid, const char *user, const char *account,
-                            char **err_msg)
+static int refuse_assoc_lag(uint32_t uid, const char *user, const char *account, char **err_msg)
 {
     char msg[MSG_MAX], full[MSG_MAX + 8];
 
@@ -515,8 +513,8 @@ static int refuse_assoc_lag(uint32_t uid, const char *user, const char *account,
              "not in allot: an allot administrator adds it with 'allot assoc add cluster=%s "
              "account=%s user=%s' (after 'allot account add %s' or 'allot user add %s "
              "uid=%u' when allot lacks them; allot-agent --sync follow does this itself)",
-             user, uid, account, slurm_conf.cluster_name, slurm_conf.cluster_name, account,
-             user, account, user, uid);
+             user, uid, account, slurm_conf.cluster_name, slurm_conf.cluster_name, account, user,
+             account, user, uid);
     if (js_conf.fail_open) {
         slurm_info("job_submit/allot: fail-open: uid %u admitted: %s", uid, msg);
         return SLURM_SUCCESS;
@@ -608,8 +606,7 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
     struct allot_error err = {0};
     struct allot_job_result res;
     struct env_arg ea = {NULL};
-    submit_env_t env = {env_default_account, env_default_partition, env_partition_info, 0,
-                        &ea};
+    submit_env_t env = {env_default_account, env_default_partition, env_partition_info, 0, &ea};
     submit_req_t req;
     uint32_t uid = job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid;
     int rc;
@@ -684,8 +681,8 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
     if (js_conf.hold_at_submit) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
-        d.submit_token = submit_token_next(&js_last_token, (int64_t)now.tv_sec,
-                                           (int64_t)(now.tv_nsec / 1000));
+        d.submit_token =
+            submit_token_next(&js_last_token, (int64_t)now.tv_sec, (int64_t)(now.tv_nsec / 1000));
     }
     enum breaker_verdict bv;
     int64_t t0;
@@ -717,8 +714,8 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
              * association, bad value): that is a decision, not an outage. */
             snprintf(msg, sizeof(msg), "allot: %s", err.msg);
             *err_msg = slurm_xstrdup(msg);
-            slurm_info("job_submit/allot: uid %u account %s refused: %s", uid,
-                       req.account, err.msg);
+            slurm_info("job_submit/allot: uid %u account %s refused: %s", uid, req.account,
+                       err.msg);
             rc = err.code == ALLOT_ENOENT ? ESLURM_INVALID_ACCOUNT : ESLURM_ACCOUNTING_POLICY;
             if (het)
                 het_refused(uid);
@@ -743,8 +740,7 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
                    uid, req.account, res.message);
     if (het)
         submit_group_admitted(&js_group, job_desc->het_job_offset,
-                              res.total_sumin ? res.total_sumin : res.cost_sumin,
-                              res.submit_token);
+                              res.total_sumin ? res.total_sumin : res.cost_sumin, res.submit_token);
     if (set_token(job_desc, res.submit_token) < 0) {
         /* Admitted and held, but prep/allot could not find the hold: refuse rather than
          * hold the credit twice; the provisional hold is released by SubmitHoldTTL. */
@@ -787,8 +783,8 @@ ALLOT_PLUGIN_EXPORT int job_modify(job_desc_msg_t *job_desc, struct job_record *
         int64_t billing = v.state == JOB_VIEW_PENDING && !v.submit_token
                               ? slurm_billing_locked(v.partition, v.req_tres)
                               : 0;
-        rc = modify_limit(js_client, &js_conf, slurm_conf.cluster_name, user, job_desc, &v,
-                          billing);
+        rc =
+            modify_limit(js_client, &js_conf, slurm_conf.cluster_name, user, job_desc, &v, billing);
     }
     pthread_mutex_unlock(&js_mu);
     return rc;

@@ -50,8 +50,8 @@ static uint32_t or_one(uint32_t v)
     return v == NO_VAL || v == 0 ? 1 : v;
 }
 
-int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
-                         const submit_env_t *env, submit_req_t *out, char *msg, size_t msg_size)
+int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid, const submit_env_t *env,
+                         submit_req_t *out, char *msg, size_t msg_size)
 {
     submit_req_t r;
     submit_partition_info_t part;
@@ -102,8 +102,7 @@ int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
     else if (part.default_time_min != SUBMIT_TIME_UNSET &&
              part.default_time_min != SUBMIT_TIME_UNLIMITED)
         r.time_limit_min = part.default_time_min;
-    else if (part.max_time_min != SUBMIT_TIME_UNLIMITED &&
-             part.max_time_min != SUBMIT_TIME_UNSET)
+    else if (part.max_time_min != SUBMIT_TIME_UNLIMITED && part.max_time_min != SUBMIT_TIME_UNSET)
         r.time_limit_min = part.max_time_min;
     else
         return refuse(ESLURM_MISSING_TIME_LIMIT, msg, msg_size,
@@ -145,8 +144,8 @@ int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
     }
 
     if (is_set(desc->qos) && !copy_name(r.qos, sizeof(r.qos), desc->qos))
-        return refuse(ESLURM_INVALID_QOS, msg, msg_size,
-                      "qos name is longer than %d characters", SUBMIT_NAME_MAX - 1);
+        return refuse(ESLURM_INVALID_QOS, msg, msg_size, "qos name is longer than %d characters",
+                      SUBMIT_NAME_MAX - 1);
     if ((is_set(desc->tres_per_job) &&
          !copy_name(r.tres_per_job, sizeof(r.tres_per_job), desc->tres_per_job)) ||
         (is_set(desc->tres_per_node) &&

@@ -52,18 +52,18 @@ typedef struct submit_env {
 } submit_env_t;
 
 typedef struct submit_req {
-    uint32_t uid;                     /* the job's user */
-    char account[SUBMIT_NAME_MAX];    /* never empty */
-    char partition[SUBMIT_NAME_MAX];  /* exactly one, never empty */
-    char qos[SUBMIT_NAME_MAX];        /* "" when not given (the association's default) */
-    uint32_t time_limit_min;          /* finite, > 0 */
-    uint32_t time_min_min;            /* --time-min, else time_limit_min; <= time_limit_min */
-    uint32_t min_nodes;               /* >= 1 */
-    uint32_t min_cpus;                /* >= 1 */
-    uint64_t mem_mb;                  /* per CPU if mem_per_cpu, else per node; 0: none */
+    uint32_t uid;                    /* the job's user */
+    char account[SUBMIT_NAME_MAX];   /* never empty */
+    char partition[SUBMIT_NAME_MAX]; /* exactly one, never empty */
+    char qos[SUBMIT_NAME_MAX];       /* "" when not given (the association's default) */
+    uint32_t time_limit_min;         /* finite, > 0 */
+    uint32_t time_min_min;           /* --time-min, else time_limit_min; <= time_limit_min */
+    uint32_t min_nodes;              /* >= 1 */
+    uint32_t min_cpus;               /* >= 1 */
+    uint64_t mem_mb;                 /* per CPU if mem_per_cpu, else per node; 0: none */
     bool mem_per_cpu;
-    bool mem_defaulted;               /* mem_mb came from a default, not the user */
-    char tres_per_job[SUBMIT_TRES_MAX];  /* Slurm's text ("gres:gpu:2"), "" if none */
+    bool mem_defaulted;                 /* mem_mb came from a default, not the user */
+    char tres_per_job[SUBMIT_TRES_MAX]; /* Slurm's text ("gres:gpu:2"), "" if none */
     char tres_per_node[SUBMIT_TRES_MAX];
     char tres_per_task[SUBMIT_TRES_MAX];
 } submit_req_t;
@@ -77,8 +77,8 @@ typedef struct submit_req {
  * message a user can act on into MSG (MSG_SIZE bytes, always NUL-terminated when
  * MSG_SIZE > 0) and leaves *OUT untouched.
  */
-int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid,
-                         const submit_env_t *env, submit_req_t *out, char *msg, size_t msg_size);
+int submit_req_from_desc(const job_desc_msg_t *desc, uint32_t submit_uid, const submit_env_t *env,
+                         submit_req_t *out, char *msg, size_t msg_size);
 
 /*
  * submit_req_apply - write the defaults REQ decided back into DESC, so slurmctld

@@ -90,22 +90,22 @@ ALLOT_PLUGIN_EXPORT const char plugin_name[] = "allot allocation bank PrEp plugi
 ALLOT_PLUGIN_EXPORT const char plugin_type[] = "prep/allot";
 ALLOT_PLUGIN_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-#define GROW_AFTER_MS 20     /* queue wait that adds a worker */
-#define IDLE_EXIT_MS 10000   /* idle time after which a worker above the minimum exits */
-#define CONF_RETRY_S 1       /* how often a missing allot.conf is looked for again */
-#define REFUSED_MAX 1024     /* recently refused runs remembered (their epilog settles nothing) */
-#define SWEEP_PENDING_S 5    /* how often ended-while-pending jobs are looked for */
-#define SWEEP_BATCH_MAX 256  /* releases queued per sweep; the next sweep takes the rest */
-#define RELEASED_MAX 4096    /* tokens whose release was queued, so a sweep sends each once */
-#define RELEASE_ATTEMPTS 40  /* a release that allotd cannot take is left to SubmitHoldTTL */
-#define WAITING_MAX 4096     /* jobs held for credit (StartRefusal=wait) awaiting their retry */
+#define GROW_AFTER_MS 20    /* queue wait that adds a worker */
+#define IDLE_EXIT_MS 10000  /* idle time after which a worker above the minimum exits */
+#define CONF_RETRY_S 1      /* how often a missing allot.conf is looked for again */
+#define REFUSED_MAX 1024    /* recently refused runs remembered (their epilog settles nothing) */
+#define SWEEP_PENDING_S 5   /* how often ended-while-pending jobs are looked for */
+#define SWEEP_BATCH_MAX 256 /* releases queued per sweep; the next sweep takes the rest */
+#define RELEASED_MAX 4096   /* tokens whose release was queued, so a sweep sends each once */
+#define RELEASE_ATTEMPTS 40 /* a release that allotd cannot take is left to SubmitHoldTTL */
+#define WAITING_MAX 4096    /* jobs held for credit (StartRefusal=wait) awaiting their retry */
 
 /* Slurm plugin state, as plugins get no context (STYLE §2 "Global state"). */
 static prep_callbacks_t allot_callbacks; /* written once by prep_p_register_callbacks */
 static pthread_mutex_t allot_mu = PTHREAD_MUTEX_INITIALIZER;
-static plugin_conf_t allot_conf;  /* valid when allot_pool != NULL */
-static prep_pool_t *allot_pool;   /* NULL until allot.conf was read */
-static time_t allot_conf_tried;   /* last attempt to read allot.conf */
+static plugin_conf_t allot_conf; /* valid when allot_pool != NULL */
+static prep_pool_t *allot_pool;  /* NULL until allot.conf was read */
+static time_t allot_conf_tried;  /* last attempt to read allot.conf */
 static uint64_t allot_refused[REFUSED_MAX];
 static unsigned allot_refused_next;
 static uint64_t allot_unheld[REFUSED_MAX]; /* runs started fail-open, without a hold */
@@ -208,8 +208,8 @@ static void note_reason(job_record_t *job_ptr, const char *why)
  */
 static void stop_job(const prep_job_t *j, const char *why)
 {
-    slurmctld_lock_t lk = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-                           .fed = READ_LOCK};
+    slurmctld_lock_t lk = {
+        .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .fed = READ_LOCK};
     job_record_t *job_ptr;
     int rc = SLURM_SUCCESS;
 
@@ -219,16 +219,15 @@ static void stop_job(const prep_job_t *j, const char *why)
     if (job_ptr && job_ptr->restart_cnt == j->run && !IS_JOB_FINISHED(job_ptr)) {
         job_ptr->state_reason = FAIL_ACCOUNT;
         xfree(job_ptr->state_desc);
-        job_ptr->state_desc = xstrdup_printf("%s%s", strncmp(why, "allot: ", 7) ? "allot: " : "",
-                                             why);
+        job_ptr->state_desc =
+            xstrdup_printf("%s%s", strncmp(why, "allot: ", 7) ? "allot: " : "", why);
         note_reason(job_ptr, job_ptr->state_desc);
         srun_user_message(job_ptr, job_ptr->state_desc);
         rc = job_signal(job_ptr, SIGKILL, 0, 0, false);
     }
     unlock_slurmctld(lk);
     if (rc != SLURM_SUCCESS)
-        error("prep/allot: JobId=%u could not be cancelled: %s", j->job_id,
-              slurm_strerror(rc));
+        error("prep/allot: JobId=%u could not be cancelled: %s", j->job_id, slurm_strerror(rc));
 }
 
 /* Remember JOB_ID for release at DUE (a job already there gets the new time); -1 when full. */
@@ -262,8 +261,8 @@ static int note_waiting(uint32_t job_id, time_t due)
  */
 static int wait_job(const prep_job_t *j, const char *why, int retry_s)
 {
-    slurmctld_lock_t lk = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK,
-                           .fed = READ_LOCK};
+    slurmctld_lock_t lk = {
+        .conf = READ_LOCK, .job = WRITE_LOCK, .node = WRITE_LOCK, .fed = READ_LOCK};
     job_record_t *job_ptr;
     int rc = SLURM_SUCCESS;
 
@@ -299,8 +298,8 @@ static int wait_job(const prep_job_t *j, const char *why, int retry_s)
 /* Release one job held by wait_job for another start; 1 released or gone, 0 not yet. */
 static int release_waiting(uint32_t job_id)
 {
-    slurmctld_lock_t lk = {.conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK,
-                           .fed = READ_LOCK};
+    slurmctld_lock_t lk = {
+        .conf = READ_LOCK, .job = WRITE_LOCK, .node = READ_LOCK, .fed = READ_LOCK};
     job_record_t *job_ptr;
     int done = 1, released = 0;
     time_t now = time(NULL);
@@ -356,8 +355,8 @@ static void refuse_start(const prep_job_t *j, const struct allot_job_result *res
 
     prep_refusal_reason(a, pc->start_retry_s, res, why, sizeof(why));
     if (a == PREP_REFUSAL_WAIT) {
-        info("prep/allot: JobId=%u run=%d hold refused, requeued to wait for credit: %s",
-             j->job_id, j->run, res->message);
+        info("prep/allot: JobId=%u run=%d hold refused, requeued to wait for credit: %s", j->job_id,
+             j->run, res->message);
         if (wait_job(j, why, pc->start_retry_s) == 0)
             return;
         snprintf(why, sizeof(why),
@@ -440,8 +439,8 @@ static void prolog_done(uint32_t job_id)
         allot_callbacks.prolog_slurmctld(SLURM_SUCCESS, job_id, false);
 }
 
-static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attempt,
-                                     int64_t *due_ms, const plugin_conf_t *pc)
+static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attempt, int64_t *due_ms,
+                                     const plugin_conf_t *pc)
 {
     struct allot_job_result res;
     struct allot_error err = {0};
@@ -521,8 +520,8 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
     breaker_done(bv, t0, v, &err, pc);
     if (v == PREP_JOB_RETRY) {
         if (attempt == 0 || attempt % 20 == 0)
-            info("prep/allot: JobId=%u run=%d settle waits for allotd (attempt %d): %s",
-                 j->job_id, j->run, attempt + 1, err.msg);
+            info("prep/allot: JobId=%u run=%d settle waits for allotd (attempt %d): %s", j->job_id,
+                 j->run, attempt + 1, err.msg);
         return PREP_RETRY;
     }
     char kept[4096 + 16];
@@ -575,8 +574,8 @@ static enum prep_outcome handle_release(prep_job_t *j, allot_client_t *c, int at
              "rest of its hold released%s",
              (long long)j->submit_token, (int)j->keep_tasks, res.replay ? " (already)" : "");
     else if (v == PREP_JOB_OK)
-        info("prep/allot: JobId=%u ended without starting: submit hold %lld released%s",
-             j->job_id, (long long)j->submit_token, res.replay ? " (already)" : "");
+        info("prep/allot: JobId=%u ended without starting: submit hold %lld released%s", j->job_id,
+             (long long)j->submit_token, res.replay ? " (already)" : "");
     else
         error("prep/allot: JobId=%u submit hold %lld not released (%s); SubmitHoldTTL "
               "releases it",
@@ -762,8 +761,8 @@ static int start_locked(void)
         return -1;
     }
     breaker_init(&allot_breaker, allot_conf.breaker_ms, 2 * (int64_t)allot_conf.timeout_ms + 1000);
-    allot_pool = prep_pool_create(allot_conf.min_threads, allot_conf.max_threads,
-                                  GROW_AFTER_MS, IDLE_EXIT_MS, &ops);
+    allot_pool = prep_pool_create(allot_conf.min_threads, allot_conf.max_threads, GROW_AFTER_MS,
+                                  IDLE_EXIT_MS, &ops);
     if (!allot_pool) {
         error("prep/allot: cannot start the worker pool");
         return -1;
@@ -771,8 +770,7 @@ static int start_locked(void)
     info("prep/allot: allotd %s (auth %s), FailMode=%s, HoldMode=%s, StartRefusal=%s "
          "(retry %d s), workers %d..%d, spool %s",
          allot_conf.url, allot_conf.peer_auth ? "peer" : "munge",
-         allot_conf.fail_open ? "open" : "closed",
-         allot_conf.hold_at_submit ? "submit" : "start",
+         allot_conf.fail_open ? "open" : "closed", allot_conf.hold_at_submit ? "submit" : "start",
          allot_conf.start_cancel ? "cancel" : "wait", allot_conf.start_retry_s,
          allot_conf.min_threads, allot_conf.max_threads, allot_conf.spool_dir);
     int n = prep_job_spool_scan(allot_conf.spool_dir, requeue_spooled, spool_bad, NULL, &err);
@@ -1012,6 +1010,6 @@ ALLOT_PLUGIN_EXPORT int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *asy
 
 ALLOT_PLUGIN_EXPORT void prep_p_required(prep_call_type_t type, bool *required)
 {
-    *required = running_in_slurmctld() &&
-                (type == PREP_PROLOG_SLURMCTLD || type == PREP_EPILOG_SLURMCTLD);
+    *required =
+        running_in_slurmctld() && (type == PREP_PROLOG_SLURMCTLD || type == PREP_EPILOG_SLURMCTLD);
 }

@@ -254,8 +254,8 @@ static int spool_format(const prep_job_t *job, char *buf, size_t size)
     }
     if (job->array_job_id) {
         int m = snprintf(buf + n, size - (size_t)n,
-                         "array_job_id=%" PRIu32 "\narray_task_id=%" PRIu32 "\n",
-                         job->array_job_id, job->array_task_id);
+                         "array_job_id=%" PRIu32 "\narray_task_id=%" PRIu32 "\n", job->array_job_id,
+                         job->array_task_id);
         if (m < 0 || (size_t)m >= size - (size_t)n)
             return -1;
         n += m;

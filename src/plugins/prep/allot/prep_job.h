@@ -43,28 +43,28 @@ typedef struct prep_job {
     enum prep_job_kind kind;
     char cluster[PREP_NAME_MAX];
     uint32_t job_id;
-    int32_t run;              /* Slurm's restart_cnt: a requeue is a new run */
+    int32_t run; /* Slurm's restart_cnt: a requeue is a new run */
     char user[PREP_NAME_MAX];
     char account[PREP_NAME_MAX];
     char partition[PREP_NAME_MAX];
     char qos[PREP_NAME_MAX];
     int64_t submit_s, start_s, end_s; /* UTC epoch seconds; 0 = unknown */
-    int64_t time_limit_s;     /* > 0 */
-    int64_t elapsed_s;        /* settle: sacct's ElapsedRaw (prep_job_elapsed) */
-    char alloc_tres[PREP_TRES_MAX]; /* "cpu=2,mem=200M,node=1,billing=2" */
-    char state[PREP_NAME_MAX];      /* settle: "COMPLETED", "NODE_FAIL", ... */
-    int64_t billing_micro;    /* hold: the run's billing under Slurm's own partition weights
-                               * (slurm_price.h; 0: allotd prices with its copy); settle of a
-                               * run started without a hold (fail-open): the same, as allotd
-                               * has no hold to take it from; other settles: 0 */
-    int64_t submit_token;     /* HoldMode=submit: the job's "allot_token=" from AdminComment
-                               * (hold: bind it; release: the provisional run); 0 = none */
+    int64_t time_limit_s;             /* > 0 */
+    int64_t elapsed_s;                /* settle: sacct's ElapsedRaw (prep_job_elapsed) */
+    char alloc_tres[PREP_TRES_MAX];   /* "cpu=2,mem=200M,node=1,billing=2" */
+    char state[PREP_NAME_MAX];        /* settle: "COMPLETED", "NODE_FAIL", ... */
+    int64_t billing_micro;            /* hold: the run's billing under Slurm's own partition weights
+                                       * (slurm_price.h; 0: allotd prices with its copy); settle of a
+                                       * run started without a hold (fail-open): the same, as allotd
+                                       * has no hold to take it from; other settles: 0 */
+    int64_t submit_token;             /* HoldMode=submit: the job's "allot_token=" from AdminComment
+                                       * (hold: bind it; release: the provisional run); 0 = none */
     uint32_t array_job_id, array_task_id; /* a job array's task (Slurm prints J_T); 0: none */
-    uint32_t het_job_id, het_job_offset;   /* a het job's component (J+C); het_job_id 0: none */
-    int32_t keep_tasks;       /* release: a job array keeps this many tasks' shares of its
-                               * submit hold (prep_array.h); 0 = release all */
+    uint32_t het_job_id, het_job_offset;  /* a het job's component (J+C); het_job_id 0: none */
+    int32_t keep_tasks;           /* release: a job array keeps this many tasks' shares of its
+                                   * submit hold (prep_array.h); 0 = release all */
     char reason[PREP_REASON_MAX]; /* void: why the run was cancelled (no newline) */
-    int64_t enqueued_ms;      /* prep_pool_now_ms() at enqueue, for the hold budget */
+    int64_t enqueued_ms;          /* prep_pool_now_ms() at enqueue, for the hold budget */
 } prep_job_t;
 
 /* Result of prep_job_call. */
@@ -77,10 +77,10 @@ enum prep_job_verdict {
 };
 
 /*
- * prep_job_call - send JOB's hold, settle or release to allotd through C (attempt ATTEMPT, 0-based).
- * NOW_MS and BUDGET_MS bound a hold: after BUDGET_MS since job->enqueued_ms an unreachable
- * allotd gives PREP_JOB_UNREACHABLE instead of RETRY.  RES and ERR receive allotd's answer.
- * On RETRY, *due_ms is when to try again (backoff 100 ms doubling to 5 s).  A release
+ * prep_job_call - send JOB's hold, settle or release to allotd through C (attempt ATTEMPT,
+ * 0-based). NOW_MS and BUDGET_MS bound a hold: after BUDGET_MS since job->enqueued_ms an
+ * unreachable allotd gives PREP_JOB_UNREACHABLE instead of RETRY.  RES and ERR receive allotd's
+ * answer. On RETRY, *due_ms is when to try again (backoff 100 ms doubling to 5 s).  A release
  * retries like a settle; the caller bounds its attempts (SubmitHoldTTL is the backstop).
  */
 enum prep_job_verdict prep_job_call(allot_client_t *c, const prep_job_t *job, int attempt,
@@ -126,8 +126,8 @@ int prep_job_spool_read(const char *path, prep_job_t *out, struct allot_error *e
  * prep_job_spool_scan - call CB for each spool file in DIR (in name order) with the job
  * read from it (".rejected" files are skipped: prep_job_settle_done); unreadable files are
  * renamed "<name>.bad", and temporaries of writes that a crash cut short (".settle.*", a
- * minute old) are removed, each reported through BAD_CB (may be NULL).  Returns the number of jobs passed to CB, or -1 with ERR when DIR cannot
- * be read (a missing DIR is 0 jobs).
+ * minute old) are removed, each reported through BAD_CB (may be NULL).  Returns the number of jobs
+ * passed to CB, or -1 with ERR when DIR cannot be read (a missing DIR is 0 jobs).
  */
 typedef void (*prep_job_scan_f)(const prep_job_t *job, void *arg);
 typedef void (*prep_job_bad_f)(const char *path, const struct allot_error *why, void *arg);

@@ -6,9 +6,9 @@
  * `gone`.  Items due later (retries) stay in the list in arrival order (a retry is appended
  * again); a worker takes the first due item that is fresh or urgent, else the first due
  * retry, so a retry never overtakes fresh work and a settle's retries never hold up a
- * hold.  The list is short (jobs starting and ending now, and retries): one walk per take.  Workers are detached:
- * the pool counts them instead of joining, so a shrinking worker needs nobody to reap it.
- * `st.threads` counts workers that have not decided to leave (the shrink and grow decisions
+ * hold.  The list is short (jobs starting and ending now, and retries): one walk per take.  Workers
+ * are detached: the pool counts them instead of joining, so a shrinking worker needs nobody to reap
+ * it. `st.threads` counts workers that have not decided to leave (the shrink and grow decisions
  * read it); `live` also counts a leaving worker until its context is destroyed, and is what
  * prep_pool_destroy waits for, so no worker touches the pool after destroy returns.
  * Invariant: idle <= threads <= live.
@@ -205,14 +205,14 @@ static void *worker(void *arg)
     return NULL;
 }
 
-prep_pool_t *prep_pool_create(int min_threads, int max_threads, int grow_after_ms,
-                              int idle_exit_ms, const prep_pool_ops_t *ops)
+prep_pool_t *prep_pool_create(int min_threads, int max_threads, int grow_after_ms, int idle_exit_ms,
+                              const prep_pool_ops_t *ops)
 {
     prep_pool_t *p;
     pthread_condattr_t ca;
 
-    if (min_threads < 1 || max_threads < min_threads || max_threads > 256 || !ops ||
-        !ops->handle || grow_after_ms < 0 || idle_exit_ms < 1)
+    if (min_threads < 1 || max_threads < min_threads || max_threads > 256 || !ops || !ops->handle ||
+        grow_after_ms < 0 || idle_exit_ms < 1)
         return NULL;
     p = calloc(1, sizeof(*p));
     if (!p)
@@ -263,9 +263,8 @@ int prep_pool_push(prep_pool_t *p, void *item)
         return -1;
     }
     append_locked(p, n);
-    if (p->st.threads == 0 || (p->st.idle == 0 && p->st.threads < p->max &&
-                               p->head != n && n->queued_ms - p->head->queued_ms >=
-                                                   p->grow_after_ms))
+    if (p->st.threads == 0 || (p->st.idle == 0 && p->st.threads < p->max && p->head != n &&
+                               n->queued_ms - p->head->queued_ms >= p->grow_after_ms))
         (void)spawn_locked(p);
     else
         maybe_grow_locked(p, n->queued_ms);

@@ -33,7 +33,7 @@ enum prep_outcome {
 };
 
 typedef struct prep_pool_ops {
-    void *(*ctx_create)(void *arg);           /* per worker; NULL allowed as a context */
+    void *(*ctx_create)(void *arg); /* per worker; NULL allowed as a context */
     void (*ctx_destroy)(void *ctx, void *arg);
     /* Handle ITEM (the pointer given to prep_pool_push); on PREP_RETRY set *due_ms. */
     enum prep_outcome (*handle)(void *item, void *ctx, int attempt, int64_t *due_ms, void *arg);
@@ -45,12 +45,12 @@ typedef struct prep_pool_ops {
 } prep_pool_ops_t;
 
 typedef struct prep_pool_stats {
-    int threads;        /* running now */
-    int idle;           /* waiting for work */
-    int peak_threads;   /* most at once */
-    int64_t queued;     /* items in the queue */
-    int64_t done;       /* items finished */
-    int64_t retries;    /* PREP_RETRY outcomes */
+    int threads;         /* running now */
+    int idle;            /* waiting for work */
+    int peak_threads;    /* most at once */
+    int64_t queued;      /* items in the queue */
+    int64_t done;        /* items finished */
+    int64_t retries;     /* PREP_RETRY outcomes */
     int64_t max_wait_ms; /* longest time an item waited before its first handling */
 } prep_pool_stats_t;
 
@@ -62,8 +62,8 @@ int64_t prep_pool_now_ms(void);
  * queue wait that adds a worker; IDLE_EXIT_MS: idle time after which a worker above MIN
  * exits.  OPS is copied.  NULL on bad arguments or when no thread could start.
  */
-prep_pool_t *prep_pool_create(int min_threads, int max_threads, int grow_after_ms,
-                              int idle_exit_ms, const prep_pool_ops_t *ops);
+prep_pool_t *prep_pool_create(int min_threads, int max_threads, int grow_after_ms, int idle_exit_ms,
+                              const prep_pool_ops_t *ops);
 
 /* Queue ITEM (ownership passes to the pool; it is handed to ops->item_free at the end).
  * 0, or -1 when the pool is stopping (the caller keeps ITEM). */
