@@ -34,5 +34,7 @@ apt_install slurm-wlm slurmctld slurmd slurmdbd slurm-client libslurm-dev munge 
 apt_install man-db groff-base bsdextrautils
 # allot-step's integration tests read its JSON record with jq.
 apt_install jq
+# .ci/format-check.sh compares every C file with clang-format's output.
+apt_install clang-format
 # The web dashboard's browser test (t1065) renders the page in headless Chromium.
 apt_install chromium
