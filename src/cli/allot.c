@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "libutil/xalloc.h"
@@ -55,7 +56,10 @@ static void usage(FILE *f)
           "  --as USER        act as USER (superusers and admins)\n"
           "  --json           print the API's JSON\n"
           "  -P, --parsable   '|'-separated output with a header line\n"
+          "  -p               the same, every line ending with '|' (sacctmgr -p)\n"
           "  -n, --noheader   no header line\n"
+          "  -o, --format F   a listing's columns by header name, in order, widths\n"
+          "                   after %: -o Account,Available%12 (or format=F, sacctmgr's)\n"
           "  --timeout SEC    give up on allotd after SEC seconds (or Nms; default 5)\n"
           "  --dry-run        allot import: print the changes, write nothing\n"
           "  --config FILE    allot.conf for 'allot db' (default /etc/allot/allot.conf)\n"
@@ -187,6 +191,10 @@ static enum parse_result parse_options(int argc, char **argv, struct cli *cli, c
             help = 1;
             continue;
         }
+        if (!passthrough && !strncasecmp(w, "format=", 7)) { /* sacctmgr's format= */
+            cli->format = w + 7;
+            continue;
+        }
         if (passthrough || w[0] != '-' || w[1] == '\0' ||
             (w[1] >= '0' && w[1] <= '9')) { /* negative numbers are not options */
             words[nw++] = argv[i];
@@ -204,8 +212,13 @@ static enum parse_result parse_options(int argc, char **argv, struct cli *cli, c
             cli->parsable = 1;
         } else if (!strcmp(w, "-n") || !strcmp(w, "--noheader")) {
             cli->noheader = 1;
+        } else if (!strcmp(w, "-p")) {
+            cli->parsable = 2;
         } else if (!strcmp(w, "-Pn") || !strcmp(w, "-nP")) {
             cli->parsable = cli->noheader = 1;
+        } else if (!strcmp(w, "-pn") || !strcmp(w, "-np")) {
+            cli->parsable = 2;
+            cli->noheader = 1;
         } else if (!strcmp(w, "-h") || !strcmp(w, "--help")) {
             help = 1;
         } else if (!strcmp(w, "--dry-run")) {
@@ -218,6 +231,9 @@ static enum parse_result parse_options(int argc, char **argv, struct cli *cli, c
             cli->as = v;
         } else if ((v = opt_value("--config", argc, argv, &i, err, &bad))) {
             cli->config = v;
+        } else if ((v = opt_value("--format", argc, argv, &i, err, &bad)) ||
+                   (!bad && (v = opt_value("-o", argc, argv, &i, err, &bad)))) {
+            cli->format = v;
         } else if ((v = opt_value("--timeout", argc, argv, &i, err, &bad))) {
             if (parse_timeout(v, &cli->timeout_ms, err) < 0)
                 return PARSE_ERROR;
@@ -234,8 +250,8 @@ static enum parse_result parse_options(int argc, char **argv, struct cli *cli, c
 
 int main(int argc, char **argv)
 {
-    struct cli cli = {.prog = argv[0]};
-    struct allot_error err = {0};
+    struct allot_error err = {0}, print_err = {0};
+    struct cli cli = {.prog = argv[0], .print_err = &print_err};
     char **words = xcalloc((size_t)argc + 1, sizeof(char *));
     int nwords = 0, rc = 0;
     const struct cli_command *cmd = NULL;
@@ -288,7 +304,9 @@ int main(int argc, char **argv)
                       words + (nwords > 2 ? 2 : nwords), &err);
     else
         rc = cmd->run(&cli, NULL, nwords - 1, words + 1, &err);
-    if (rc == 0)
+    if (rc == 0 && print_err.code) /* a format= naming no column of the listing */
+        err = print_err;
+    else if (rc == 0)
         goto out;
 fail:
     fflush(stdout);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/table.h"
 #include "libcore/money.h"
@@ -364,9 +365,55 @@ const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t le
     return buf;
 }
 
+/* The columns of cols that format ("Name[%W],...") names, into pick/width (at most max);
+ * their number, or -1 with err naming the unknown one. */
+static int pick_columns(const char *format, const struct column *cols, int ncols, int *pick,
+                        size_t *width, int max, struct allot_error *err)
+{
+    int n = 0;
+    char *copy = xstrdup(format), *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *pct = strchr(item, '%');
+        int64_t w = 0;
+        if (pct) {
+            *pct = '\0';
+            if (args_uint("format", pct + 1, &w, err) < 0 || w < 1 || w > 1000) {
+                allot_errorf(err, ALLOT_EINVAL, "format: %s%%%s: the width must be 1..1000", item,
+                             pct + 1);
+                goto fail;
+            }
+        }
+        int c = 0;
+        while (c < ncols && strcasecmp(cols[c].header, item) != 0)
+            c++;
+        if (c == ncols || n == max) {
+            char names[1024];
+            size_t used = 0;
+            names[0] = '\0';
+            for (int k = 0; k < ncols && used < sizeof names; k++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? "," : "",
+                                         cols[k].header);
+            allot_errorf(err, ALLOT_EINVAL, "format: no column '%s' here (columns: %s)", item,
+                         names);
+            goto fail;
+        }
+        pick[n] = c;
+        width[n++] = (size_t)w;
+    }
+    free(copy);
+    if (n == 0)
+        return allot_errorf(err, ALLOT_EINVAL, "format: name at least one column");
+    return n;
+fail:
+    free(copy);
+    return -1;
+}
+
 void cli_print_table(const struct cli *cli, json_t *rows, const struct column *cols)
 {
-    int ncols = 0;
+    int ncols = 0, nshow;
+    int pick[64];
+    size_t width[64] = {0};
     const char *headers[64] = {0};
     const char *cells[64] = {0};
     char bufs[64][1024];
@@ -374,22 +421,40 @@ void cli_print_table(const struct cli *cli, json_t *rows, const struct column *c
     size_t i;
     json_t *row;
 
-    while (cols[ncols].header && ncols < 64) {
-        headers[ncols] = cols[ncols].header;
+    while (cols[ncols].header && ncols < 64)
         ncols++;
+    if (cli->format) {
+        struct allot_error ferr = {0};
+        nshow = pick_columns(cli->format, cols, ncols, pick, width, 64, &ferr);
+        if (nshow < 0) {
+            if (cli->print_err && !cli->print_err->code)
+                *cli->print_err = ferr;
+            return;
+        }
+    } else {
+        for (nshow = 0; nshow < ncols; nshow++)
+            pick[nshow] = nshow;
     }
-    t = table_create(ncols, headers);
-    for (int c = 0; c < ncols; c++)
-        if (cols[c].type == C_SUMIN || cols[c].type == C_INT || cols[c].type == C_OPTINT ||
-            cols[c].type == C_MICRO)
+    for (int c = 0; c < nshow; c++)
+        headers[c] = cols[pick[c]].header;
+    t = table_create(nshow, headers);
+    for (int c = 0; c < nshow; c++) {
+        enum col_type ty = cols[pick[c]].type;
+        if (ty == C_SUMIN || ty == C_INT || ty == C_OPTINT || ty == C_MICRO)
             table_set_align(t, c, TABLE_RIGHT);
+        table_set_width(t, c, width[c]);
+    }
     json_array_foreach(rows, i, row)
     {
-        for (int c = 0; c < ncols; c++)
-            cells[c] = cli_cell(row, &cols[c], bufs[c], sizeof(bufs[c]));
+        for (int c = 0; c < nshow; c++)
+            cells[c] = cli_cell(row, &cols[pick[c]], bufs[c], sizeof(bufs[c]));
         table_add_row(t, cells);
     }
-    table_print(t, stdout, cli->parsable ? TABLE_PARSABLE : TABLE_ALIGNED, !cli->noheader);
+    table_print(t, stdout,
+                cli->parsable == 2 ? TABLE_PARSABLE_END
+                : cli->parsable    ? TABLE_PARSABLE
+                                   : TABLE_ALIGNED,
+                !cli->noheader);
     table_destroy(t);
 }
 

@@ -27,10 +27,12 @@ struct cli {
     const char *config; /* --config (allot db) */
     long timeout_ms;    /* --timeout, in ms */
     int json;           /* --json: print the API's JSON */
-    int parsable;       /* -P */
+    int parsable;       /* -P; 2 for -p (every line ends with '|') */
     int noheader;       /* -n */
-    int dry_run;        /* --dry-run: show what a change would do, change nothing */
-    const char *prog;   /* argv[0], to find allot-step next to allot */
+    const char *format; /* -o/--format/format=: the columns to show, "Name[%WIDTH],..." */
+    struct allot_error *print_err; /* where cli_print_table reports a bad format (main's) */
+    int dry_run;                   /* --dry-run: show what a change would do, change nothing */
+    const char *prog;              /* argv[0], to find allot-step next to allot */
     allot_client_t *client;
 };
 
@@ -133,7 +135,10 @@ json_t *cli_rows(json_t *reply);
 /* Text of one cell (buf of size len, returned). */
 const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t len);
 
-/* Print rows as a table with cols (terminated by header == NULL) in the mode of cli. */
+/* Print rows as a table with cols (terminated by header == NULL) in the mode of cli: only
+ * the columns cli->format names (headers, case-insensitive), in its order and widths.  A
+ * name that is none of cols' headers prints nothing and sets *cli->print_err (EINVAL listing
+ * the columns), which main() reports once the command returns. */
 void cli_print_table(const struct cli *cli, json_t *rows, const struct column *cols);
 
 /* GET path and print it: --json verbatim, else its rows (cli_rows, or the object as one

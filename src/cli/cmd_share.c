@@ -61,7 +61,7 @@ static int print_lines(struct cli *cli, const char *base, const char *member, in
         path_fini(&p);
         return -1;
     }
-    if (cli->json || (cols && !cli->parsable)) {
+    if (cli->json || (cols && (!cli->parsable || cli->format))) {
         rc = cli_show(cli, p.s, cols, NULL, err);
         path_fini(&p);
         return rc;

@@ -16,7 +16,8 @@ struct table {
     int ncols;
     char **headers;
     enum table_align *align;
-    char ***rows; /* rows[i][col] */
+    size_t *width; /* table_set_width; 0 = widest cell */
+    char ***rows;  /* rows[i][col] */
     int nrows, caprows;
 };
 
@@ -26,6 +27,7 @@ table_t *table_create(int ncols, const char *const *headers)
     t->ncols = ncols;
     t->headers = xcalloc((size_t)ncols, sizeof(char *));
     t->align = xcalloc((size_t)ncols, sizeof(enum table_align));
+    t->width = xcalloc((size_t)ncols, sizeof(size_t));
     for (int i = 0; i < ncols; i++)
         t->headers[i] = xstrdup(headers[i] ? headers[i] : "");
     return t;
@@ -45,6 +47,7 @@ void table_destroy(table_t *t)
     free(t->rows);
     free(t->headers);
     free(t->align);
+    free(t->width);
     free(t);
 }
 
@@ -52,6 +55,12 @@ void table_set_align(table_t *t, int col, enum table_align a)
 {
     if (col >= 0 && col < t->ncols)
         t->align[col] = a;
+}
+
+void table_set_width(table_t *t, int col, size_t width)
+{
+    if (col >= 0 && col < t->ncols)
+        t->width[col] = width;
 }
 
 void table_add_row(table_t *t, const char *const *cells)
@@ -82,22 +91,21 @@ static void put_cell(FILE *f, const char *s, int parsable)
     }
 }
 
-static void print_parsable(const table_t *t, FILE *f, int header)
+static void print_record(FILE *f, char *const *cells, int ncols, int end)
 {
-    if (header) {
-        for (int c = 0; c < t->ncols; c++) {
-            fputs(c ? "|" : "", f);
-            put_cell(f, t->headers[c], 1);
-        }
-        fputc('\n', f);
+    for (int c = 0; c < ncols; c++) {
+        fputs(c ? "|" : "", f);
+        put_cell(f, cells[c], 1);
     }
-    for (int r = 0; r < t->nrows; r++) {
-        for (int c = 0; c < t->ncols; c++) {
-            fputs(c ? "|" : "", f);
-            put_cell(f, t->rows[r][c], 1);
-        }
-        fputc('\n', f);
-    }
+    fputs(end ? "|\n" : "\n", f);
+}
+
+static void print_parsable(const table_t *t, FILE *f, int header, int end)
+{
+    if (header)
+        print_record(f, t->headers, t->ncols, end);
+    for (int r = 0; r < t->nrows; r++)
+        print_record(f, t->rows[r], t->ncols, end);
 }
 
 size_t table_width(const char *s)
@@ -109,9 +117,28 @@ size_t table_width(const char *s)
     return n;
 }
 
+/* s cut to width display characters, the last one '+' (into buf of len bytes). */
+static const char *cut(const char *s, size_t width, char *buf, size_t len)
+{
+    size_t n = 0, chars = 0;
+    for (; s[n] && n + 5 < len; n++) {
+        if (((unsigned char)s[n] & 0xC0) != 0x80 && ++chars == width)
+            break;
+        buf[n] = s[n];
+    }
+    buf[n] = '+';
+    buf[n + 1] = '\0';
+    return buf;
+}
+
 static void print_padded(FILE *f, const char *s, size_t width, enum table_align a, int last)
 {
+    char buf[1024];
     size_t len = table_width(s);
+    if (len > width && width > 0) {
+        s = cut(s, width, buf, sizeof buf);
+        len = table_width(s);
+    }
     size_t pad = width > len ? width - len : 0;
     if (a == TABLE_RIGHT)
         for (size_t i = 0; i < pad; i++)
@@ -126,12 +153,16 @@ void table_print(const table_t *t, FILE *f, enum table_mode mode, int header)
 {
     size_t *w;
 
-    if (mode == TABLE_PARSABLE) {
-        print_parsable(t, f, header);
+    if (mode != TABLE_ALIGNED) {
+        print_parsable(t, f, header, mode == TABLE_PARSABLE_END);
         return;
     }
     w = xcalloc((size_t)t->ncols, sizeof(size_t));
     for (int c = 0; c < t->ncols; c++) {
+        if (t->width[c]) {
+            w[c] = t->width[c];
+            continue;
+        }
         w[c] = header ? table_width(t->headers[c]) : 0;
         for (int r = 0; r < t->nrows; r++) {
             size_t len = table_width(t->rows[r][c]);

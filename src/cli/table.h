@@ -2,11 +2,12 @@
 /* table.h - the CLI's output: aligned columns for people, `|`-separated lines for scripts.
  *
  * Design: a table collects rows of strings (copied), then prints them in one of three
- * forms: TABLE_ALIGNED (header, dashes, columns padded to their widest cell; numeric columns
- * right-aligned, like sacctmgr), TABLE_PARSABLE (`a|b|c`, sacctmgr -P), with or without the
- * header line.  Cells are printed verbatim except that '|' and newlines in parsable output
- * and newlines in aligned output become spaces, so one record is always one line.
- * Memory: x* allocators (CLI only).  Thread rule: a table belongs to one thread.
+ * forms: TABLE_ALIGNED (header, dashes, columns padded to their widest cell, or to the width
+ * set for them; numeric columns right-aligned, like sacctmgr), TABLE_PARSABLE (`a|b|c`,
+ * sacctmgr -P), TABLE_PARSABLE_END (`a|b|c|`, sacctmgr -p), with or without the header line.  Cells
+ * are printed verbatim except that '|' and newlines in parsable output and newlines in aligned
+ * output become spaces, so one record is always one line. Memory: x* allocators (CLI only).  Thread
+ * rule: a table belongs to one thread.
  */
 #ifndef ALLOT_CLI_TABLE_H
 #define ALLOT_CLI_TABLE_H
@@ -16,7 +17,7 @@
 
 typedef struct table table_t;
 
-enum table_mode { TABLE_ALIGNED = 0, TABLE_PARSABLE };
+enum table_mode { TABLE_ALIGNED = 0, TABLE_PARSABLE, TABLE_PARSABLE_END };
 
 enum table_align { TABLE_LEFT = 0, TABLE_RIGHT };
 
@@ -26,6 +27,10 @@ void table_destroy(table_t *t); /* NULL is a no-op */
 
 /* Right-align column col (numbers). */
 void table_set_align(table_t *t, int col, enum table_align a);
+
+/* Show column col (aligned form) exactly width characters wide, as sacct's format=Name%W:
+ * a longer cell is cut to width-1 characters and a '+'.  0: as wide as its widest cell. */
+void table_set_width(table_t *t, int col, size_t width);
 
 /* Append a row of ncols cells (copied; NULL prints as ""). */
 void table_add_row(table_t *t, const char *const *cells);
