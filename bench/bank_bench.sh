@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# bank_bench.sh [BUILD_DIR] - issue 2 "Measure": durable hold+settle pairs through allotd's
+# bank_bench.sh [BUILD_DIR] - durable hold+settle pairs through allotd's
 # HTTP API on the SQLite backend, with N keep-alive clients, spread over many allocations and
 # all on one allocation, over allotd's Unix socket (the Slurm plugins' default path:
 # AllotdUrl empty = unix:ListenSocket) and over TCP (loopback).  Prints bank_loadgen's lines

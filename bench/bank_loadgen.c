@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bank_loadgen.c - drive admit/hold/settle through allotd's HTTP API and print throughput
- * and latency percentiles (issue 2 "Measure").
+ * and latency percentiles (bench/results/bank.md).
  *
  * N clients, each one HTTP/1.1 keep-alive connection (TCP or Unix socket) with one request
  * in flight, loop: [admit] -> hold -> settle for the next job id, until the op budget runs
@@ -9,10 +9,10 @@
  * The clients are connections, not threads: one thread drives all of them with epoll, as a
  * server's many callers would look from one busy host.  The load generator shares this
  * machine's two cores with allotd, so its own cost comes out of what the bank can use; a
- * thread per client (sessions 1-9) cost ~10 us of CPU per request and woke a thread for
- * every reply (bench/results/bank.md, session 10).  Every request's latency (write of the
- * request to the last byte of its reply) goes into one array; percentiles come after the
- * run.  Raw sockets instead of libcurl keep the client's own cost small.
+ * thread per client (until 2026-11-24, 1c9ec85) cost ~10 us of CPU per request and woke a thread
+ * for every reply (bench/results/bank.md, 2026-11-24, 03ea179).  Every request's latency (write of
+ * the request to the last byte of its reply) goes into one array; percentiles come after the run.
+ * Raw sockets instead of libcurl keep the client's own cost small.
  *
  * --floor sends two GET /v1/whoami per pair instead: no storage at all, so it measures what
  * the HTTP path and this load generator allow on the machine (a ceiling for the bank).
@@ -21,7 +21,7 @@
  *
  * Job ids come from one sequence shared by all clients, as slurmctld numbers jobs
  * (FirstJobId, then +1 per job), so every job-keyed index grows at one end as it does on a
- * cluster.  Before session 10 each client had its own stripe (base + client x 10^8): 32
+ * cluster.  Before 2026-11-24 (03ea179) each client had its own stripe (base + client x 10^8): 32
  * separate insertion points in each of those indexes, a pattern no cluster produces.
  *
  * Authentication: the target must run with AuthType=none (test builds, loopback): the

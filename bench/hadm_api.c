@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* hadm_api.c - the HADM baseline (bench/hadm_baseline.sql) behind an HTTP API, as the HADM
- * paper runs it (reference/002, "Web API" and "PrEp": every pre-debit and debit is a web
- * request to a Flask application that calls the stored procedure).  bench/pg_bench.sh drives
+/* hadm_api.c - the HADM baseline (bench/hadm_baseline.sql) behind an HTTP API, as HADM
+ * runs it (every pre-debit and debit is a web request to a Flask application that calls the
+ * stored procedure).  bench/pg_bench.sh drives
  * it with the same bank_loadgen that drives allotd, so the comparison includes an API layer
  * on both sides.  libmicrohttpd in C is far cheaper per request than Flask: generous to the
  * baseline.

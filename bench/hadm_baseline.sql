@@ -1,7 +1,6 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- hadm_baseline.sql - the comparison point of bench/pg_bench.sh: HADM's bank as its paper
--- describes it (reference/002, "Schema 3-6" and the paragraph on serializing access to the
--- activity tables), written for this benchmark.  An "activity" parent table inherited by
+-- hadm_baseline.sql - the comparison point of bench/pg_bench.sh: HADM's bank as published
+-- (its schema and its serialized access to the activity tables), written for this benchmark.  An "activity" parent table inherited by
 -- credits, predebits, debits and failures; a "balances" view summing them per allocation;
 -- a PL/pgSQL pre-debit procedure that takes a PostgreSQL advisory lock, reads the balance
 -- from the view, and inserts the pre-debit (or a failure); a debit procedure, under the

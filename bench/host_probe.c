@@ -2,7 +2,7 @@
 /* host_probe.c - what this (virtual) machine gives a benchmark, printed beside its numbers.
  *
  * The bank's throughput on the 2-core VMs this project runs on has varied seven-fold from
- * one session to the next with the code unchanged (bench/results/bank.md, session 16), and
+ * one session to the next with the code unchanged (bench/results/bank.md, 2026-11-26, 1ca89d2), and
  * the guest kernel does not see why: no steal time is reported.  Two measures show it:
  *
  * - CPU available: one spinning thread per core reads the monotonic clock in a loop for

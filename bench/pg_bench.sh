@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # pg_bench.sh [BUILD_DIR] - allot on PostgreSQL with 1 and 2 allotd versus the HADM
-# baseline, same load, same server, same run (issue 3 "Measure").  The baseline runs twice:
+# baseline, same load, same server, same run.  The baseline runs twice:
 # its procedures called straight over libpq (hadm_baseline), and behind an HTTP API as the
 # HADM paper deploys them (hadm_api, driven by the same bank_loadgen as allotd).  Prints
 # ops/s and latency percentiles of each and the ratios.  Starts a private PostgreSQL (fsync on,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* rollover_bench.c - cost of period boundaries (DESIGN §5) for many policies through store.h
+/* rollover_bench.c - cost of period boundaries (doc/design.md §5) for many policies through store.h
  * on an SQLite file: N accounts, each with one allocation and one monthly policy, then
  *   open      the first period (credit, reset/limit commands, marker) for all N,
  *   boundary  the July -> August boundary (expire, carry, credit, 2 commands, marker),

@@ -20,7 +20,7 @@
 # early shares the cores with the submissions being timed; after the loop the plugins' jobs
 # are released (their settles give the latency) and the others cancelled.  Released jobs
 # run about one a second on the test node.  slurmctld's own submit time still drifts from
-# run to run (312-1,117 us without plugins in session 23), and the phase run second is
+# run to run (312-1,117 us without plugins on 2026-11-27, 40249da), and the phase run second is
 # usually the slower: compare runs of both orders (bench/results/slurm.md).
 test_description='allot Slurm plugin benchmark'
 . /usr/share/sharness/sharness.sh

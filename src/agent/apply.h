@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* apply.h - apply one outbox command to Slurm with sacctmgr (DESIGN §5).
+/* apply.h - apply one outbox command to Slurm with sacctmgr (doc/design.md §5).
  *
  * Every write is `sacctmgr -i modify account where name=<target> cluster=<cluster> set ...`
  * (always -i: without it sacctmgr waits on stdin).  Before writing, the live value of the

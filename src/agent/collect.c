@@ -256,7 +256,7 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
     if (tres_billing(row->alloc_tres, &billing) <= 0)
         billing = 0;
     if (billing == 0 && row->has_alloc_cpus)
-        billing = row->alloc_cpus; /* DESIGN §3: without weights, allocated CPUs */
+        billing = row->alloc_cpus; /* doc/design.md §3.2: without weights, allocated CPUs */
     struct allot_job_desc d = {
         .cluster = o->cluster,
         .job_id = id,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* collect.h - reconciliation from sacct (DESIGN §3 "reconcile"): settle through allotd every
+/* collect.h - reconciliation from sacct (doc/design.md §3.5): settle through allotd every
  * finished job that allot has not settled, in bounded time windows.
  *
  * A window is [from, to) of job end times, at most window_s long, and never closer to now

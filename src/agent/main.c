@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* main.c - allot-agent: one per cluster (DESIGN §1, §5).
+/* main.c - allot-agent: one per cluster (doc/design.md §1.3, §5.6).
  *
  * Loop: long-poll allotd for this cluster's commands (POST /v1/agents/<cluster>/poll), apply
  * each in id order with sacctmgr (apply.c: diff, write, verify), post the result by command

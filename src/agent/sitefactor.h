@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sitefactor.h - allot-agent pushes allot's site factor to the cluster's pending jobs
- * (DESIGN §6, doc/slurm.md "Site factor").
+ * (doc/design.md §6.4, doc/slurm.md "Site factor").
  *
  * One pass: GET /v1/sitefactors?cluster=C from allotd (account x partition -> Slurm site
  * factor), slurm_load_jobs(), and for each PENDING job whose (account, first partition) has

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* api_command.c - the command outbox over HTTP (DESIGN §5): history (/v1/commands, filtered
+/* api_command.c - the command outbox over HTTP (doc/design.md §5): history (/v1/commands, filtered
  * by cluster, policy, period, state), the agent's poll (/v1/agents/{cluster}/poll) and its
  * result by command id (/v1/commands/{id}/result), and /v1/agents/{cluster} status.
  *

@@ -395,7 +395,7 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
     if (api_job_ids_given(&s->ids) &&
         store_job_ids_put(st, s->q.cluster, s->q.job_id, &s->ids, err) < 0)
         return -1;
-    /* DESIGN §5: thresholds are evaluated on each settle (of an allocation with a policy) */
+    /* doc/design.md §5.5: thresholds on each settle (of an allocation with a policy) */
     if (!s->res.replay && !s->res.no_policy)
         tick_after_write(st, s->res.job.alloc_id, s->q.now_s, "settle", 0);
     return 0;

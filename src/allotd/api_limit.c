@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api_limit.c - /v1/limits: stored limits (list, set) and the effective limits of a
- * (cluster, user, account, partition, QOS) with where each came from (DESIGN §4).
+ * (cluster, user, account, partition, QOS) with where each came from (doc/design.md §4.2).
  *
  * The effective view builds Slurm's chain from the store (partition QOS, job QOS, user
  * association, the account's associations up the tree, root, partition) and hands it to
@@ -36,7 +36,7 @@ struct list_arg {
     const char *user;   /* the effective user */
 };
 
-/* DESIGN §8: a plain user sees the limits of the accounts it is in and of the associations
+/* doc/design.md §8.3: a plain user sees the limits of the accounts it is in and of the associations
  * of those accounts (as GET /v1/jobs shows their jobs); QOS and partition limits are the
  * cluster's configuration, as their records are, and visible to all. */
 static int limit_visible(const struct list_arg *l, enum limit_scope scope, const char *owner)
@@ -435,7 +435,7 @@ out:
     return rc;
 }
 
-/* ---- submit-time check for admission (DESIGN §4) --------------------------------------- */
+/* ---- submit-time check for admission (doc/design.md §4.3) ------------------------------------ */
 
 /* Admission's working set (about 200 KB: the chain's level buffers and the effective
  * limits), kept per MHD thread and reused.  Zeroing it per request (calloc) cost more than

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* api_policy.c - /v1/policies and /v1/evaluations (DESIGN §5): add, list, show with
+/* api_policy.c - /v1/policies and /v1/evaluations (doc/design.md §5): add, list, show with
  * status (periods, last evaluations, waiting commands), evaluate (a tick for one policy),
  * dry-run (the same evaluation in a transaction that is rolled back: it shows exactly what
  * the next tick would do and changes nothing), force-reset (a RawUsage reset command for
@@ -240,7 +240,7 @@ static int on_command(const struct command *c, void *arg)
 }
 
 /* GET /v1/policies/{id}: the policy, its periods, its last 20 evaluations and its
- * unfinished commands with the time since they wait (DESIGN §5 "status"). */
+ * unfinished commands with the time since they wait (doc/design.md §5.7). */
 int api_policy_get(struct req *r, struct allot_error *err)
 {
     int64_t id = 0;

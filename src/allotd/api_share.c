@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* api_share.c - fair-share, usage and priority (DESIGN §6): /v1/share, /v1/tree, /v1/usage,
+/* api_share.c - fair-share, usage and priority (doc/design.md §6): /v1/share, /v1/tree, /v1/usage,
  * /v1/usage/clear, /v1/priority/{cluster}/{job}.
  *
  * Design: nothing is cached.  Each read builds the association tree of one cluster from the
@@ -354,7 +354,7 @@ static json_t *share_row(const struct share *s, size_t i)
     return o;
 }
 
-/* DESIGN §8: a plain user sees the rows of the accounts it is in (the account's and its
+/* doc/design.md §8.3: a plain user sees the rows of the accounts it is in (the account's and its
  * users', as GET /v1/jobs shows those accounts' jobs); seen is auth_account_set's.  The
  * tree is computed whole, so the numbers shown are the same for everyone. */
 static int share_visible(const struct share *s, const json_t *seen, size_t i)

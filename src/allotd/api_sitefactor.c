@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api_sitefactor.c - GET /v1/sitefactors?cluster=C: HADM's per-allocation site factor
- * (DESIGN §6, libcore/sitefactor.h) and, for every account and partition of the cluster, the
- * Slurm site factor its pending jobs should carry.
+ * (doc/design.md §6.4, libcore/sitefactor.h) and, for every account and partition of the cluster,
+ * the Slurm site factor its pending jobs should carry.
  *
  * Design: computed on each read from the books, nothing cached (the agent asks every few
  * seconds at most).  For each allocation active now whose scope includes C:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* api_step.c - monitored step records (doc/api.md "Steps"; DESIGN §7, issue 7).
+/* api_step.c - monitored step records (doc/api.md "Steps"; doc/design.md §7.3).
  *
  *   POST /v1/steps   {"cluster", "job_id", "step_name", "attempt", "record": {...}}
  *   GET  /v1/steps?cluster=&job=&user=&limit=

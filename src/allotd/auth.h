@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* auth.h - who is calling (DESIGN §8, doc/api.md "Authentication and roles").
+/* auth.h - who is calling (doc/design.md §8.3, doc/api.md "Authentication and roles").
  *
  * AuthType=munge: the header `X-Allot-Auth: MUNGE <credential>` is decoded by munged (the
  * configured MungeSocket) with one munge_ctx per worker thread; the uid inside is the

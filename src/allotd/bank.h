@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* bank.h - the money decisions of the job verbs (DESIGN §3): which partition resource,
+/* bank.h - the money decisions of the job verbs (doc/design.md §3): which partition resource,
  * what billing, what maximum cost.  The denial text is libcore's (denial.h); the atomic
  * check-and-hold itself is store_hold() run by the writer.
  * Threads: reentrant; the store passed is the caller's read connection. */
@@ -37,7 +37,7 @@ int bank_cost(struct partcache *pc, store_t *st, const struct bank_job *j, struc
 int bank_billing(const struct partition *p, const char *field, const char *tres,
                  int64_t *billing_micro, struct allot_error *err);
 
-/* Submit-time limits of DESIGN §4 for an admission (api_limit.c): 0 = within limits,
+/* Submit-time limits (doc/design.md §4.3) for an admission (api_limit.c): 0 = within limits,
  * 1 = denied at submission (Slurm's rule, e.g. DenyOnLimit) with the reason in msg,
  * 2 = accepted but Slurm will keep it pending, reason in msg; -1 with err (no
  * association: ENOENT naming it). */

@@ -17,7 +17,8 @@
  * queued to the writer and the connection suspended), and 4 x that on PostgreSQL, whose
  * reads wait for round trips.  More threads than a handler needs cost more wake-ups per
  * request: with 8 per listener on 2 cores, 32 connections sometimes spread over all of them
- * and the HTTP work per request rose by half (bench/results/bank.md, sessions 10-11). */
+ * and the HTTP work per request rose by half (bench/results/bank.md,
+ * 2026-11-24, 03ea179..b368fca). */
 unsigned http_threads(const struct allot_conf *c);
 /* Bind the listeners and start serving.  NULL with err (EIO naming the address). */
 struct http *http_start(struct allotd *d, const struct allot_conf *c, struct allot_error *err);

@@ -3,8 +3,8 @@
  *
  * An HTTP worker prices every hold from the job's partition (bank_cost).  On PostgreSQL
  * that lookup was one round trip per hold, ~15-20% of the machine's CPU under load
- * (bench/results/postgresql.md, session 8); on SQLite a read transaction that, after each
- * group commit, reads its pages again (~5-7 us of allotd's CPU per hold, session 10).
+ * (bench/results/postgresql.md, 2026-11-22, 73b30bf); on SQLite a read transaction that, after each
+ * group commit, reads its pages again (~5-7 us of allotd's CPU per hold, 2026-11-24, 03ea179).
  * The cache answers only while its watch thread watches partition changes on a connection
  * of its own (store_watch_partitions):
  *  - every change committed by anyone (this allotd, another one, psql or the sqlite3 shell)

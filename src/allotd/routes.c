@@ -4,7 +4,7 @@
  * Matching is a linear scan: the table is small and the scan allocation-free.  Each route's
  * byte at ROUTE_KEY_AT is compared first, so the scan for a hold or a settle, near the table's
  * end, passes over the other nouns' routes with one compare each instead of walking their
- * shared "/v1/" prefix (bench/results/bank.md "Session 18").
+ * shared "/v1/" prefix (bench/results/bank.md, 2026-11-27, 6c1f7db).
  *
  * Each route also declares what its request may carry besides a body, so that the request
  * layer (http.c) refuses the rest before a handler runs: `params` names the {} segments in

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tick.h - the period/policy clock of allotd (DESIGN §5): a thread that, every interval,
+/* tick.h - the period/policy clock of allotd (doc/design.md §5): a thread that, every interval,
  * evaluates every policy through the writer (one write op per policy, so each boundary is
  * one transaction of the group commit), and the zone offset used for period strings.
  *
@@ -29,7 +29,7 @@ const struct period_tz *tick_zone(void);
  * the other policies are still evaluated). */
 int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_error *err);
 
-/* Thresholds on each settle and credit (DESIGN §5): called inside the writer's transaction
+/* Thresholds on each settle and credit (doc/design.md §5.5): called inside the writer's transaction
  * by a write that changed allocation alloc_id's money.  When the allocation has a policy,
  * evaluates it at now_s in a nested savepoint (only its period boundary when boundary_only),
  * so the flags and any downscale/pause commands commit with the write that caused them.

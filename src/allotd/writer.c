@@ -39,7 +39,7 @@
 
 /* Flushes that may run at once.  Two cut the wait for a flush in progress (half of a
  * ~120 us fdatasync, on average): p50 -50 us and +3-5% hold+settle pairs/s in
- * bench/bank_bench.sh (bench/results/bank.md, session 10); three did no better. */
+ * bench/bank_bench.sh (bench/results/bank.md, 2026-11-24, 03ea179); three did no better. */
 #define WRITER_COMPLETERS 2
 
 struct writer {

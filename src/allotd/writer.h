@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* writer.h - group commit: ONE thread owns the writing store_t (DESIGN §10).
+/* writer.h - group commit: ONE thread owns the writing store_t (doc/design.md §10.1).
  *
  * Request threads submit write operations; once one is queued the writer opens one
  * transaction (store_begin) and then takes up to MaxBatch queued ops (so ops that arrive

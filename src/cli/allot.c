@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* allot.c - the `allot` command: global options, then `NOUN [VERB] [NAME] [key=value...]`
- * dispatched to the table of commands (cmd_<noun>.c), sacctmgr's style (DESIGN §8).
+ * dispatched to the table of commands (cmd_<noun>.c), sacctmgr's style (doc/design.md §8.4).
  *
  * main() is the table of contents: parse the global options, find the command, run it,
  * print `allot: error: <message>` on failure and exit with allot_error_exit_status().

@@ -247,9 +247,9 @@ int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error 
     "  allot import sacct start=2026-11-01 end=2026-11-28 backfill=yes\n"
 /* cmd_report.c: `allot report observe` (EnforceMode=observe, doc/adopt.md) */
 extern const struct cli_command cmd_report;
-/* cmd_share.c (DESIGN §6) */
+/* cmd_share.c (doc/design.md §6) */
 extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
-/* cmd_policy.c, cmd_command.c, cmd_agent.c (DESIGN §5) */
+/* cmd_policy.c, cmd_command.c, cmd_agent.c (doc/design.md §5) */
 extern const struct cli_command cmd_policy, cmd_command, cmd_agent;
 /* cmd_sync.c: drift between allot's copy and Slurm (doc/agent.md "Sync") */
 extern const struct cli_command cmd_sync;

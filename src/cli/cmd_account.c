@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_account.c - `allot account ...`: the account tree (DESIGN §2). */
+/* cmd_account.c - `allot account ...`: the account tree (doc/design.md §2). */
 #include "cli/cli.h"
 
 static const struct field fields[] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_agent.c - `allot agent status [CLUSTER]` (DESIGN §5): per cluster, when its allot-agent
- * last polled, how many commands wait for it and since when (the backlog), and how far its
- * sacct reconciliation got (every job that ended before ReconciledUntil is settled or
+/* cmd_agent.c - `allot agent status [CLUSTER]` (doc/design.md §5): per cluster, when its
+ * allot-agent last polled, how many commands wait for it and since when (the backlog), and how far
+ * its sacct reconciliation got (every job that ended before ReconciledUntil is settled or
  * reported).  Without CLUSTER: every cluster allotd knows.
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_balance.c - `allot balance`: per allocation granted / used / held / available, like
- * HADM's sproject (reference/002), from GET /v1/balances. */
+/* cmd_balance.c - `allot balance`: per allocation granted / used / held / available, from
+ * GET /v1/balances. */
 #include "cli/cli.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_command.c - `allot command list|show` (DESIGN §5): the command outbox, i.e. what allotd
- * asked a cluster's agent to apply with sacctmgr, since when it waits, how many times it was
+/* cmd_command.c - `allot command list|show` (doc/design.md §5): the command outbox, i.e. what
+ * allotd asked a cluster's agent to apply with sacctmgr, since when it waits, how many times it was
  * handed out and the agent's verified result.  'confirmed' is only ever the agent's
  * read-back; 'sent' means handed out without an answer yet.
  */

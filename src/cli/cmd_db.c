@@ -125,7 +125,7 @@ static int dump_import(const struct cli *cli, store_t *st, const char *path,
     return rc;
 }
 
-/* scrub-old-jobs [WEEKS]: flux-accounting's scrub (reference 004): delete the records of
+/* scrub-old-jobs [WEEKS]: flux-accounting's scrub: delete the records of
  * jobs that ended (are not held) and were last updated more than WEEKS weeks ago, default
  * 26 (six months).  Their ledger entries stay, so balances do not change; their usage no
  * longer counts for fair-share. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_efficiency.c - `allot job efficiency`: seff for many jobs at once, beside what each
- * job cost in the bank (issue 7 "Efficiency").
+ * job cost in the bank (doc/step.md "Efficiency").
  *
  *   allot job efficiency [CLUSTER:]JOBID... [cluster=C]
  *   allot job efficiency account=A [since=DATE] [until=DATE] [user=U] [cluster=C]

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_limits.c - `allot limits ...`: stored Slurm limits and the effective limit of a
- * (user, account, partition, QOS) with the level each one comes from (DESIGN §4), which
+ * (user, account, partition, QOS) with the level each one comes from (doc/design.md §4.2), which
  * Slurm itself cannot tell. */
 #include "cli/cli.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_partition.c - `allot partition ...`: Slurm partitions with the resource type they bill
- * and their TRES billing weights (DESIGN §2, §3).  A partition is named within a cluster,
- * so every verb but add/show needs cluster=. */
+ * and their TRES billing weights (doc/design.md §2.5, §3.2).  A partition is named within a
+ * cluster, so every verb but add/show needs cluster=. */
 #include "cli/cli.h"
 
 static const struct field fields[] = {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_policy.c - `allot policy add|show|status|dry-run|evaluate|force-reset` (DESIGN §5):
+/* cmd_policy.c - `allot policy add|show|status|dry-run|evaluate|force-reset` (doc/design.md §5):
  * periodic policies of allocations through /v1/policies.
  *
  * Ratios are typed as decimals (grace=0.2, carryover_factor=0.5, notify=0.8, downscale=1)

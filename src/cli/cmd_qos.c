@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_qos.c - `allot qos ...`: Slurm QOS as the bank knows them (DESIGN §2, §4). */
+/* cmd_qos.c - `allot qos ...`: Slurm QOS as the bank knows them (doc/design.md §2.4, §4). */
 #include "cli/cli.h"
 
 static const struct field fields[] = {

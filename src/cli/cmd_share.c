@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_share.c - `allot share`, `allot tree`, `allot usage`, `allot priority` (DESIGN §6).
+/* cmd_share.c - `allot share`, `allot tree`, `allot usage`, `allot priority` (doc/design.md §6).
  *
  * share and tree print the lines allotd formatted with libcore (so `allot share -P` is
  * byte-for-byte what `sshare -a -l -P` prints for the same tree, and `allot tree` what

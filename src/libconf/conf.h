@@ -37,7 +37,7 @@ enum conf_type {
 };
 
 struct allot_conf {
-    /* Storage (DESIGN §9) */
+    /* Storage (doc/design.md §9) */
     char storage_type[16];          /* "sqlite" | "pg" */
     char storage_loc[CONF_STR_MAX]; /* sqlite file path or libpq conninfo */
     int64_t storage_timeout_ms;     /* lock wait before a write fails with EUNAVAIL */
@@ -47,7 +47,7 @@ struct allot_conf {
     char operator_socket[CONF_STR_MAX];       /* the trusted callers' socket; "" = none */
     char operator_socket_group[CONF_STR_MAX]; /* its group; "" = allotd's own */
     int64_t connections_per_peer;             /* open connections per uid / address (http.c) */
-    /* Authentication and roles (DESIGN §8) */
+    /* Authentication and roles (doc/design.md §8.3) */
     char auth_type[16];              /* "munge" | "none" (test builds with TestMode=local) */
     char munge_socket[CONF_STR_MAX]; /* munged's socket; "" = libmunge's default */
     int64_t socket_peer_auth;        /* 1: ListenSocket peers without a credential are their
@@ -73,13 +73,13 @@ struct allot_conf {
     int64_t prep_min_threads;          /* prep/allot worker pool, at least */
     int64_t prep_max_threads;          /* and at most */
     char prep_spool_dir[CONF_STR_MAX]; /* prep/allot's pending settles survive restarts here */
-    /* Site factor (DESIGN §6, doc/slurm.md); the reals are decimal text checked at load */
+    /* Site factor (doc/design.md §6.4, doc/slurm.md); the reals are decimal text checked at load */
     char sf_rule[16];            /* "power" | "sigmoid" */
     int64_t sf_max;              /* Slurm site factor of a factor 1.0; 0 = no push */
     char sf_nc[32], sf_nt[32];   /* power rule exponents, >= 0 */
     char sf_lc[32], sf_lt[32];   /* sigmoid rates */
     char sf_x0c[32], sf_x0t[32]; /* sigmoid midpoints in [0, 1] */
-    /* Usage, fair-share, priority (DESIGN §6; doc/fairshare.md) */
+    /* Usage, fair-share, priority (doc/design.md §6; doc/fairshare.md) */
     char fairshare_algo[16];  /* "classic" | "fair_tree" | "flux" */
     int64_t decay_halflife_s; /* PriorityDecayHalfLife; 0 = no decay */
     char usage_reset[16];     /* PriorityUsageResetPeriod: NONE..YEARLY */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* billing.h - Slurm TRESBillingWeights and a job's billing, in exact fixed point (DESIGN §3).
+/* billing.h - Slurm TRESBillingWeights and a job's billing, in exact fixed point (doc/design.md
+ * §3.2).
  *
  * Design: a weight is kept as an integer count of 1e-9 units (`weight_nano`) plus the unit
  * suffix it was written with; the suffix divides by a power of 1024 exactly as Slurm 22.05

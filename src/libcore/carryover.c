@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* carryover.c - carryover, pushed limit and threshold flags, exactly (DESIGN §5). */
+/* carryover.c - carryover, pushed limit and threshold flags, exactly (doc/design.md §5). */
 #include "libcore/carryover.h"
 
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* carryover.h - periodic policy arithmetic (DESIGN §5, Waldur's model made exact).
+/* carryover.h - periodic policy arithmetic (doc/design.md §5.3).
  *
  * Design: all amounts are int64 SU-minutes; ratios are integers in parts per million
  * (`_ppm`: 50% = 500000, grace 0.2 = 200000), so every result is exact or rounded once by a
@@ -9,13 +9,11 @@
  *   total  = base + carry                                       (one period back only)
  *   limit  = floor(total x (1e6 + grace_ppm) / 1e6) TRES-minutes (floor: Slurm never allows
  *            more than total x (1 + grace)).  total is already in SU-minutes, which are
- *            billing-TRES-minutes, so this is DESIGN's "total x 60 x (1 + grace)" with total
- *            counted in SU-hours.
- * Thresholds: usage u against total T are compared exactly (u x 1e6 >= T x ppm in 128
- * bits): notify at notify_ppm (80%), downscale at downscale_ppm (100%), pause at
- * (1e6 + grace_ppm) (i.e. (1 + grace) x 100%).  The state is a pure function of (u, T), so a
- * flag clears by itself when usage drops below its threshold.
- * Thread rule: pure functions, reentrant.
+ *            billing-TRES-minutes, so this is "total x 60 x (1 + grace)" of doc/design.md §5.3 with
+ * total counted in SU-hours. Thresholds: usage u against total T are compared exactly (u x 1e6 >= T
+ * x ppm in 128 bits): notify at notify_ppm (80%), downscale at downscale_ppm (100%), pause at (1e6
+ * + grace_ppm) (i.e. (1 + grace) x 100%).  The state is a pure function of (u, T), so a flag clears
+ * by itself when usage drops below its threshold. Thread rule: pure functions, reentrant.
  */
 #ifndef ALLOT_CORE_CARRYOVER_H
 #define ALLOT_CORE_CARRYOVER_H
@@ -30,7 +28,7 @@
 #define CARRYOVER_DEFAULT_NOTIFY_PPM 800000     /* notify at 80% */
 #define CARRYOVER_DEFAULT_DOWNSCALE_PPM 1000000 /* downscale at 100% */
 
-/* This period's credit from base and the previous period's use (DESIGN §5).
+/* This period's credit from base and the previous period's use (doc/design.md §5.3).
  * Inputs: base_sumin >= 0, prev_used_sumin >= 0 (the use in exactly the period before),
  * factor_ppm >= 0 (0 disables carryover; may exceed 1e6).  Outputs: *total_sumin and
  * *carry_sumin (either may be NULL).  Errors: ALLOT_EINVAL for negatives or overflow;

@@ -5,7 +5,7 @@
  * Why: policy periods (period.c) and usage decay resets (decay.c) need calendar arithmetic
  * on days since 1970-01-01 in any zone, and allotd formats several times in every reply;
  * gmtime_r + strftime cost ~1,200 instructions a time there (bench/results/bank.md,
- * session 15).  Era arithmetic (400-year cycles of 146,097 days, years counted from March
+ * 2026-11-25 (902b1b0)).  Era arithmetic (400-year cycles of 146,097 days, years counted from March
  * so that the leap day is last): exact for every int64 day that fits a year in int64.
  * Thread rule: pure functions.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* decay.h - half-life decay of usage, exact and independent of how often it is computed.
  *
- * Usage U decays as U * 2^(-dt/halflife) (DESIGN §6, Slurm PriorityDecayHalfLife).  A
+ * Usage U decays as U * 2^(-dt/halflife) (doc/design.md §6.1, Slurm's PriorityDecayHalfLife).  A
  * decay_acc_t stores the decaying part as its value at a reference epoch ref_s,
  *     ref_value = sum_i charge_i * 2^((t_i - ref_s) / h),
  * so "applying decay" is only evaluating value(now) = ref_value * 2^(-(now - ref_s)/h): nothing is

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* denial.h - the text a user reads when a job is refused for lack of credit (DESIGN §3,
- * issue 2 item 7): the account, the allocation that would pay, what is available, the
- * job's maximum cost and its parts (billing x time limit), what running jobs and what
- * pending jobs (held at submit, HoldMode=submit) hold, and what to change.
+/* denial.h - the text a user reads when a job is refused for lack of credit (doc/design.md §3.5):
+ * the account, the allocation that would pay, what is available, the job's maximum cost and its
+ * parts (billing x time limit), what running jobs and what pending jobs (held at submit,
+ * HoldMode=submit) hold, and what to change.
  *
  * Design: one formatter for both places a refusal is decided, admission (job_submit,
  * `allot job admit`) and the atomic hold at start (PrEp, recorded as a failure), so the

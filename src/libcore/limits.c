@@ -69,7 +69,7 @@ static const struct {
     {"MaxSubmitPA", Q, "MaxSubmitJobsPerAccount"},
     {"MaxTRESPA", Q, "MaxTRESPerAccount"},
     {"MinTRES", Q, "MinTRESPerJob"},
-    /* flux-accounting's per-association job limits (reference 004), as Slurm's: */
+    /* flux-accounting's per-association job limits, as Slurm's: */
     {"max_active_jobs", A, "MaxSubmitJobs"}, /* refused at submit: allot's admission */
     {"max_running_jobs", A, "MaxJobs"},      /* pending until one ends: Slurm enforces */
     {"max_nodes", A, "GrpTRES"},             /* value N means node=N (flux_tres below) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* limits.h - Slurm association / QOS / partition limits: validation, resolution of the
- * effective limit with its provenance, and the submit-time check (DESIGN §4, Slurm's
+ * effective limit with its provenance, and the submit-time check (doc/design.md §4, Slurm's
  * "Resource Limits" page).
  *
  * Design: one static table lists every limit of the reference (Fairshare excluded: shares,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* model.h - the bank's objects (DESIGN §2) as plain fixed-size structs.
+/* model.h - the bank's objects (doc/design.md §2) as plain fixed-size structs.
  *
  * Every string is a bounded, NUL-terminated array, so records are copied by assignment,
  * need no free and can live on the stack of a hot path.  Input longer than a field is
  * rejected at validation (model_validate_*), never truncated.  All times are UTC seconds
- * since the epoch (`_s`); money is int64 SU-minutes (`_sumin`, DESIGN §3); billing is in
+ * since the epoch (`_s`); money is int64 SU-minutes (`_sumin`, doc/design.md §3.1); billing is in
  * micro-units (`_micro`: 1 billing unit = 1,000,000).  An empty string means "none"
  * (e.g. allocation.cluster "" = every cluster; assoc.partition "" = all partitions).
  * Thread rule: plain data, no hidden state.
@@ -69,13 +69,13 @@ struct partition {
     char name[ALLOT_NAME_MAX];
     char resource[ALLOT_NAME_MAX];        /* resource type billed: "cpu", "gpu", site-defined */
     char billing_weights[ALLOT_TRES_MAX]; /* Slurm TRESBillingWeights syntax; "" = CPUs */
-    int max_tres;                         /* 1: billing is MAX_TRES (DESIGN §3) */
+    int max_tres;                         /* 1: billing is MAX_TRES (doc/design.md §3.2) */
     char qos[ALLOT_NAME_MAX];             /* partition QOS; "" = none */
     int64_t default_time_s;               /* DefaultTime; -1 = unset */
     int64_t max_time_s;                   /* MaxTime; -1 = UNLIMITED */
 };
 
-/* Where a limit is attached (DESIGN §4). */
+/* Where a limit is attached (doc/design.md §4.1). */
 enum limit_scope {
     LIMIT_SCOPE_ASSOC = 0,
     LIMIT_SCOPE_ACCOUNT,
@@ -105,7 +105,7 @@ struct allocation {
     int64_t created_s;
 };
 
-/* Derived balance of one allocation (DESIGN §3):
+/* Derived balance of one allocation (doc/design.md §2.7):
  * granted = credits + carryover + adjustments - expiry; used = debits - refunds;
  * held = holds - releases; available = granted - used - held. */
 struct balance {
@@ -208,7 +208,7 @@ struct failure {
 /* Names of enums, for JSON and tables; model_*_parse returns -1 for unknown text. */
 const char *model_ledger_kind_name(enum ledger_kind k);
 int model_ledger_kind_parse(const char *s, enum ledger_kind *out);
-/* A ledger entry's effect on its allocation's balance (DESIGN §3): credit, carryover and
+/* A ledger entry's effect on its allocation's balance (doc/design.md §2.7): credit, carryover and
  * adjustment add to granted, expiry takes from it; debit adds to used, refund takes from
  * it; hold adds to held, release takes from it.  The entry's amount is added to *dg, *du or
  * *dh (granted, used, held), so the effects of several entries sum.  Returns 0, or -1 with

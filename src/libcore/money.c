@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* money.c - SU-minute parsing, formatting, checked arithmetic and charges (DESIGN §3). */
+/* money.c - SU-minute parsing, formatting, checked arithmetic and charges (doc/design.md §3.3). */
 #include "libcore/money.h"
 
 #include <stdio.h>
@@ -67,7 +67,7 @@ static int parse_unsigned(const char *s, int64_t *out, struct allot_error *err)
         if (hours_to_min(s, len - 1, &v, err) < 0)
             return -1;
     } else {
-        /* A bare number is hours: SU are granted in SU-hours (DESIGN §3). */
+        /* A bare number is hours: SU are granted in SU-hours (doc/design.md §3.1). */
         if (hours_to_min(s, len, &v, err) < 0)
             return -1;
     }

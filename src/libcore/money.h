@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* money.h - service-unit arithmetic (DESIGN §3): amounts, charges and holds in SU-minutes.
+/* money.h - service-unit arithmetic (doc/design.md §3.1): amounts, charges and holds in SU-minutes.
  *
  * Design: every amount is an int64 count of SU-minutes (`_sumin`); one SU is one billing unit
  * for one hour, so 1 SU = 60 SU-minutes.  No floating point anywhere: amounts typed by people
@@ -47,14 +47,14 @@ int money_add(int64_t a, int64_t b, int64_t *out);
 int money_sub(int64_t a, int64_t b, int64_t *out);
 int money_mul(int64_t a, int64_t b, int64_t *out);
 
-/* Charge of a job run (DESIGN §3): ceil(billing x elapsed seconds / 60) SU-minutes, with
+/* Charge of a job run (doc/design.md §3.3): ceil(billing x elapsed seconds / 60) SU-minutes, with
  * billing in micro-units, i.e. ceil(billing_micro * elapsed_s / 60e6) computed in 128 bits.
  * 0 s costs 0; 1 billing unit for 60 s costs 1, for 61 s costs 2.
  * Errors: ALLOT_EINVAL for negative inputs or a result above INT64_MAX; out untouched. */
 int money_charge_sumin(int64_t billing_micro, int64_t elapsed_s, int64_t *out,
                        struct allot_error *err);
 
-/* Hold of a job run (DESIGN §3): the same rule applied to the time limit in seconds. */
+/* Hold of a job run (doc/design.md §3.3): the same rule applied to the time limit in seconds. */
 int money_hold_sumin(int64_t billing_micro, int64_t time_limit_s, int64_t *out,
                      struct allot_error *err);
 

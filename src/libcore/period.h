@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* period.h - policy periods (DESIGN §5): month "2026-07", quarter "2026-Q3", year "2026",
+/* period.h - policy periods (doc/design.md §5.2): month "2026-07", quarter "2026-Q3", year "2026",
  * and the single-shot "total".
  *
  * Design: a period is a (kind, year, index) value.  Boundaries are local midnights in the

@@ -34,7 +34,7 @@ int slt_argv_addf(struct slt_argv *a, struct allot_error *err, const char *fmt, 
 /* Append s without copying: s must outlive a.  Errors: ETOOBIG. */
 int slt_argv_add_borrowed(struct slt_argv *a, char *s, struct allot_error *err);
 
-/* What allot-step asks of srun (DESIGN §7, Torc's srun wrapping). */
+/* What allot-step asks of srun (doc/design.md §7.1). */
 struct slt_srun_opts {
     uint32_t job_id;        /* --jobid */
     const char *step_name;  /* --job-name, required */

@@ -306,7 +306,7 @@ static const struct db_ops sqlite_ops = {
 /* Process-wide settings, before SQLite initializes.  MEMSTATUS off: with it on (the default)
  * every sqlite3_malloc and sqlite3_free takes one global mutex to keep allocation
  * statistics nobody here reads, so the writer and every reader connection contend on it
- * (~7% of the writer thread's time in bench/bank_bench.sh, session 10).  SQLITE_MISUSE
+ * (~7% of the writer thread's time in bench/bank_bench.sh, 2026-11-24, 03ea179).  SQLITE_MISUSE
  * when SQLite was already initialized in this process (by a test's fault VFS, say): the
  * defaults then stay, slower but correct. */
 static pthread_once_t configure_once = PTHREAD_ONCE_INIT;

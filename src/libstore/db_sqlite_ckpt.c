@@ -4,9 +4,9 @@
  * Why: under autocheckpoint the connection that commits the 1000th WAL frame copies the
  * WAL's pages into the database file and syncs both files, inside its COMMIT.  On allotd's
  * writer that is the group commit's serial path: one batch in ~50 took a millisecond or more
- * (bench/results/bank.md, session 11).  Here a thread with a connection of its own does the
- * copying every DB_SQLITE_CKPT_FRAMES frames, as PASSIVE checkpoints, which never wait for
- * the writer or a reader.
+ * (bench/results/bank.md, 2026-11-24, b368fca).  Here a thread with a connection of its own does
+ * the copying every DB_SQLITE_CKPT_FRAMES frames, as PASSIVE checkpoints, which never wait for the
+ * writer or a reader.
  *
  * The writer still ends each cycle.  SQLite starts the WAL over from its beginning only when
  * a write transaction begins and finds every frame copied, and under steady load commits

@@ -6,7 +6,7 @@
  * of a statement mallocs and frees its record buffers, cursors and unpacked keys: about 60
  * allocations per hold or settle request, and glibc's malloc and free (mostly its slow
  * paths: the thread cache holds 7 blocks a size) were ~8% of allotd's instructions
- * (bench/results/bank.md, session 19).  SQLite's documented way out is its own allocator.
+ * (bench/results/bank.md, 2026-11-27, d4f1b01).  SQLite's documented way out is its own allocator.
  * A block of up to MEM_LARGE bytes is rounded up to a power of two (MEM_CLASSES classes)
  * and, when freed, kept on the freeing thread's list of its class, up to MEM_KEEP bytes a
  * class, for the next allocation of that class on that thread; larger blocks, and blocks

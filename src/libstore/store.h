@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store.h - the one storage interface of allot (DESIGN §9).  Only libstore speaks SQL.
+/* store.h - the one storage interface of allot (doc/design.md §9.1).  Only libstore speaks SQL.
  *
  * A store_t is one connection to one bank database: an SQLite file (embedded default, WAL)
  * or PostgreSQL.  Operations are domain verbs (hold, settle, credit, ...), not generic
@@ -8,7 +8,7 @@
  *
  * Transactions.  Every write verb (add/modify/remove/credit/hold/settle/release/...) must
  * be called between store_begin() and store_commit(); it does not commit by itself, so the
- * daemon can group many requests into one durable commit (group commit, DESIGN §10) and
+ * daemon can group many requests into one durable commit (group commit, doc/design.md §10.1) and
  * isolate each request with store_savepoint()/_release()/_rollback().  A write verb that
  * fails has changed nothing visible once its savepoint is rolled back.  Read verbs may be
  * called inside or outside a transaction.
@@ -16,7 +16,7 @@
  * Money invariant (checked by store_check): for every allocation, the cached balance equals
  * the sums of its ledger entries, and the check-and-hold of store_hold() is one atomic step
  * even across several processes sharing one PostgreSQL: no hold is ever taken that makes
- * available < 0 (DESIGN §3 "No overdraft, ever").
+ * available < 0 (doc/design.md §3.6).
  *
  * Outcomes versus errors.  A refused hold is an outcome, not an error: store_hold returns 0
  * with result->refused = 1, a job record in JOB_REFUSED and a failure row, all written in the
@@ -54,7 +54,7 @@ void store_close(store_t *st);
 /* "sqlite" or "pg". */
 const char *store_backend(const store_t *st);
 
-/* Schema (DESIGN §9): versions are numbered migrations schema/<backend>/NNNN-*.sql.
+/* Schema (doc/design.md §9.2): versions are numbered migrations schema/<backend>/NNNN-*.sql.
  * current = 0 for an empty database. */
 int store_schema_version(store_t *st, int *current, int *latest, struct allot_error *err);
 /* Apply pending migrations, each in its own transaction; idempotent. */
@@ -185,7 +185,7 @@ int store_alloc_list(store_t *st, const struct alloc_filter *f, store_alloc_f cb
                      struct allot_error *err);
 
 /* The allocation that pays for a job of `account` on `cluster` using `resource` at time
- * at_s: the account's own, else the nearest ancestor's (DESIGN §2).  ENOENT when none;
+ * at_s: the account's own, else the nearest ancestor's (doc/design.md §2.6).  ENOENT when none;
  * the message names the account, resource, cluster and date. */
 int store_find_payer(store_t *st, const char *account, const char *resource, const char *cluster,
                      int64_t at_s, struct allocation *out, struct balance *bal,
@@ -214,7 +214,7 @@ typedef int (*store_ledger_f)(const struct ledger_entry *e, void *arg);
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
                       struct allot_error *err);
 
-/* ---- Jobs: hold, settle, release (DESIGN §3) ------------------------------------------- */
+/* ---- Jobs: hold, settle, release (doc/design.md §3.5) ---------------------------------------- */
 
 struct hold_req {
     char cluster[ALLOT_NAME_MAX];
@@ -274,11 +274,11 @@ struct settle_req {
     int64_t elapsed_s;
     char slurm_state[ALLOT_STATE_MAX];
     int64_t billing_micro;           /* a run never held: its billing; a held run keeps the billing
-                                        its hold was priced at, whatever this says (DESIGN §3) */
+                                        its hold was priced at, whatever this says (doc/design.md §3.3) */
     char alloc_tres[ALLOT_TRES_MAX]; /* "" = keep */
     int64_t charge_sumin;            /* -1: the store computes money_charge_sumin(billing, elapsed);
                                         a held run pays at most its hold, NODE_FAIL (slurm_state)
-                                        always costs 0 (DESIGN §3); >= 0: an explicit charge */
+                                        always costs 0 (doc/design.md §3.3); >= 0: an explicit charge */
     char settle_source[ALLOT_NAME_MAX];
     /* For a job that was never held (post-paid, reconciled from sacct): who and where. */
     char user[ALLOT_NAME_MAX];
@@ -305,7 +305,7 @@ struct settle_result {
 };
 
 /* Settle a run: release its whole hold and debit charge_sumin, both against the allocation
- * that holds the hold (a straddling job pays from it, DESIGN §3).  A run never held is
+ * that holds the hold (a straddling job pays from it, doc/design.md §3.4).  A run never held is
  * debited from its payer at start_s without a funds check (the usage happened); ENOENT when
  * it has no payer.  A refused run settles to charge 0 (nothing to release).  Without an end
  * time the run ended at start + elapsed (at the settle when the start is unknown or that is
@@ -530,7 +530,7 @@ int store_history_names_cluster(store_t *st, enum store_history h, const char *c
 typedef void (*store_problem_f)(const char *problem, void *arg);
 int store_check(store_t *st, store_problem_f cb, void *arg, struct allot_error *err);
 
-/* ---- Usage for fair-share and reports (store_usage.c, DESIGN §6) ------------------------- */
+/* ---- Usage for fair-share and reports (store_usage.c, doc/design.md §6) ---------------------- */
 
 /* One settled job as usage: who, when it ended and what it cost. */
 struct usage_job {
@@ -569,7 +569,7 @@ int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb,
 int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *deleted,
                     struct allot_error *err);
 
-/* ---- Periodic policies, command outbox, evaluation log (DESIGN §5; store_policy.c) ----- */
+/* ---- Periodic policies, command outbox, evaluation log (doc/design.md §5; store_policy.c) ---- */
 
 #define STORE_PERIOD_MAX 16 /* "2026-Q3", "total" (PERIOD_STR_MAX of libcore/period.h) */
 
@@ -583,7 +583,7 @@ struct policy {
     char cluster[ALLOT_NAME_MAX];      /* where its commands go (must exist) */
     char period_kind[ALLOT_NAME_MAX];  /* "month", "quarter", "year", "total" */
     int64_t base_sumin;                /* credited at each period start */
-    int carryover;                     /* 1: carry unused (DESIGN §5), never for total */
+    int carryover;                     /* 1: carry unused (doc/design.md §5.3), never for total */
     int64_t carry_factor_ppm;          /* cap of the carry, x base (default 500000) */
     int64_t grace_ppm;                 /* default 200000; pause at 1e6 + grace */
     int64_t notify_ppm;                /* default 800000 */
@@ -633,17 +633,16 @@ struct policy_roll {
     int ncommands;
 };
 
-/* The boundary transaction (DESIGN §5), inside the caller's transaction: when the period of
- * now_s (in the zone whose UTC offset tz gives, NULL = UTC) differs from the marker, credit
- * base + carry for the new period, then close the marker's period by expiring all it did
- * not debit (the free balance and the holds of running jobs, whose charges then count as the
- * new period's use; never below zero available), record its use (ledger keys
- * "policy:<id>:<period>:..." so a replay writes nothing), enqueue reset_raw_usage (unless
- * disabled or total), set_limit, set_fairshare, and undo active downscale/pause, then
- * advance the marker by compare-and-set.  Periods skipped while allotd was down get no
- * credit of their own: the marker period's use is counted as the previous period's.  A
- * now_s before the marker's period (clock stepped back) changes nothing, and so does one
- * before the allocation's start; one at or after its end closes its last period once
+/* The boundary transaction (doc/design.md §5.4), inside the caller's transaction: when the period
+ * of now_s (in the zone whose UTC offset tz gives, NULL = UTC) differs from the marker, credit base
+ * + carry for the new period, then close the marker's period by expiring all it did not debit (the
+ * free balance and the holds of running jobs, whose charges then count as the new period's use;
+ * never below zero available), record its use (ledger keys "policy:<id>:<period>:..." so a replay
+ * writes nothing), enqueue reset_raw_usage (unless disabled or total), set_limit, set_fairshare,
+ * and undo active downscale/pause, then advance the marker by compare-and-set.  Periods skipped
+ * while allotd was down get no credit of their own: the marker period's use is counted as the
+ * previous period's.  A now_s before the marker's period (clock stepped back) changes nothing, and
+ * so does one before the allocation's start; one at or after its end closes its last period once
  * (key "...:end-expiry": the free balance expires, running jobs' holds stay for their
  * settles) and undoes downscale/pause.  Errors: ENOENT (policy), EINVAL (period
  * computation), storage. */
@@ -754,7 +753,7 @@ int store_reconcile_set(store_t *st, const char *cluster, int64_t until_s, int64
                         int64_t unknown, const char *report, int64_t now_s,
                         struct allot_error *err);
 
-/* ---- Monitored step records (store_step.c, DESIGN §7) ----------------------------------- */
+/* ---- Monitored step records (store_step.c, doc/design.md §7) --------------------------------- */
 
 #define STORE_STEP_RECORD_MAX (48 * 1024) /* bytes of record text (API bodies are <= 64 KiB) */
 /* One step of a job, keyed (cluster, job_id, step_name, attempt).  record is the step's

@@ -5,7 +5,7 @@
  * alloc_balance row and appends the entry in the same transaction; the balance UPDATE is
  * conditional, so a check-and-change (a hold, a negative adjustment, an expiry) is one
  * atomic statement that either applies or changes nothing, whatever other connections do.
- * Balance columns per kind (DESIGN §3): credit/carryover/adjustment add to granted, expiry
+ * Balance columns per kind (doc/design.md §2.7): credit/carryover/adjustment add to granted, expiry
  * subtracts from it; debit adds to used, refund subtracts; hold adds to held, release
  * subtracts.
  * The payer is found by walking the account's chain to root with point lookups, taking the

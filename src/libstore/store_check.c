@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* store_check.c - store_check: recompute what the cached tables claim from the append-only
- * ledger and report every difference (DESIGN §3, store.h "Integrity").
+ * ledger and report every difference (doc/design.md §2.7, store.h "Integrity").
  *
  * Balances: the ledger is replayed per allocation in entry order (two cursors merged by
  * allocation id), which gives the exact sums and also proves that no hold ever took the

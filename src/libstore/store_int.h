@@ -253,7 +253,7 @@ int store_settle_validate(const struct settle_req *r, struct allot_error *err);
 /* The jobs row a new hold writes (payer NULL: none found). */
 void store_hold_job(const struct hold_req *req, int64_t now, int refused,
                     const struct allocation *payer, struct job *j);
-int store_is_node_fail(const char *slurm_state); /* NODE_FAIL costs 0 (DESIGN §3) */
+int store_is_node_fail(const char *slurm_state); /* NODE_FAIL costs 0 (doc/design.md §3.3) */
 /* The time that picks a hold's paying allocation: its start, or now when not started. */
 int64_t store_hold_at(const struct hold_req *r, int64_t now);
 /* The run's elapsed seconds: as given, or end - start when given as 0 with both known. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store_job.c - the job money verbs (DESIGN §3): hold, settle, release, plus job and failure
+/* store_job.c - the job money verbs (doc/design.md §3): hold, settle, release, plus job and failure
  * records.
  *
  * A job run is keyed by (cluster, job_id, run); its row in `jobs` is written by the first
@@ -33,7 +33,7 @@ static const char SQL_JOB_GET[] =
  * Read before the settle's own balance move rather than after it: within the write
  * transaction nothing else moves that balance (one writer on SQLite, the bank's write lock
  * on PostgreSQL), so the balance after is this one plus that move, and a second statement
- * per settle is saved (bench/results/bank.md, session 19). */
+ * per settle is saved (bench/results/bank.md, 2026-11-27, d4f1b01). */
 #define JOB_COLS_J STORE_JOB_COLS_OF("j.")
 static const char SQL_JOB_GET_PAYER[] =
     "SELECT " JOB_COLS_J ", " STORE_ALLOC_COLS ", " STORE_BALANCE_COLS ", "
@@ -504,7 +504,7 @@ int store_hold(store_t *st, const struct hold_req *req, struct hold_result *res,
     if (!refused)
         return 0;
 
-    /* Refused: an outcome, recorded with the numbers that refused it (DESIGN §3). */
+    /* Refused: an outcome, recorded with the numbers that refused it (doc/design.md §2.9). */
     struct failure *f = &res->failure;
     memcpy(f->cluster, req->cluster, sizeof f->cluster);
     f->job_id = req->job_id;
@@ -587,9 +587,9 @@ int store_settle_validate(const struct settle_req *r, struct allot_error *err)
     return 0;
 }
 
-/* DESIGN §3: NODE_FAIL costs 0; otherwise the explicit charge or ceil(billing x elapsed/60),
- * and a held run at most its hold (cap >= 0): the hold is the job's maximum cost, taken when
- * the balance covered it, so time past the limit (OverTimeLimit, a limit raised while
+/* doc/design.md §3.3: NODE_FAIL costs 0; otherwise the explicit charge or ceil(billing x
+ * elapsed/60), and a held run at most its hold (cap >= 0): the hold is the job's maximum cost,
+ * taken when the balance covered it, so time past the limit (OverTimeLimit, a limit raised while
  * allotd could not re-price the hold) can never overdraw the allocation; *uncapped is then
  * what the run used (else 0), for the record.  cap < 0: a run never held, post-paid. */
 static int settle_charge(const struct settle_req *r, int64_t billing_micro, int64_t elapsed_s,

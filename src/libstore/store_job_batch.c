@@ -59,7 +59,7 @@ static const char SQL_JOB_BATCH[] =
     /* Every lookup of jobs is a probe per op whatever the statistics say: the plan is
      * cached on the first executions, when a new bank's jobs table is nearly empty, and as
      * a join it then stayed a scan of the whole table per batch (bench/results/
-     * postgresql.md, session 7).  LATERAL ... OFFSET 0 (not pulled up): one primary-key
+     * postgresql.md, 2026-11-22, b3fd5fd).  LATERAL ... OFFSET 0 (not pulled up): one primary-key
      * lookup per settle; its row's ctid is what the UPDATE below finds it by. */
     " FROM sin CROSS JOIN LATERAL (SELECT j1.ctid, j1.* FROM jobs j1 WHERE j1.cluster = sin.cluster"
     "  AND j1.job_id = sin.job_id AND j1.run = sin.run OFFSET 0) j"

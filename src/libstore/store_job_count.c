@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store_job_count.c - held runs counted by the groups of Slurm's submit limits (DESIGN §4):
- * all, a user's or an account's, an account association's subtree, a QOS, a user or an
+/* store_job_count.c - held runs counted by the groups of Slurm's submit limits (doc/design.md
+ * §4.3): all, a user's or an account's, an account association's subtree, a QOS, a user or an
  * account within a QOS.
  *
  * Held runs stand for the jobs Slurm counts as submitted (doc/api.md).  Admission runs these

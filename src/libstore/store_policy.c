@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* store_policy.c - periodic policies, the boundary transaction, the evaluation log and the
- * command outbox of store.h (DESIGN §5).
+ * command outbox of store.h (doc/design.md §5).
  *
  * Exactly once: a period boundary writes its ledger entries under idempotency keys
  * "policy:<id>:<period>:<what>", its commands under the same kind of keys (UNIQUE in the
@@ -382,7 +382,7 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
     if (policy_assoc_free(st, p, &a, err) < 0)
         return -1;
     if (kind == PERIOD_TOTAL)
-        p->reset_raw_usage = 0; /* DESIGN §5: never for total */
+        p->reset_raw_usage = 0; /* doc/design.md §5.1: never for total */
     db_stmt_t *s = pstmt(st, P_ADD, SQL_P_ADD, err);
     if (!s)
         return -1;
@@ -636,8 +636,8 @@ static int undo_actions(store_t *st, const struct policy *p, const char *period,
     return 0;
 }
 
-/* The value pushed with the policy's limit type for a period total (DESIGN §5).  GrpTRES is a
- * concurrent limit, so the period's TRES-minutes are spread over its length in minutes. */
+/* The value pushed with the policy's limit type for a period total (doc/design.md §5.3).  GrpTRES
+ * is a concurrent limit, so the period's TRES-minutes are spread over its length in minutes. */
 static int limit_value(const struct policy *p, int64_t total_sumin, int64_t start_s, int64_t end_s,
                        int64_t *out, struct allot_error *err)
 {

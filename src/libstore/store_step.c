@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store_step.c - monitored step records (allot-step, DESIGN §7, schema 0005-steps).
+/* store_step.c - monitored step records (allot-step, doc/design.md §7.3, schema 0005-steps).
  *
  * A step record is keyed (cluster, job_id, step_name, attempt) and written once.  The
  * record text is opaque here (allotd canonicalises the JSON before it gets here), so

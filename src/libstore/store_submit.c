@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store_submit.c - hold-at-submit (DESIGN §3, HoldMode=submit): the provisional hold taken
+/* store_submit.c - hold-at-submit (doc/design.md §3.8, HoldMode=submit): the provisional hold taken
  * when job_submit admits a job, its binding to the real job id at start, and the sweep of
  * orphans.
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* main.c - allot-step: run a command as a monitored Slurm step (DESIGN §7, reference 003).
+/* main.c - allot-step: run a command as a monitored Slurm step (doc/design.md §7).
  *
  *   allot-step run [options] -- CMD [ARGS...]
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* post.h - file a step record in allotd (POST /v1/steps through liballot), so the bank
- * keeps each step's metrics under its job (issue 7 "Records").
+ * keeps each step's metrics under its job (doc/step.md "Recording in allotd").
  *
  * Recording is a side effect of the user's command, never a condition of it: every failure
  * (no cluster name, allotd down, refused, timeout) is a warning and the caller's exit code

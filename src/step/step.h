@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* step.h - allot-step's model: what to run (struct step_config), what live monitoring saw
  * (struct step_live, from squeue + sstat), what accounting said afterwards (struct
- * step_acct, from sacct), and the merged outcome (struct step_result, Torc's ResultModel
- * plus SlurmStats).  DESIGN §7; reference 003 (Torc) is the spec.
+ * step_acct, from sacct), and the merged outcome (struct step_result: what the command used
+ * plus sacct's step row).  doc/design.md §7.
  *
  * Units: ms for times, bytes for memory, percent as double (display values, not money).
  * Every has_* flag separates "no data" from zero.

@@ -4,7 +4,7 @@
  * Invariants: a failed parse leaves the output untouched with an EINVAL message; an unsigned
  * parse is never negative and agrees with the signed one; format -> parse is the identity;
  * formatting into a too-small buffer leaves it untouched; a charge is the exact ceiling of
- * billing x seconds / 60e6 (DESIGN §3), checked in 128 bits. */
+ * billing x seconds / 60e6 (doc/design.md §3.3), checked in 128 bits. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

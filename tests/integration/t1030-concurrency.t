@@ -1,5 +1,5 @@
 #!/bin/bash
-# t1030-concurrency.t - no overdraft under concurrency (DESIGN §3).  HADM's case: two
+# t1030-concurrency.t - no overdraft under concurrency (doc/design.md §3.6).  HADM's case: two
 # concurrent 20 SU holds against 30 SU give exactly one hold.  Then a storm of 64 clients
 # doing thousands of holds and settles on one allocation that cannot cover them all: the
 # final balance equals credits - debits - holds from the ledger, never below zero, every

@@ -1,5 +1,5 @@
 #!/bin/bash
-# t1040-crash.t - durability of acknowledged operations (DESIGN §10).  allotd is killed
+# t1040-crash.t - durability of acknowledged operations (doc/design.md §10.1).  allotd is killed
 # with SIGKILL while 64 clients are mid-flight, and made to _exit at the crash points
 # around the group commit (writer.before_commit, writer.after_commit); after each restart
 # every operation the clients saw acknowledged is present exactly once, balances equal

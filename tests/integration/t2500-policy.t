@@ -1,5 +1,5 @@
 #!/bin/bash
-# t2500-policy.t - periodic policies through allotd (DESIGN §5): exactly one reset and one
+# t2500-policy.t - periodic policies through allotd (doc/design.md §5): exactly one reset and one
 # carryover per period across a month boundary with allotd killed (-9) and restarted, ticks
 # replayed, the clock stepped back and jumping months ahead (agent down for months), none
 # for a total policy; the outbox seen by a late agent (poll, lease, confirm, failure text),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t2510-policy-cli.t - the CLI of periodic policies (DESIGN §5, §8): allot policy add (ratios
+# t2510-policy-cli.t - the CLI of periodic policies (doc/design.md §5, §8.4): allot policy add (ratios
 # typed as decimals reach allotd as ppm), show, status (periods, waiting commands, agent),
 # dry-run (changes nothing), evaluate, force-reset; allot command list|show (pending since
 # when, attempts, result); allot agent status (last seen, backlog, reconcile marker); bad

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t2520-policy-settle.t - thresholds are evaluated on each settle (DESIGN §5), not only on
+# t2520-policy-settle.t - thresholds are evaluated on each settle (doc/design.md §5.5), not only on
 # the clock: with PolicyTickInterval=3600 (the clock passes once at start, then sleeps), a
 # settle that takes use over 100% enqueues the downscale to the slow QOS at once, one over
 # 120% the pause, in the same transaction as the debit; an unknown PolicyTickInterval value

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t2530-policy-faketime.t - the month boundary crossed by allotd's own clock (DESIGN §5):
+# t2530-policy-faketime.t - the month boundary crossed by allotd's own clock (doc/design.md §5):
 # allotd runs under libfaketime on 2030-07-31 UTC with PolicyTickInterval=1, so its tick
 # thread (not a test call) opens July; once July is set up, its clock is moved to two
 # seconds before midnight and the tick crosses into August by itself; it is killed -9 and

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # t2730-submit-limits.t - admission's submit-time limits, each counted in its own group
-# (reference 001): an account's GrpSubmitJobs counts its whole subtree, a QOS's only the jobs
+# (Slurm's resource limits): an account's GrpSubmitJobs counts its whole subtree, a QOS's only the jobs
 # in that QOS; a QOS MaxWall pends unless DenyOnLimit, the association's is refused; the
 # QOS record's limit_factor scales association GrpTRES; aliases are stored as Slurm names.
 test_description='submit limits by group, MaxWall deny or pend, LimitFactor, aliases'

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t3120-agent-qos.t - threshold actions reach a real Slurm (DESIGN §5): use over 100% of a
+# t3120-agent-qos.t - threshold actions reach a real Slurm (doc/design.md §5): use over 100% of a
 # monthly policy downscales account chem to QOS slow; allot-agent applies it with sacctmgr -i
 # and confirms it by reading qos back; a policy whose slow QOS does not exist in Slurm gets
 # its command reported failed with sacctmgr's own error text ("confirmed" is never

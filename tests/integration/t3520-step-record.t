@@ -1,5 +1,5 @@
 #!/bin/bash
-# t3520-step-record.t - step records in the bank (issue 7 "Records"): allot-step with fake
+# t3520-step-record.t - step records in the bank (doc/step.md "Recording in allotd"): allot-step with fake
 # srun/squeue/sstat/sacct (ALLOT_* overrides) files its record in a real allotd (private
 # munged, SQLite) as the job's own user; the record is stored once per (cluster, job, step,
 # attempt); an identical replay is 200 "replay", a different record 409; `allot step list`

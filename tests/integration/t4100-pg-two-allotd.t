@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t4100-pg-two-allotd.t - two allotd on one PostgreSQL (DESIGN §3, §9, issue 3):
+# t4100-pg-two-allotd.t - two allotd on one PostgreSQL (doc/design.md §3.6, §9.1):
 # 64 concurrent clients split between them hold and settle against ONE allocation until it
 # runs dry: zero overdraft, the ledger invariant exact, no job held twice.  Then a crash
 # run: bash clients with idempotent retries while one allotd is killed with -9 and

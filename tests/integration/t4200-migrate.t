@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t4200-migrate.t - moving a bank between backends with `allot db export` / `allot db import`
-# (issue 3): a bank built on SQLite through the API (account tree, allocations, credits with
+# t4200-migrate.t - moving a bank between backends with `allot db export` / `allot db import`:
+# a bank built on SQLite through the API (account tree, allocations, credits with
 # idempotency keys, holds, settles, a release, a refused hold, a periodic policy and its
 # boundary) is exported, imported into an empty upgraded PostgreSQL database, and allotd on
 # PostgreSQL answers every read (balances, ledger, jobs, failures, policies, commands,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# t6010-durable-reply.t - no reply to a write before its flush (DESIGN §10, writer.h).
+# t6010-durable-reply.t - no reply to a write before its flush (doc/design.md §10.1, writer.h).
 #
 # On SQLite the writer commits a batch without waiting for the disk and the completer
 # thread fdatasyncs the WAL before any of the batch's replies.  A kill -9 cannot show a

@@ -19,7 +19,7 @@ static struct ledger_entry entry(int64_t id, enum ledger_kind kind, int64_t amou
         .id = id, .alloc_id = 1, .kind = kind, .amount_sumin = amount, .time_s = t};
 }
 
-/* DESIGN §3 spelt out once more, independently of model_ledger_deltas: the reference the
+/* doc/design.md §2.7 spelt out once more, independently of model_ledger_deltas: the reference the
  * series is checked against. */
 static void reference(const struct ledger_entry *e, int64_t g[3])
 {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test/carryover.c - DESIGN §5 vectors: carryover, pushed limit, thresholds and clearing. */
+/* test/carryover.c - doc/design.md §5.3 vectors: carryover, pushed limit, thresholds and
+ * clearing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,7 @@
 static const struct {
     int64_t base, prev, factor, total, carry;
 } vectors[] = {
-    {1000, 300, 500000, 1500, 500}, /* DESIGN §5: unused 700, capped at 50% */
+    {1000, 300, 500000, 1500, 500}, /* doc/design.md §5.3: unused 700, capped at 50% */
     {1000, 1400, 500000, 1000, 0},  /* overspent: no carry */
     {1000, 0, 500000, 1500, 500},   /* nothing used, factor 50% */
     {1000, 800, 500000, 1200, 200}, /* unused below the cap */

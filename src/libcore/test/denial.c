@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test/denial.c - the refusal text (issue 2 item 7): every part a user needs, the same
+/* test/denial.c - the refusal text (doc/design.md §3.5): every part a user needs, the same
  * sentence at admission and at the hold, bounded by the caller's buffer. */
 #include <setjmp.h>
 #include <stdarg.h>

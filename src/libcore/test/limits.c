@@ -31,7 +31,7 @@ static const struct {
     {LIMIT_SCOPE_ACCOUNT, "GrpTRES", "cpu=-1", "cpu=-1", "GrpTRES"},
     {LIMIT_SCOPE_ASSOC, "MaxSubmitJobs", "50", "50", "MaxSubmitJobs"},
     {LIMIT_SCOPE_ASSOC, "MaxSubmit", "-1", "-1", "MaxSubmitJobs"},
-    /* flux-accounting's association limits (reference 004) */
+    /* flux-accounting's association limits */
     {LIMIT_SCOPE_ASSOC, "max_active_jobs", "2", "2", "MaxSubmitJobs"},
     {LIMIT_SCOPE_ACCOUNT, "max_running_jobs", "UNLIMITED", "-1", "MaxJobs"},
     {LIMIT_SCOPE_ASSOC, "max_nodes", "4", "node=4", "GrpTRES"},

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test/money.c - SU amounts, checked arithmetic, charges and holds (DESIGN §3 vectors). */
+/* test/money.c - SU amounts, checked arithmetic, charges and holds (doc/design.md §3.3 vectors). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

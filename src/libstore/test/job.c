@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* job.c - hold, settle, release (DESIGN §3) on a real SQLite file: the HADM overdraft case,
+/* job.c - hold, settle, release (doc/design.md §3) on a real SQLite file: the HADM overdraft case,
  * refused holds (failure row, JOB_REFUSED, replay), idempotency of every verb (a replay
  * returns the first outcome and adds no ledger row), NODE_FAIL costs 0, a run that never
  * started gets its whole hold back, a requeued run is a separate job, a run straddling two
@@ -95,7 +95,7 @@ static void test_hadm_overdraft(void **state)
     assert_non_null(strstr(rb.failure.message, "chem"));
     assert_non_null(strstr(rb.failure.message, "20h"));
     assert_non_null(strstr(rb.failure.message, "10h"));
-    /* The cost's parts and what to change (DESIGN §3). */
+    /* The cost's parts and what to change (doc/design.md §3.5). */
     assert_non_null(strstr(rb.failure.message, "billing 1 x time limit 60 min)"));
     assert_non_null(strstr(rb.failure.message, "Lower the time limit"));
     struct balance bal = bal_of(f, id);
@@ -253,7 +253,7 @@ static void test_node_fail_and_billing(void **state)
     fx_check_clean(f);
 }
 
-/* A held run never pays more than its hold (the job's maximum cost, DESIGN §3): ten hours
+/* A held run never pays more than its hold (the job's maximum cost, doc/design.md §3.3): ten hours
  * on a 5 SU-minute hold cost 5, the allocation never goes below zero, and the batch path
  * (PostgreSQL's statement) charges the same. */
 static void test_settle_capped_at_hold(void **state)

@@ -2,7 +2,7 @@
 # pg.cmake - register every libstore cmocka test a second time, against PostgreSQL
 # (store_<name>_pg).  test/pg_run.sh starts a private server on loopback, exports
 # ALLOT_TEST_PG_CONNINFO and runs the test binary, so the same assertions hold on both
-# backends (DESIGN §9).  Included from src/libstore/CMakeLists.txt after the SQLite loop.
+# backends (doc/design.md §9).  Included from src/libstore/CMakeLists.txt after the SQLite loop.
 foreach(t ${STORE_TESTS})
   get_filename_component(n ${t} NAME_WE)
   add_test(NAME store_${n}_pg

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* pg_race.c - the check-and-hold stays atomic across connections (DESIGN §3 "No overdraft,
- * ever"), on SQLite and on PostgreSQL (run by pg.cmake with ALLOT_TEST_PG_CONNINFO).
+/* pg_race.c - the check-and-hold stays atomic across connections (doc/design.md §3.6, "No
+ * overdraft, ever"), on SQLite and on PostgreSQL (run by pg.cmake with ALLOT_TEST_PG_CONNINFO).
  *
  * Several threads, each with its own store_t (as several allotd writers have), hold jobs
  * against one allocation in batches of savepointed holds (the daemon's group commit).  The

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* policy.c - periodic policies (DESIGN §5): the boundary transaction runs exactly once per
+/* policy.c - periodic policies (doc/design.md §5): the boundary transaction runs exactly once per
  * period across store restarts, clock jumps (forward over several periods and back), replays
  * and a zone offset; carryover numbers (base 1000, use 300 -> 1500); total never resets;
  * thresholds raise and clear actions; the command outbox's claim/lease/result rules. */

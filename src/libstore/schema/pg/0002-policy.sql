@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 -- 0002-policy.sql (PostgreSQL; same tables and rules as the SQLite file): periodic policies, their durable period marker, the command
--- outbox and the evaluation log (DESIGN §5).
+-- outbox and the evaluation log (doc/design.md §5).
 -- policies.current_period is THE period marker: the boundary transaction advances it with
 -- a compare-and-set (WHERE current_period = old) in the same transaction that writes the
 -- ledger entries and enqueues the commands, so each period is processed exactly once.

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- 0005-steps.sql (pg): monitored step records (allot-step, DESIGN §7; issue 7).
+-- 0005-steps.sql (pg): monitored step records (allot-step, doc/design.md §7.3).
 -- One row per (cluster, job, step name, attempt): recording the same key again with the
 -- same record is a replay, with a different record a conflict, so a retried POST can never
 -- duplicate or silently rewrite a step.  record is allot-step's JSON (Torc ResultModel and

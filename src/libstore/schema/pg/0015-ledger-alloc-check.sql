@@ -5,7 +5,7 @@
 -- Why: a foreign key checks each inserted row with a query of its own (a lookup and a
 -- row lock through SPI).  The batch statement of store_job_batch inserts a ledger entry
 -- or two per hold and settle, and those checks were ~10% of the writer backend's CPU
--- (bench/results/postgresql.md, session 9).  The same guarantee, in one query per
+-- (bench/results/postgresql.md, 2026-11-24, 1c9ec85).  The same guarantee, in one query per
 -- statement:
 --  * an INSERT into ledger locks every allocation it names FOR KEY SHARE, as the foreign
 --    key did (so a concurrent DELETE of one waits for this transaction, then sees its

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
--- 0001-init.sql (SQLite): the bank's first schema (DESIGN §2, §3, §9).
+-- 0001-init.sql (SQLite): the bank's first schema (doc/design.md §2, §3, §9).
 -- Applied by store_upgrade inside one transaction, which then records version 1 in
 -- schema_version.  Money columns are integer SU-minutes (_sumin); times are UTC epoch
 -- seconds (_s); enum values are stored by their model.h names ('credit', 'held', ...).

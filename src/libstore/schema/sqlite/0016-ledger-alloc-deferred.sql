@@ -6,7 +6,8 @@
 -- Why: ledger_alloc (alloc_id, id) has one insertion point per allocation, so a group
 -- commit whose entries span k allocations dirtied k of its leaves (6.9 of a commit's ~20
 -- WAL pages in the 32-allocation bench), and a fifth of the writer's work went to it
--- (bench/results/bank.md, sessions 14-15).  Here the store appends with no allocation
+-- (bench/results/bank.md,
+-- 2026-11-24 to 2026-11-25, f582a6a..902b1b0).  Here the store appends with no allocation
 -- index and, every few hundred entries, copies the new (alloc_id, id) pairs into
 -- ledger_alloc_index sorted, touching each allocation's leaf once per pass
 -- (store_ledger_index_pass, store_alloc.c), in the transaction of the commit that

@@ -4,7 +4,7 @@
 -- index entries only and never a jobs row.  Why: a QOS's count (GrpSubmitJobs,
 -- MaxSubmitJobsPerUser/Account), a subtree's and the cluster's filtered each held run on
 -- a column the index lacked, one row read per held run: ~35 ms per admission with 50,000
--- runs held, read cold after every group commit (bench/results/bank.md, session 16).  A
+-- runs held, read cold after every group commit (bench/results/bank.md, 2026-11-26, 1ca89d2).  A
 -- hold still enters two indexes and its settle leaves them; only their entries grow.
 DROP INDEX jobs_held_account;
 DROP INDEX jobs_held_user;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * job_submit_allot.c - slurmctld's job_submit/allot plugin: admission of jobs by the
- * allot bank at submit time (DESIGN §1, §3 "admit").
+ * allot bank at submit time (doc/design.md §1.4, §3.5).
  *
  * Design: built against Slurm's public headers (slurm/slurm.h), job_view.c aside; the few
  * libslurmfull names it uses are declared in plugins/slurm_api.h.  plugin_version is the

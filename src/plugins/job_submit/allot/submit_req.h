@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * submit_req.h - translate Slurm's job_desc_msg_t, as job_submit sees it, into the plain
- * request allot admits (DESIGN §3 "admit"; HADM's job submission plugin rules).
+ * request allot admits (doc/design.md §3.5; doc/slurm.md "What happens to a job").
  *
  * job_submit runs before slurmctld applies defaults, so account, partition and time limit
  * may be unset.  The rules: the account defaults to the user's default account; exactly

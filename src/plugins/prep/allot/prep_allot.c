@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * prep_allot.c - slurmctld's prep/allot plugin: hold at job start, settle at job end
- * (DESIGN §1, §3 "hold" and "settle"), both asynchronous.
+ * (doc/design.md §1.4, §3.5), both asynchronous.
  *
  * Design: PrEp plugins see job_record_t, which only Slurm's internal headers define, so
  * this file is the one that includes src/slurmctld/slurmctld.h (from the source tree of
