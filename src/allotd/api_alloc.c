@@ -19,6 +19,7 @@ struct list_arg {
     int balance_only;
     struct allot_error *err;
     json_t *user_accounts; /* user= filter: {account: true} of its associations; else NULL */
+    const char *cluster;   /* cluster= filter: allocations its jobs may draw on; else NULL */
 };
 
 static int on_user_assoc(const struct assoc *a, void *arg)
@@ -31,6 +32,10 @@ static int on_alloc(const struct allocation *a, const struct balance *b, void *a
 {
     struct list_arg *l = arg;
     if (l->user_accounts && !json_object_get(l->user_accounts, a->account))
+        return 0;
+    /* A job on the cluster may be paid by an allocation scoped to it or to every cluster
+     * (the payer rule, store_payer); one scoped to another cluster never pays it. */
+    if (l->cluster && a->cluster[0] && strcmp(a->cluster, l->cluster) != 0)
         return 0;
     int vis = auth_sees_account(l->r, a->account, l->err);
     if (vis < 0)
@@ -56,16 +61,16 @@ static int list(struct req *r, int balance_only, struct allot_error *err)
         f.active_at_s = (int64_t)time(NULL);
     /* user=: the accounts the user has an association with, as a plain user sees its own
      * (auth_sees_account); a plain user may name only itself, as in GET /v1/assocs. */
-    const char *user = NULL;
+    const char *user = NULL, *cluster = NULL;
     struct user u;
-    if (json_query_name(r, "user", &user, err) < 0)
+    if (json_query_name(r, "user", &user, err) < 0 || api_query_cluster(r, st, &cluster, err) < 0)
         return -1;
     if (user && r->who.role == ROLE_USER && strcmp(user, r->who.user) != 0)
         return allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own balances",
                             r->who.user);
     if (user && store_user_get(st, user, &u, err) < 0)
         return allot_error_prefix(err, "user");
-    struct list_arg l = {r, json_array(), balance_only, err, user ? json_object() : NULL};
+    struct list_arg l = {r, json_array(), balance_only, err, user ? json_object() : NULL, cluster};
     struct assoc_filter af = {.user = user};
     int rc = user ? store_assoc_list(st, &af, on_user_assoc, l.user_accounts, err) : 0;
     if (rc == 0)

@@ -10,6 +10,7 @@ static const struct field filters[] = {
     {"account", "account", V_STR, "only this account"},
     {"user", "user", V_STR, "accounts this user is associated with"},
     {"active", "active", V_BOOL, "yes: only allocations active now (default: all)"},
+    {"cluster", "cluster", V_STR, "only allocations a job on this cluster may draw on"},
     {0},
 };
 
@@ -71,16 +72,23 @@ out:
 const struct cli_command cmd_balance = {
     .noun = "balance",
     .summary = "balances per allocation: granted, used, held, available",
-    .help = "usage: allot balance [ACCOUNT] [account=A] [user=U] [active=yes|no]\n"
+    .help = "usage: allot balance [ACCOUNT] [account=A] [user=U] [cluster=C] [active=yes|no]\n"
             "\n"
             "Granted = credits + carryover + adjustments - expiry; Used = debits - refunds;\n"
             "Held = holds of running jobs; Available = Granted - Used - Held.  Amounts are\n"
             "SU-hours (h) and minutes (m).  Users see the accounts they belong to.\n"
             "\n"
+            "A job is paid by the allocation of its account, or of the nearest account above\n"
+            "it that has one, for its partition's resource, scoped to the job's cluster or to\n"
+            "every cluster, active at its start.  When that allocation runs short the job is\n"
+            "refused: no other allocation makes up the difference.  cluster=C lists the\n"
+            "allocations a job on C may draw on (scoped to C or to every cluster).\n"
+            "\n"
             "examples:\n"
             "  allot balance\n"
             "  allot balance chem\n"
-            "  allot -P -n balance account=chem active=yes\n",
+            "  allot -P -n balance account=chem active=yes\n"
+            "  allot balance cluster=darwin active=yes\n",
     .run = run,
     .needs_verb = 0,
 };
