@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # pg_bench.sh [BUILD_DIR] - allot on PostgreSQL with 1 and 2 allotd versus the HADM
 # baseline, same load, same server, same run.  The baseline runs twice:
-# its procedures called straight over libpq (hadm_baseline), and behind an HTTP API as the
-# HADM paper deploys them (hadm_api, driven by the same bank_loadgen as allotd).  Prints
+# its procedures called straight over libpq (hadm_baseline), and behind an HTTP API as
+# HADM deploys them (hadm_api, driven by the same bank_loadgen as allotd).  Prints
 # ops/s and latency percentiles of each and the ratios.  Starts a private PostgreSQL (fsync on,
 # synchronous_commit on) and the allotd in a temporary directory, stops them at the end.
 #   CLIENTS=64 PAIRS=4000 bash bench/pg_bench.sh build

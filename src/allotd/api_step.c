@@ -4,7 +4,7 @@
  *   POST /v1/steps   {"cluster", "job_id", "step_name", "attempt", "record": {...}}
  *   GET  /v1/steps?cluster=&job=&user=&limit=
  *
- * record is allot-step's JSON (Torc ResultModel "result", SlurmStats "slurm_stats", ...).
+ * record is allot-step's JSON (doc/step.md "The record": "result", "slurm_stats", ...).
  * It is stored in canonical form (compact, keys sorted, integral reals as integers), so
  * "the same record" means the same JSON value whatever its spacing, key order or number
  * spelling (a client that passed it through jq turns 1.0 into 1): a replay of (cluster,

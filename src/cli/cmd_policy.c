@@ -277,7 +277,7 @@ static int show(struct cli *cli, const char *verb, int argc, char **argv, const 
     json_array_append(one, doc);
     cli_print_table(cli, one, cols);
     if (cols == status_cols) {
-        /* status ID: the layers of Waldur's playbook, one table each. */
+        /* status ID: the layers of doc/policies.md's debugging playbook, one table each. */
         static const struct {
             const char *title, *member;
             const struct column *cols;

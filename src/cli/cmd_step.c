@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cmd_step.c - `allot step ...`: `list` shows the step records allotd keeps for a job
- * (GET /v1/steps); every other verb hands over to the allot-step program (Torc step
+ * (GET /v1/steps); every other verb hands over to the allot-step program (step
  * monitoring, doc/design.md §7).  It is looked up next to the running allot (installed side by
  * side), then in the build tree layout (src/step/ beside src/cli/), then on PATH.
  * The words after `step` are not parsed by allot.c (they belong to allot-step), so list

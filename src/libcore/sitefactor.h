@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sitefactor.h - HADM's allocation site factor for Slurm job priority.
  *
- * Design (HADM paper, "Site factor"): for allocation i,
+ * Design (doc/design.md §6.4, doc/slurm.md "Site factor"): for allocation i,
  *   f_credit   = 1 - used / granted                    (share of credit left)
  *   f_temporal = 1 - (dt_expire - min_j dt_expire) / max_j dt_expire   (closeness to expiry)
  * both clamped to [0, 1].  The allocations that end first get f_temporal = 1 and the last

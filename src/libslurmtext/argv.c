@@ -185,7 +185,7 @@ int64_t slt_step_time_min(int64_t left_s)
         return 0;
     /* One second less than the time left: squeue prints whole seconds, and a step limit
      * equal to the allocation's ends in the job's TIMEOUT (the step shows CANCELLED), which
-     * is exactly what Torc's rounding down is meant to avoid (seen on 22.05.8). */
+     * is exactly what rounding down is meant to avoid (seen on 22.05.8). */
     int64_t m = (left_s - 1) / 60;
     return m < 1 ? 1 : m;
 }

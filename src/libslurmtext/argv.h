@@ -69,7 +69,7 @@ int slt_argv_squeue_steps(struct slt_argv *a, const char *squeue, uint32_t job,
 int slt_argv_squeue_time_left(struct slt_argv *a, const char *squeue, uint32_t job,
                               struct allot_error *err);
 
-/* The per-step --time (Torc): whole minutes left in the allocation, rounded down, at least
+/* The per-step --time: whole minutes left in the allocation, rounded down, at least
  * 1, computed from left_s - 1 so a whole number of minutes left gives one minute less (the
  * step's limit must fire before the allocation's).  left_s < 0 means unlimited: returns 0
  * (do not pass --time). */

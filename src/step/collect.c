@@ -55,7 +55,7 @@ int collect_fold(const char *text, size_t len, const char *name, const struct sl
     if (!have)
         return 0;
     if (!best.max_rss.has && best.ave_cpu.kind != SLT_DUR_VALUE) {
-        /* Torc retries a row without data (not flushed yet).  A step too short for any
+        /* A row without data is retried (not flushed yet).  A step too short for any
          * accounting sample keeps such a row forever, though: accept a finished row the
          * second time it is seen without data rather than spend every retry on it. */
         if (!slt_state_is_final(best.state.state) || !acct->seen_final_empty) {

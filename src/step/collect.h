@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* collect.h - the step's sacct record after it ended, with Torc's retries for slurmdbd lag:
+/* collect.h - the step's sacct record after it ended, with retries for slurmdbd lag:
  * up to cfg->sacct_tries runs, cfg->sacct_delay_ms apart, until a row whose JobName is the
  * step's name (matched in code: --name matches the allocation on some versions) carries
  * MaxRSS or AveCPU — or, for a step too short to be sampled, a finished row seen without data

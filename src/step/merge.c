@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* merge.c - Torc's backfill of sacct data into the live result, and the OOM / timeout
+/* merge.c - the backfill of sacct data into the live result, and the OOM / timeout
  * verdict (see step.h). */
 #include "step/step.h"
 

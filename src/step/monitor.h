@@ -2,7 +2,7 @@
 /* monitor.h - live monitoring of a running step: its numeric id from `squeue --steps` (sstat
  * takes ids, not names) and `sstat` samples (AveCPU deltas -> CPU %, MaxRSS -> peak).
  * Failures (helper missing, "not found running", garbage) are counted and logged at debug
- * level and never stop the step: sacct still runs afterwards (Torc's failure table).
+ * level and never stop the step: sacct still runs afterwards.
  * Thread rule: main thread only.
  */
 #ifndef ALLOT_STEP_MONITOR_H
@@ -15,7 +15,7 @@ int monitor_discover(const struct step_config *c, const struct slt_job_ref *job,
                      struct step_live *live);
 
 /* One sstat sample now; updates live.  The first sample only sets the baseline for CPU %
- * (Torc's first-sample guard). */
+ * (AveCPU is cumulative). */
 void monitor_sample(const struct step_config *c, uint32_t job, struct step_live *live);
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* record.c - build the step record (see record.h).  Field names follow Torc's models so
- * consumers of either speak the same words. */
+/* record.c - build the step record (see record.h).  Field names are documented in doc/step.md
+ * "The record". */
 #include "step/record.h"
 
 #include "libslurmtext/state.h"

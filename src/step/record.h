@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* record.h - the JSON record of a monitored step: Torc's ResultModel ("result") and
- * SlurmStats ("slurm_stats") plus how it ran.  This is what `allot-step run` prints and what
- * a later HTTP POST to allotd will carry (body of POST /v1/steps, to be wired by others).
- * Missing data is JSON null, never 0.
+/* record.h - the JSON record of a monitored step: what the command used ("result"), sacct's
+ * step row ("slurm_stats") and how it ran.  This is what `allot-step run` prints and what it
+ * files in allotd (the body of POST /v1/steps).  Missing data is JSON null, never 0.
  * Thread rule: pure; reentrant.
  */
 #ifndef ALLOT_STEP_RECORD_H

@@ -17,8 +17,8 @@
 #include "libslurmtext/jobid.h"
 #include "libslurmtext/state.h"
 
-#define STEP_EXIT_OOM 137     /* Torc: killed for memory (128 + SIGKILL) */
-#define STEP_EXIT_TIMEOUT 152 /* Torc: step hit its --time (128 + SIGXCPU) */
+#define STEP_EXIT_OOM 137     /* killed for memory (128 + SIGKILL) */
+#define STEP_EXIT_TIMEOUT 152 /* step hit its --time (128 + SIGXCPU) */
 
 struct step_config {
     const char *name;      /* --job-name of the step, deterministic */
@@ -31,10 +31,10 @@ struct step_config {
     bool direct;           /* run directly even inside an allocation */
     bool limit_mem;        /* direct mode: RLIMIT_AS = mem_mb */
     int interval_ms;       /* sstat sample interval */
-    int stepid_tries;      /* squeue --steps attempts (Torc: 5) */
-    int stepid_delay_ms;   /* between attempts (Torc: 200) */
-    int sacct_tries;       /* sacct attempts (Torc: 6) */
-    int sacct_delay_ms;    /* between attempts (Torc: 5000) */
+    int stepid_tries;      /* squeue --steps attempts */
+    int stepid_delay_ms;   /* between attempts */
+    int sacct_tries;       /* sacct attempts */
+    int sacct_delay_ms;    /* between attempts */
     int helper_timeout_ms; /* bound on each squeue/sstat/sacct run */
     const char *srun, *sstat, *sacct, *squeue; /* binaries (ALLOT_SRUN ... overrides) */
     const char *output;                        /* --output FILE or NULL for stdout */
@@ -87,7 +87,7 @@ struct step_result {
     struct step_acct acct;
 };
 
-/* Merge sacct into the result by Torc's backfill rules: peak memory = max(sstat, sacct
+/* Merge sacct into the result by the backfill rules: peak memory = max(sstat, sacct
  * MaxRSS); average CPU = sacct AveCPU / exec time; peak CPU = that average only when sstat
  * gave none; sacct zeros are ignored (never flushed, not "used nothing"). */
 void step_backfill(struct step_result *r);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # t3500-step-fake.t - allot-step against fake srun/squeue/sstat/sacct (ALLOT_SRUN ... env
-# overrides): the exact srun argv, and each row of Torc's failure table — sacct lag (empty
+# overrides): the exact srun argv, and each failure it must survive — sacct lag (empty
 # for the first tries), sacct never answering, sstat failing, the step id not discoverable,
 # sacct zeros — plus OOM (137) and timeout (152) reporting and the bounds on every wait.
 test_description='allot-step with fake Slurm commands'
@@ -92,7 +92,7 @@ test_expect_success 'outside an allocation the command runs directly' '
 	test ! -e "$FAKE/srun.args"
 '
 
-test_expect_success 'inside an allocation: the exact srun argv (Torc wrapping)' '
+test_expect_success 'inside an allocation: the exact srun argv' '
 	reset_fake &&
 	SLURM_JOB_ID=42 FAKE_TIMELEFT=9:30 "$STEP" run $FAST --name wf1_j2_r1_a1 --cpus 2 \
 		--mem 100M --signal TERM@30 --output out.json -- "$PROG" --sleep 0.5 &&

@@ -532,7 +532,7 @@ static void test_allocation_end_restores(void **state)
     assert_int_equal(commands(f, "set_grpjobs", NULL).n, 2);
 }
 
-/* The marker lost (as Waldur's cache can lose it): the ledger keys and command keys still
+/* The marker lost (as a cache can lose it): the ledger keys and command keys still
  * refuse a second credit and a second reset for the period. */
 static void test_marker_lost(void **state)
 {

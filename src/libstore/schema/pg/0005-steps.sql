@@ -2,8 +2,8 @@
 -- 0005-steps.sql (pg): monitored step records (allot-step, doc/design.md §7.3).
 -- One row per (cluster, job, step name, attempt): recording the same key again with the
 -- same record is a replay, with a different record a conflict, so a retried POST can never
--- duplicate or silently rewrite a step.  record is allot-step's JSON (Torc ResultModel and
--- SlurmStats) in canonical form (sorted keys, compact), stored verbatim; status,
+-- duplicate or silently rewrite a step.  record is allot-step's JSON (doc/step.md "The
+-- record") in canonical form (sorted keys, compact), stored verbatim; status,
 -- return_code and exec_ms are copied out of it for listing without parsing JSON.
 -- user_name is the job's user as the bank knew it when the step was recorded ('' when an
 -- operator recorded a step of a job the bank has not seen); it decides who may read it.
