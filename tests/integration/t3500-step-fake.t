@@ -110,6 +110,35 @@ test_expect_success 'inside an allocation: the exact srun argv' '
 	test "$(j .result.return_code)" = 0
 '
 
+# CPU and memory limits reach srun only when given (doc/step.md "Limits and choices").
+test_expect_success 'inside an allocation: no --cpus-per-task, --mem or --signal unless given' '
+	reset_fake &&
+	SLURM_JOB_ID=42 FAKE_TIMELEFT=9:30 "$STEP" run $FAST --name plain --output out.json \
+		-- "$PROG" --sleep 0.1 &&
+	printf "%s\n" --jobid=42 --ntasks=1 --exact --cpu-bind=none --job-name=plain --nodes=1 \
+		--time=9 "$PROG" --sleep 0.1 >expect &&
+	test_cmp expect "$FAKE/srun.args"
+'
+
+# Outside Slurm, --limit-mem is RLIMIT_AS: an allocation past it fails inside the command,
+# which exits as it chooses (the test program: 3); nothing kills it, so it is no OOM verdict.
+# A sanitizer build's programs reserve terabytes of address space and cannot start under it.
+grep -q '^ALLOT_SANITIZE:BOOL=ON' "$ALLOT_BUILD_DIR/CMakeCache.txt" 2>/dev/null ||
+	test_set_prereq NOSAN
+test_expect_success NOSAN 'outside Slurm, --limit-mem is an allocation failure, not an OOM verdict' '
+	reset_fake &&
+	(unset SLURM_JOB_ID; test_expect_code 3 "$STEP" run --limit-mem --mem 64M \
+		--output out.json -- "$PROG" --mem 256 2>err) &&
+	grep "cannot allocate 256 MiB" err &&
+	test "$(j .mode)" = direct &&
+	test "$(j .result.return_code)" = 3 &&
+	test "$(j .result.status)" = failed &&
+	test "$(j .result.oom)" = false &&
+	(unset SLURM_JOB_ID; "$STEP" run --limit-mem --mem 512M --output out.json \
+		-- "$PROG" --mem 64) &&
+	test "$(j .result.status)" = completed
+'
+
 # squeue and sacct print an array task's rows under the array's id ("40_3.3"), sstat
 # under the task's own ("42.3"): allot-step reads SLURM_ARRAY_JOB_ID/SLURM_ARRAY_TASK_ID.
 test_expect_success 'in an array task: its step found, sampled and read from sacct; a pending step passed over' '
