@@ -701,7 +701,7 @@ enum limit_check limits_check_submit(const struct limit_effective *eff,
             return c.result;
         }
     }
-    /* The reference notes only the association's MaxWallDurationPerJob as "denied at
+    /* Slurm documents only the association's MaxWallDurationPerJob as "denied at
      * submission"; a QOS MaxWall pends unless DenyOnLimit; the partition's MaxTime bounds
      * the job as its node counts do (refused). */
     if ((r = limits_get(eff, "MaxWallDurationPerJob")) && r->src.level >= 0 &&

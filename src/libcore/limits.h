@@ -3,7 +3,7 @@
  * effective limit with its provenance, and the submit-time check (doc/design.md §4, Slurm's
  * "Resource Limits" page).
  *
- * Design: one static table lists every limit of the reference (Fairshare excluded: shares,
+ * Design: one static table lists every limit Slurm has (Fairshare excluded: shares,
  * not a limit) with its type and where it is valid.  The storage layer keeps values as
  * canonical strings made by limits_validate(); limits_resolve() walks a chain of levels in
  * Slurm's order (partition QOS, job QOS - swapped when the job QOS has OverPartQOS - user
@@ -186,7 +186,7 @@ struct limit_violation {
 /* Check a submission against MaxSubmitJobs (per user), MaxSubmitJobsPerAccount,
  * GrpSubmitJobs (every level), MaxWallDurationPerJob, MinTRESPerJob, MaxTRESPerJob,
  * MaxTRESPerNode, MaxTRESMinsPerJob and GrpTRES (the job alone).  Submit counts always deny;
- * wall time denies when set by an association or the partition (the reference: "denied at
+ * wall time denies when set by an association or the partition (Slurm's rule: "denied at
  * submission"); other limits deny when the job QOS has DenyOnLimit or the bound is the
  * partition's, else the job would pend.  Returns LIMIT_CHECK_OK, or the first denial,
  * or else the first pending reason, described in *v. */

@@ -47,6 +47,45 @@ outside_refs() {
 	return "$rc"
 }
 
+# split_refs DIR: the same patterns split over a line break ("... session\n# 13's"), which a
+# line-by-line grep misses: prints FILE: TEXT for each; returns 0 when there is one, 1 when
+# none.  Comment leaders (*, #, --, //) at the start of the next line are read as blanks.
+split_refs() {
+	git_ -C "$1" ls-files -z >files.z &&
+	python3 - "$1" "${patterns[@]}" <<-\PY
+	import re, sys
+	root, pats = sys.argv[1], sys.argv[2:]
+	rx = re.compile("|".join("(?:%s)" % p.replace("[:alnum:]", "A-Za-z0-9") for p in pats),
+	                re.M)
+	brk = re.compile(r"[ \t]*\n[ \t]*(?:\*|#|--|//)?[ \t]*")
+	found = 0
+	for name in open("files.z", "rb").read().split(b"\0"):
+	    if not name:
+	        continue
+	    try:
+	        data = open(root + "/" + name.decode(), "rb").read()
+	    except (IsADirectoryError, FileNotFoundError):
+	        continue
+	    if b"\0" in data:
+	        continue
+	    text = data.decode("utf-8", "replace")
+	    pos = 0
+	    # Join each line break into one blank, remembering where breaks were.
+	    out, breaks = "", []
+	    for m in brk.finditer(text):
+	        out += text[pos:m.start()]
+	        breaks.append(len(out))
+	        out += " "
+	        pos = m.end()
+	    out += text[pos:]
+	    for m in rx.finditer(out):
+	        if any(m.start() <= b < m.end() for b in breaks):
+	            found += 1
+	            print("%s: %s" % (name.decode(), out[m.start():m.end()]))
+	sys.exit(0 if found else 1)
+	PY
+}
+
 test_expect_success 'the check finds each kind of outside reference in a planted tree' '
 	rm -rf planted && git_ init -q planted &&
 	printf "%s\n" "see $d §3 for the rule" "as $d.md says" "measured in $s 23" \
@@ -61,7 +100,15 @@ test_expect_success 'the check finds each kind of outside reference in a planted
 	echo "no outside reference here: a TCP session, 2 sessions, reissue 3" >planted/doc.md &&
 	git_ -C planted add doc.md &&
 	test_expect_code 1 outside_refs planted >none &&
-	! test -s none
+	! test -s none &&
+	printf "%s\n" "measured in $s" "# 23, on a host" "/* the design ($d" " * §3) says" \
+		"one $s, 23 runs" >planted/doc.md &&
+	git_ -C planted add doc.md &&
+	test_expect_code 0 split_refs planted >split &&
+	test $(wc -l <split) = 2 &&
+	echo "no split reference: a $s" >planted/doc.md &&
+	echo "ends; 23 more lines" >>planted/doc.md &&
+	test_expect_code 1 split_refs planted
 '
 
 test_expect_success 'an untracked file is not the tree'"'"'s' '
@@ -74,6 +121,11 @@ test_expect_success 'no tracked file of the source tree points outside the repos
 	{ { echo "outside references (say it here, or point at doc/design.md;" \
 		"name a measurement by its date and commit):"; cat tree; } | sed "s/^/# /" >&5
 	  false; }
+'
+
+test_expect_success 'nor one split over a line break' '
+	test_expect_code 1 split_refs "$ALLOT_SRC_DIR" >split ||
+	{ sed "s/^/# /" split >&5; false; }
 '
 
 test_done

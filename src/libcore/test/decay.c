@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test/decay.c - half-life decay: exact factors, cadence independence (bitwise), error bound
- * against a long-double closed form, reset periods, NoDecay and UsageFactor, the reference's
+ * against a long-double closed form, reset periods, NoDecay and UsageFactor, flux-accounting's
  * 2-node x 2000 s usage example, and Slurm's 1 - 0.693/h factor as a documented difference. */
 #include <setjmp.h>
 #include <stdarg.h>

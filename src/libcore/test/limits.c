@@ -186,7 +186,7 @@ static int64_t tres_of(const struct limit_effective *eff, const char *lim, const
     return -1;
 }
 
-/* The reference's worked example: MaxJobs=20 in the partition QOS, nothing in the job QOS,
+/* Slurm's worked example: MaxJobs=20 in the partition QOS, nothing in the job QOS,
  * MaxJobs=4 and MaxSubmitJobs=50 in the user association -> MaxJobs=20, MaxSubmitJobs=50. */
 static void test_worked_example(void **state)
 {
