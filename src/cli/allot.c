@@ -30,6 +30,7 @@ const struct cli_command cmd_db = {
     .help = "usage: allot db upgrade|check|version\n\nNot in this build (ALLOT_CLI_DB=OFF).\n",
     .run = db_absent,
     .needs_verb = 1,
+    .verbs = "upgrade, check, version",
 };
 #endif
 
@@ -256,6 +257,11 @@ int main(int argc, char **argv)
     int nwords = 0, rc = 0;
     const struct cli_command *cmd = NULL;
 
+    /* The bash completion's question (completion/allot.bash): what may come next. */
+    if (argc >= 2 && !strcmp(argv[1], "--complete")) {
+        rc = cli_complete(&cli, commands, NCOMMANDS, find_command, argc - 2, argv + 2);
+        goto out;
+    }
     switch (parse_options(argc, argv, &cli, words, &nwords, &err)) {
     case PARSE_ERROR:
         goto fail;

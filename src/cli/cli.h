@@ -211,6 +211,8 @@ struct cli_command {
     const char *help;    /* full text for `allot NOUN --help` */
     cmd_f run;
     int needs_verb;          /* 1: the first word after the noun is a verb */
+    const char *verbs;       /* the words that may follow the noun as its verb, ", "-separated
+                                (errors, completion); NULL: none, or a crud noun's (flags) */
     const struct crud *crud; /* for the key lists printed by --help; may be NULL */
 };
 
@@ -263,6 +265,11 @@ void cli_format_bytes(int64_t bytes, char *buf, size_t len);
  * of stderr, kill it after 60 s.  *out is the caller's (free).  -1 with err (EUNAVAIL: could
  * not run, failed or timed out, with sacct's message; ETOOBIG). */
 int cli_run_capture(char *const argv[], char **out, size_t *len, struct allot_error *err);
+
+/* complete.c: `allot --complete WORD...` prints the words that may come next (bash
+ * completion), from cmds (find looks a noun or alias up); always 0. */
+int cli_complete(struct cli *cli, const struct cli_command *const *cmds, size_t ncmds,
+                 const struct cli_command *(*find)(const char *noun), int argc, char **argv);
 
 /* Error for an unknown verb of noun. */
 int cli_bad_verb(const char *noun, const char *verb, const char *verbs, struct allot_error *err);

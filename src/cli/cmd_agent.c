@@ -39,7 +39,7 @@ static int one(struct cli *cli, const char *cluster, json_t *rows, struct allot_
 static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
 {
     if (!verb || strcmp(verb, "status") != 0)
-        return cli_bad_verb("agent", verb, "status", err);
+        return cli_bad_verb("agent", verb, cmd_agent.verbs, err);
     if (argc > 1)
         return allot_errorf(err, ALLOT_EINVAL, "agent status: at most one CLUSTER");
     json_t *rows = json_array();
@@ -89,4 +89,5 @@ const struct cli_command cmd_agent = {
             "  allot agent status hpc -P\n",
     .run = run,
     .needs_verb = 1,
+    .verbs = "status",
 };

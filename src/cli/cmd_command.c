@@ -59,7 +59,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     struct path p;
     int list = verb && (strcmp(verb, "list") == 0 || strcmp(verb, "show") == 0);
     if (!list)
-        return cli_bad_verb("command", verb, "list, show", err);
+        return cli_bad_verb("command", verb, cmd_command.verbs, err);
     if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
         return -1;
     if (npos) {
@@ -115,4 +115,5 @@ const struct cli_command cmd_command = {
             "  allot command show 42\n",
     .run = run,
     .needs_verb = 1,
+    .verbs = "list, show",
 };

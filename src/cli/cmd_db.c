@@ -176,8 +176,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
     if (!verb ||
         (strcmp(verb, "upgrade") && strcmp(verb, "check") && strcmp(verb, "version") &&
          strcmp(verb, "export") && strcmp(verb, "import") && strcmp(verb, "scrub-old-jobs")))
-        return cli_bad_verb("db", verb, "upgrade, check, version, export, import, scrub-old-jobs",
-                            err);
+        return cli_bad_verb("db", verb, cmd_db.verbs, err);
     if (!strcmp(verb, "import") && argc != 1)
         return allot_errorf(err, ALLOT_EINVAL, "db import: takes one FILE (- for stdin)");
     if (!strcmp(verb, "export") && argc > 1)
@@ -250,4 +249,5 @@ const struct cli_command cmd_db = {
             "  allot --config pg.conf db upgrade && allot --config pg.conf db import bank.jsonl\n",
     .run = run,
     .needs_verb = 1,
+    .verbs = "upgrade, check, version, export, import, scrub-old-jobs",
 };

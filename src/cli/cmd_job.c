@@ -336,7 +336,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         return job_verb(cli, verb, argc, argv, err);
     if (verb && !strcmp(verb, "efficiency"))
         return cmd_job_efficiency(cli, argc, argv, err);
-    return cli_bad_verb("job", verb, "show, efficiency, admit, hold, settle, release", err);
+    return cli_bad_verb("job", verb, cmd_job.verbs, err);
 }
 
 const struct cli_command cmd_job = {
@@ -379,4 +379,5 @@ const struct cli_command cmd_job = {
         "  allot job show 1234_[1-3]\n",
     .run = run,
     .needs_verb = 1,
+    .verbs = "show, efficiency, admit, hold, settle, release",
 };

@@ -145,7 +145,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         return list(cli, argc, argv, err);
     if (verb && !strcmp(verb, "set"))
         return set(cli, argc, argv, err);
-    return cli_bad_verb("limits", verb, "show, list, set", err);
+    return cli_bad_verb("limits", verb, cmd_limits.verbs, err);
 }
 
 const struct cli_command cmd_limits = {
@@ -167,4 +167,5 @@ const struct cli_command cmd_limits = {
             "  allot limits list scope=account\n",
     .run = run,
     .needs_verb = 1,
+    .verbs = "show, list, set",
 };

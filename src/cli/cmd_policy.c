@@ -371,4 +371,5 @@ const struct cli_command cmd_policy = {
             "  allot policy dry-run 1 now=2026-08-01\n",
     .run = run,
     .needs_verb = 1,
+    .verbs = VERBS,
 };

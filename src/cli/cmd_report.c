@@ -87,7 +87,7 @@ static int run_report(struct cli *cli, const char *verb, int argc, char **argv,
 {
     if (!strcmp(verb, "observe"))
         return report_observe(cli, argc, argv, err);
-    return cli_bad_verb("report", verb, "observe", err);
+    return cli_bad_verb("report", verb, cmd_report.verbs, err);
 }
 
 const struct cli_command cmd_report = {
@@ -107,4 +107,5 @@ const struct cli_command cmd_report = {
             "  allot -P report observe account=chem\n",
     .run = run_report,
     .needs_verb = 1,
+    .verbs = "observe",
 };

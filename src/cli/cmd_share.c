@@ -166,7 +166,7 @@ static int run_usage(struct cli *cli, const char *verb, int argc, char **argv,
         return rc;
     }
     if (verb && strcmp(verb, "show") && strcmp(verb, "list"))
-        return cli_bad_verb("usage", verb, "show, clear", err);
+        return cli_bad_verb("usage", verb, cmd_usage.verbs, err);
     struct kvlist kvs;
     struct path p;
     if (kv_split(argc, argv, &kvs, err) < 0)
@@ -281,6 +281,7 @@ const struct cli_command cmd_usage = {
             "  allot usage clear cluster=darwin account=chem user=alice\n",
     .run = run_usage,
     .needs_verb = 0,
+    .verbs = "show, clear",
 };
 
 const struct cli_command cmd_priority = {

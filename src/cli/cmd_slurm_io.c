@@ -328,6 +328,7 @@ const struct cli_command cmd_import = {
             "\n" IMPORT_SACCT_HELP,
     .run = run_import,
     .needs_verb = 0,
+    .verbs = "slurm, sacct",
 };
 
 const struct cli_command cmd_export = {
@@ -345,4 +346,5 @@ const struct cli_command cmd_export = {
             "  sacctmgr -i load file=hpc.dump cluster=hpc2\n",
     .run = run_export,
     .needs_verb = 0,
+    .verbs = "slurm",
 };

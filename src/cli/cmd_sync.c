@@ -31,7 +31,7 @@ static const struct column drift_cols[] = {
 static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
 {
     if (!verb || strcmp(verb, "status") != 0)
-        return cli_bad_verb("sync", verb, "status", err);
+        return cli_bad_verb("sync", verb, cmd_sync.verbs, err);
     if (argc > 1)
         return allot_errorf(err, ALLOT_EINVAL, "sync status: at most one CLUSTER");
     struct path p;
@@ -73,4 +73,5 @@ const struct cli_command cmd_sync = {
             "  allot sync status hpc -P\n",
     .run = run,
     .needs_verb = 1,
+    .verbs = "status",
 };
