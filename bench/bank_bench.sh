@@ -12,6 +12,9 @@
 # as 'DROP INDEX jobs_held_account', measured, never shipped).
 # IDLE=N: every phase also holds N connections open and quiet (bank_loadgen --idle), as
 # a site's clients that keep a connection between requests.
+# HADM=0 skips the HADM-style baseline (its PL/pgSQL pre-debit on a private PostgreSQL 15,
+# same clients, HADM_PAIRS pairs, default 20,000) that runs first so every allotd phase is
+# also printed as a ratio to it, measured in the same run on the same host.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
@@ -76,6 +79,11 @@ run_loadgen() {
     { time "$ALLOT_BUILD_DIR/bench/bank_loadgen" ${IDLE:+--idle "$IDLE"} "$@" >"$tmp/lg.out"; } 2>"$tmp/lg.time"
     after=$(cpu_ticks)
     cat "$tmp/lg.out" "$tmp/lg.time"
+    local rate
+    rate=$(sed -n 's/.*pairs_per_s=\([0-9]*\).*/\1/p' "$tmp/lg.out")
+    # (not for the HTTP floor's GETs: no storage, nothing to compare)
+    [[ " $* " != *" --floor "* ]] && [ -n "$hadm_rate" ] && [ -n "$rate" ] && [ "$hadm_rate" -gt 0 ] &&
+        awk -v a="$rate" -v h="$hadm_rate" 'BEGIN { printf "ratio to the HADM-style baseline of this run: %.2f (%d / %d pairs/s)\n", a / h, a, h }'
     reqs=$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' "$tmp/lg.out")
     awk -v b="$before" -v a="$after" -v hz="$tck" -v n="${reqs:-0}" 'BEGIN {
         split(b, x, " "); split(a, y, " "); u = (y[1] - x[1]) / hz; s = (y[2] - x[2]) / hz
@@ -94,12 +102,25 @@ run_loadgen() {
             n, 1e6 * (y[1] - x[1]) / n, 1e6 * (y[2] - x[2]) / n, 1e6 * (y[3] - x[3]) / n, 1e6 * (y[4] - x[4]) / n}'
 }
 echo "# host: $(nproc) cores, $(uname -r); SQLite $(sqlite3 --version | cut -d' ' -f1), synchronous=FULL (durable)"
-# What the hypervisor gives (CPU share, wake-up latency): numbers from different sessions'
-# hosts compare only beside these lines.
-if [ -x "$ALLOT_BUILD_DIR/bench/host_probe" ]; then
-    "$ALLOT_BUILD_DIR/bench/host_probe" --seconds 2 | sed 's/^/# /'
-else
-    echo "# host: (build the host_probe target to see the CPU share this VM gives)"
+# What the host gives (fdatasync, HTTP floor, CPU share, wake-up latency): numbers from
+# different hosts compare only beside these lines.
+. "$src/bench/host_conditions.sh"
+host_conditions "$ALLOT_BUILD_DIR" "$tmp"
+hadm_rate=
+if [ "${HADM:-1}" != 0 ] && [ -x "$ALLOT_BUILD_DIR/bench/hadm_baseline" ]; then
+    . "$src/tests/sharness.d/20-postgres.sh"
+    trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; pg_stop -m immediate; rm -rf "$tmp"' EXIT
+    if pg_start "$tmp/pg" >/dev/null &&
+        psql -X -q "$ALLOT_TEST_PG" -v ON_ERROR_STOP=1 -f "$src/bench/hadm_baseline.sql" >/dev/null 2>&1 &&
+        pg_psql "INSERT INTO hadm.allocations (workgroup, resource, start_date, end_date) VALUES ('acct0', 'cpu', now() - interval '1 day', now() + interval '1 year'); INSERT INTO hadm.credits (allocation_id, amount) VALUES (1, 100000000000)" >/dev/null; then
+        echo "== HADM-style baseline: $CLIENTS clients, ${HADM_PAIRS:-20000} pairs, PL/pgSQL pre-debit on PostgreSQL $("$PG_BINDIR/postgres" --version | awk '{print $3}') (fsync=on, synchronous_commit=on)"
+        "$ALLOT_BUILD_DIR/bench/hadm_baseline" --conninfo "$ALLOT_TEST_PG" --clients "$CLIENTS" \
+            --pairs "${HADM_PAIRS:-20000}" | tee "$tmp/hadm.out"
+        hadm_rate=$(sed -n 's/.*pairs_per_s=\([0-9]*\).*/\1/p' "$tmp/hadm.out")
+    else
+        echo "# HADM-style baseline: PostgreSQL did not start; no ratios"
+    fi
+    pg_stop -m immediate
 fi
 unix=(--unix "$tmp/allotd.sock")
 tcp=(--tcp "127.0.0.1:$port")

@@ -15,6 +15,8 @@ ACCOUNTS=${ACCOUNTS:-4}   # allocations the load is spread over (bank_bench.sh: 
 . "$src/tests/sharness.d/00-common.sh"
 command -v valgrind >/dev/null || { echo "bank_callgrind: valgrind is not installed" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/allot-bankcg-XXXXXX) && cd "$tmp" || exit 1
+. "$src/bench/host_conditions.sh"
+host_conditions "$ALLOT_BUILD_DIR" "$tmp"
 port=$(find_free_port) || exit 1
 url=http://127.0.0.1:$port
 cat >allot.conf <<CONF

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "libcore/fairshare.h"
+#include "host_cond.h"
 
 static double now_s(void)
 {
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
     int repeats = argc > 1 ? atoi(argv[1]) : 3;
     if (repeats < 1)
         repeats = 1;
+    (void)host_cond_print(stdout, "/tmp"); /* the floors this host gives, first */
     struct decay_params p = {.halflife_s = 7 * 86400, .reset = DECAY_RESET_NONE};
     int64_t t0 = 1767225600; /* 2026-01-01 */
     char(*names)[32];

@@ -13,8 +13,10 @@
  *   through a pair of pipes, as allotd's writer, completers and HTTP threads hand off a
  *   request; each hand-off is a wake-up of a sleeping vCPU.
  *
+ * Before those it prints the two floors of host_cond.h (fdatasync latency in --dir, default
+ * the current directory, and the loopback HTTP floor), which every bench prints first.
  * It measures and prints; it asserts nothing.  Run it on an otherwise idle machine.
- *   host_probe [--seconds S]
+ *   host_probe [--seconds S] [--dir DIR]
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "host_cond.h"
 
 #define GAP_NS 1000000 /* a gap longer than this between two clock reads is lost time */
 #define MAX_SPINNERS 64
@@ -163,6 +167,7 @@ static void spin_report(int n)
 int main(int argc, char **argv)
 {
     double seconds = 2.0;
+    const char *dir = ".";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
             char *end;
@@ -172,8 +177,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "host_probe: --seconds takes a number in (0, 600]\n");
                 return 2;
             }
+        } else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
+            dir = argv[++i];
         } else {
-            fprintf(stderr, "usage: host_probe [--seconds S]\n");
+            fprintf(stderr, "usage: host_probe [--seconds S] [--dir DIR]\n");
             return 2;
         }
     }
@@ -183,6 +190,7 @@ int main(int argc, char **argv)
     if (ncpu > MAX_SPINNERS)
         ncpu = MAX_SPINNERS;
     spin_for_ns = (int64_t)(seconds * 1e9);
+    (void)host_cond_print(stdout, dir); /* a failed probe says so on its line */
     spin_report(1);
     if (ncpu > 1)
         spin_report((int)ncpu);

@@ -19,6 +19,8 @@ BACKEND=${BACKEND:-sqlite}
 dump=$src/bench/data/sacctmgr-dump-1000-22.05.8.txt
 qos=$src/bench/data/sacctmgr-show-qos-22.05.8.txt
 tmp=$(mktemp -d /tmp/allot-importbench-XXXXXX) && cd "$tmp" || exit 1
+. "$src/bench/host_conditions.sh"
+host_conditions "$ALLOT_BUILD_DIR" "$tmp"
 pid=
 trap 'test -n "$pid" && kill $pid 2>/dev/null; wait 2>/dev/null
       [ "$BACKEND" = pg ] && pg_stop -m immediate; rm -rf "$tmp"' EXIT

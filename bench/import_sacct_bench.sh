@@ -15,6 +15,8 @@ JOBS=${JOBS:-1000000}
 . "$src/tests/sharness.d/00-common.sh"
 . "$src/tests/sharness.d/03-munged.sh"
 tmp=$(mktemp -d /tmp/allot-importbench-XXXXXX) && cd "$tmp" || exit 1
+. "$src/bench/host_conditions.sh"
+host_conditions "$ALLOT_BUILD_DIR" "$tmp"
 pid=
 trap '[ -z "$pid" ] || { kill $pid 2>/dev/null; wait $pid 2>/dev/null; }; munged_stop; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 munged_start "$tmp/munge" || exit 1

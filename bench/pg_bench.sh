@@ -15,6 +15,8 @@ PAIRS=${PAIRS:-4000}
 . "$src/tests/sharness.d/00-common.sh"
 . "$src/tests/sharness.d/20-postgres.sh"
 tmp=$(mktemp -d /tmp/allot-pgbench-XXXXXX) && cd "$tmp" || exit 1
+. "$src/bench/host_conditions.sh"
+host_conditions "$ALLOT_BUILD_DIR" "$tmp"
 hadm_api_pid=
 hadm_api_stop() {
     [ -n "$hadm_api_pid" ] || return 0

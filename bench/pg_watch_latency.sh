@@ -12,6 +12,8 @@ export ALLOT_SRC_DIR=$src ALLOT_BUILD_DIR=$(cd "${1:-$src/build}" && pwd)
 . "$src/tests/sharness.d/00-common.sh"
 . "$src/tests/sharness.d/20-postgres.sh"
 tmp=$(mktemp -d /tmp/allot-watchlat-XXXXXX) && cd "$tmp" || exit 1
+. "$src/bench/host_conditions.sh"
+host_conditions "$ALLOT_BUILD_DIR" "$tmp"
 cleanup() { pg_allotd_stop A; pg_allotd_stop B; pg_stop -m immediate; rm -rf "$tmp"; }
 trap cleanup EXIT
 pg_start "$tmp/pg" || exit 1

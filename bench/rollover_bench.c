@@ -20,6 +20,7 @@
 
 #include "libcore/carryover.h"
 #include "libstore/store.h"
+#include "host_cond.h"
 
 /* 2030-01-01, 2030-07-15T12:00Z, 2030-08-01T00:00:05Z, 2030-08-02, 2030-09-01T00:00:05Z */
 #define T_2030 INT64_C(1893456000)
@@ -148,6 +149,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: rollover_bench [policies] [batch] [directory]\n");
         return 2;
     }
+    (void)host_cond_print(stdout, dir); /* the floors this host gives, first */
     char path[512];
     snprintf(path, sizeof path, "%s/rollover_bench.%d.db", dir, (int)getpid());
     int64_t *ids = calloc((size_t)n, sizeof *ids);

@@ -28,6 +28,8 @@ for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 N=${BENCH_JOBS:-100}
 plugins=$ALLOT_BUILD_DIR/plugins
 export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
+. "$ALLOT_SRC_DIR/bench/host_conditions.sh"
+host_conditions "$ALLOT_BUILD_DIR" "$PWD" | tee -a results
 
 # submit_rate LABEL: N sbatch calls back to back, each job held; prints jobs/s.
 submit_rate() {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "libslurmtext/acct.h"
+#include "host_cond.h"
 
 #define FORMAT                                                                                     \
     "JobID,JobName,State,ExitCode,Elapsed,Timelimit,TotalCPU,AveCPU,MaxRSS,MaxVMSize,ReqMem,"      \
@@ -141,6 +142,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--runs"))
             runs = atoi(argv[i + 1]);
     }
+    (void)host_cond_print(stdout, "/tmp"); /* the floors this host gives, first */
     if (generate(path, lines) < 0)
         return 1;
     size_t len;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "libstore/store.h"
+#include "host_cond.h"
 
 #define T0 1767225600
 
@@ -265,6 +266,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: store_bench [pairs] [directory] [held]\n");
         return 2;
     }
+    (void)host_cond_print(stdout, dir); /* the floors this host gives, first */
     char path[512], tmp[600];
     snprintf(path, sizeof path, "%s/store_bench.%ld.db", dir, (long)getpid());
     setup(path);
