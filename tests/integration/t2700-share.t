@@ -118,16 +118,30 @@ test_expect_success 'priority of a job: sprio-like breakdown from the fair-share
 	allot priority c1/200 >pr.txt && test $(wc -l <pr.txt) = 2 &&
 	test_must_fail allot priority c1/999
 '
+test_expect_success 'a per-partition association is one row; a removed one counts for its account' '
+	allot assoc add cluster=c1 account=bank_C_b user=user_6 partition=batch &&
+	settle 300 user_6 bank_C_b 1 50 1605637403 &&
+	allot --json tree >pp.json &&
+	test "$(jq "[.items[] | select(.user == \"user_6\")] | length" pp.json)" = 1 &&
+	jq -e ".items[] | select(.user == \"user_6\") | .raw_usage == 50" pp.json &&
+	jq -e ".items[] | select(.account == \"bank_C_b\" and .user == null) | .raw_usage == 150" pp.json &&
+	allot assoc remove cluster=c1 account=bank_C_b user=user_6 &&
+	allot assoc remove cluster=c1 account=bank_C_b user=user_6 partition=batch &&
+	allot --json tree >rm.json &&
+	test "$(jq "[.items[] | select(.user == \"user_6\")] | length" rm.json)" = 0 &&
+	jq -e ".items[] | select(.account == \"bank_C_b\" and .user == null) | .raw_usage == 150" rm.json
+'
 # A row the API would refuse today (an end far ahead, an elapsed of 2^63 s) may still be in
 # the books: written by an older allotd or by hand.  The replies must stay JSON numbers.
 db_exec() {
 	if [ "$ALLOT_TEST_BACKEND" = pg ]; then pg_psql "$1"
 	else sqlite3 "$ALLOTD_DIR/allot.db" "$1"; fi
 }
-# Every value of every row is a finite number, except the names.
+# Every value of every row is a finite number, except the names (strings, never null).
 finite_rows() {
-	jq -e "[.items[] | to_entries[] | select(.key != \"account\" and .key != \"user\") |
-		.value | select(type != \"number\")] | length == 0" "$1" >/dev/null
+	jq -e "[.items[] | to_entries[] | select(if .key == \"account\" or .key == \"user\"
+		then (.value | type) != \"string\" else (.value | type) != \"number\" end)] |
+		length == 0" "$1" >/dev/null
 }
 test_expect_success 'a huge stored elapsed: every algorithm answers finite numbers' '
 	db_exec "UPDATE jobs SET elapsed_s = 9223372036854775807 WHERE job_id = 200" &&
