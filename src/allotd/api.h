@@ -16,6 +16,20 @@ int api_dashboard_asset(struct req *r, struct allot_error *err);
 int api_token_add(struct req *r, struct allot_error *err);
 /* api_burndown.c: an allocation's granted/used/held over time, from its ledger. */
 int api_alloc_burndown(struct req *r, struct allot_error *err);
+
+/* api_forecast.c: when an allocation's balance runs out (libcore/forecast.h). */
+struct forecast;
+struct alloc_pair {
+    struct allocation a;
+    struct balance b;
+};
+int api_alloc_forecast(struct req *r, struct allot_error *err);
+int api_forecast_list(struct req *r, struct allot_error *err); /* api_alloc.c's listing */
+/* window= of r (days, default and bounds libcore/forecast.h's); -1 with err naming it. */
+int api_forecast_window(struct req *r, int *window, struct allot_error *err);
+/* A forecast as a reply object: the allocation's balance row with the forecast's members. */
+json_t *api_forecast_json(const struct allocation *a, const struct balance *b,
+                          const struct forecast *f, int64_t at_s, int window);
 int api_whoami(struct req *r, struct allot_error *err);
 int api_check(struct req *r, struct allot_error *err);
 /* An EINVAL error whose message names field `from` ("from: ...", the name a lower layer

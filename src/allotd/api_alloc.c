@@ -10,16 +10,21 @@
 #include "allotd/auth.h"
 #include "allotd/json.h"
 #include "allotd/tick.h"
+#include "libcore/forecast.h"
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
+
+enum list_mode { LIST_ALLOC = 0, LIST_BALANCE, LIST_FORECAST };
 
 struct list_arg {
     struct req *r;
     json_t *items;
-    int balance_only;
+    enum list_mode mode;
     struct allot_error *err;
-    json_t *user_accounts; /* user= filter: {account: true} of its associations; else NULL */
-    const char *cluster;   /* cluster= filter: allocations its jobs may draw on; else NULL */
+    json_t *user_accounts;    /* user= filter: {account: true} of its associations; else NULL */
+    const char *cluster;      /* cluster= filter: allocations its jobs may draw on; else NULL */
+    struct alloc_pair *pairs; /* LIST_FORECAST: the visible allocations, forecast after */
+    size_t npairs, cap;
 };
 
 static int on_user_assoc(const struct assoc *a, void *arg)
@@ -40,13 +45,40 @@ static int on_alloc(const struct allocation *a, const struct balance *b, void *a
     int vis = auth_sees_account(l->r, a->account, l->err);
     if (vis < 0)
         return -1;
-    if (vis)
-        json_array_append_new(l->items,
-                              l->balance_only ? json_balance(a, b) : json_allocation(a, b));
+    if (!vis)
+        return 0;
+    if (l->mode == LIST_FORECAST) {
+        /* The ledger is read after the list, not from inside its callback. */
+        if (l->npairs == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 16;
+            l->pairs = xrealloc(l->pairs, l->cap * sizeof(*l->pairs));
+        }
+        l->pairs[l->npairs++] = (struct alloc_pair){*a, *b};
+        return 0;
+    }
+    json_array_append_new(l->items,
+                          l->mode == LIST_BALANCE ? json_balance(a, b) : json_allocation(a, b));
     return 0;
 }
 
-static int list(struct req *r, int balance_only, struct allot_error *err)
+/* Each collected allocation's forecast as of now. */
+static int forecast_items(struct req *r, store_t *st, struct list_arg *l, struct allot_error *err)
+{
+    int window;
+    if (api_forecast_window(r, &window, err) < 0)
+        return -1;
+    int64_t now = (int64_t)time(NULL);
+    for (size_t i = 0; i < l->npairs; i++) {
+        struct forecast f;
+        const struct alloc_pair *p = &l->pairs[i];
+        if (store_alloc_forecast(st, &p->a, &p->b, now, window, &f, NULL, err) < 0)
+            return -1;
+        json_array_append_new(l->items, api_forecast_json(&p->a, &p->b, &f, now, window));
+    }
+    return 0;
+}
+
+static int list(struct req *r, enum list_mode mode, struct allot_error *err)
 {
     store_t *st = req_reader(r, err);
     struct alloc_filter f = {0};
@@ -70,12 +102,16 @@ static int list(struct req *r, int balance_only, struct allot_error *err)
                             r->who.user);
     if (user && store_user_get(st, user, &u, err) < 0)
         return allot_error_prefix(err, "user");
-    struct list_arg l = {r, json_array(), balance_only, err, user ? json_object() : NULL, cluster};
+    struct list_arg l = {r,       json_array(), mode, err, user ? json_object() : NULL,
+                         cluster, NULL,         0,    0};
     struct assoc_filter af = {.user = user};
     int rc = user ? store_assoc_list(st, &af, on_user_assoc, l.user_accounts, err) : 0;
     if (rc == 0)
         rc = store_alloc_list(st, &f, on_alloc, &l, err);
+    if (rc == 0 && mode == LIST_FORECAST)
+        rc = forecast_items(r, st, &l, err);
     json_decref(l.user_accounts);
+    free(l.pairs);
     if (rc < 0) {
         json_decref(l.items);
         return -1;
@@ -86,12 +122,17 @@ static int list(struct req *r, int balance_only, struct allot_error *err)
 
 int api_alloc_list(struct req *r, struct allot_error *err)
 {
-    return list(r, 0, err);
+    return list(r, LIST_ALLOC, err);
 }
 
 int api_balance_list(struct req *r, struct allot_error *err)
 {
-    return list(r, 1, err);
+    return list(r, LIST_BALANCE, err);
+}
+
+int api_forecast_list(struct req *r, struct allot_error *err)
+{
+    return list(r, LIST_FORECAST, err);
 }
 
 int api_alloc_id(const char *s, int64_t *id, struct allot_error *err)

@@ -8,8 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <math.h>
 
+#include "allotd/api.h"
 #include "allotd/routes.h"
+#include "libcore/forecast.h"
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
 
@@ -208,13 +212,72 @@ static void render_sync(struct out *o, store_t *st)
     }
 }
 
+struct alloc_out {
+    struct out *o;
+    int64_t now_s;
+    struct alloc_pair *active; /* forecast after the list, not from inside its callback */
+    size_t n, cap;
+};
+
 static int on_alloc(const struct allocation *a, const struct balance *b, void *arg)
 {
-    struct out *o = arg;
+    struct alloc_out *x = arg;
     out_printf(
-        o, "allot_allocation_available_sumin{id=\"%lld\",account=\"%s\",resource=\"%s\"} %lld\n",
+        x->o, "allot_allocation_available_sumin{id=\"%lld\",account=\"%s\",resource=\"%s\"} %lld\n",
         (long long)a->id, a->account, a->resource, (long long)b->available_sumin);
+    if (a->start_s > x->now_s || a->end_s <= x->now_s)
+        return 0;
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 16;
+        x->active = xrealloc(x->active, x->cap * sizeof(*x->active));
+    }
+    x->active[x->n++] = (struct alloc_pair){*a, *b};
     return 0;
+}
+
+/* The forecast gauges of the allocations active now (libcore/forecast.h, default window). */
+static void render_forecasts(struct out *o, store_t *st, const struct alloc_out *x)
+{
+    struct forecast *fc = xcalloc(x->n ? x->n : 1, sizeof(*fc));
+    char *ok = xcalloc(x->n ? x->n : 1, 1);
+    out_printf(o, "# HELP allot_allocation_forecast_days Days until the available balance "
+                  "reaches zero at the recent burn (+Inf: no burn), per active allocation.\n"
+                  "# TYPE allot_allocation_forecast_days gauge\n");
+    for (size_t i = 0; i < x->n; i++) {
+        const struct allocation *a = &x->active[i].a;
+        struct allot_error err;
+        if (store_alloc_forecast(st, a, &x->active[i].b, x->now_s, FORECAST_WINDOW_DEFAULT, &fc[i],
+                                 NULL, &err) < 0) {
+            out_printf(o, "# forecast of allocation %lld unavailable: %s\n", (long long)a->id,
+                       err.msg);
+            continue;
+        }
+        ok[i] = 1;
+        double d = forecast_days_left(&fc[i], x->now_s);
+        char v[32];
+        if (isinf(d))
+            snprintf(v, sizeof v, "+Inf");
+        else
+            snprintf(v, sizeof v, "%.4f", d);
+        out_printf(
+            o, "allot_allocation_forecast_days{id=\"%lld\",account=\"%s\",resource=\"%s\"} %s\n",
+            (long long)a->id, a->account, a->resource, v);
+    }
+    out_printf(o, "# HELP allot_allocation_forecast_end_balance_sumin Available SU-minutes "
+                  "expected at the allocation's end at the recent burn (negative: the "
+                  "shortfall), per active allocation.\n"
+                  "# TYPE allot_allocation_forecast_end_balance_sumin gauge\n");
+    for (size_t i = 0; i < x->n; i++) {
+        const struct allocation *a = &x->active[i].a;
+        if (ok[i])
+            out_printf(o,
+                       "allot_allocation_forecast_end_balance_sumin{id=\"%lld\",account=\"%s\","
+                       "resource=\"%s\"} %lld\n",
+                       (long long)a->id, a->account, a->resource,
+                       (long long)fc[i].end_balance_sumin);
+    }
+    free(fc);
+    free(ok);
 }
 
 void metrics_render(struct metrics *m, long queue_depth, store_t *st, int accounts, char **buf,
@@ -303,8 +366,12 @@ void metrics_render(struct metrics *m, long queue_depth, store_t *st, int accoun
                        "allocation.\n# TYPE allot_allocation_available_sumin gauge\n");
         struct alloc_filter f = {0};
         struct allot_error err;
-        if (store_alloc_list(st, &f, on_alloc, &o, &err) < 0)
+        struct alloc_out x = {.o = &o, .now_s = (int64_t)time(NULL)};
+        if (store_alloc_list(st, &f, on_alloc, &x, &err) < 0)
             out_printf(&o, "# allocations unavailable: %s\n", err.msg);
+        else
+            render_forecasts(&o, st, &x);
+        free(x.active);
     }
     if (st)
         render_sync(&o, st);

@@ -40,6 +40,7 @@ static const struct cli_command *const commands[] = {
     &cmd_limits,    &cmd_db,       &cmd_whoami,  &cmd_step,    &cmd_share, &cmd_tree,
     &cmd_usage,     &cmd_priority, &cmd_policy,  &cmd_command, &cmd_agent, &cmd_sync,
     &cmd_dashboard, &cmd_import,   &cmd_export,  &cmd_report, /* cmd_report.c */
+    &cmd_forecast,                                            /* cmd_forecast.c */
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

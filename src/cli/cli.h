@@ -249,6 +249,8 @@ int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error 
     "  allot import sacct start=2026-11-01 end=2026-11-28 backfill=yes\n"
 /* cmd_report.c: `allot report observe` (EnforceMode=observe, doc/adopt.md) */
 extern const struct cli_command cmd_report;
+/* cmd_forecast.c: `allot forecast` (doc/forecast.md) */
+extern const struct cli_command cmd_forecast;
 /* cmd_share.c (doc/design.md §6) */
 extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
 /* cmd_policy.c, cmd_command.c, cmd_agent.c (doc/design.md §5) */

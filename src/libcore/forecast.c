@@ -46,10 +46,10 @@ int forecast_burn_add(struct forecast_burn *b, const struct ledger_entry *e,
         sign = -1;
     else
         return 0;
-    if (e->time_s < b->from_s || e->time_s >= b->now_s)
+    if (e->time_s <= b->from_s || e->time_s > b->now_s)
         return 0;
     int64_t *slot =
-        b->days ? &b->day_sumin[(b->now_s - e->time_s - 1) / FORECAST_DAY_S] : &b->partial_sumin;
+        b->days ? &b->day_sumin[(b->now_s - e->time_s) / FORECAST_DAY_S] : &b->partial_sumin;
     int64_t v;
     if (__builtin_mul_overflow(e->amount_sumin, sign, &v) || __builtin_add_overflow(*slot, v, &v))
         return allot_errorf(err, ALLOT_EINVAL, "forecast: a day's burn leaves int64");

@@ -4,18 +4,17 @@
  * the dashboard's burn-down, /metrics, the policy threshold forecast_days).
  *
  * Design: the burn of a day is its net use, debits minus refunds, by ledger entry time.  The
- * history is the last n whole days before now, n = min(window, whole days since the
- * allocation's start); day i (0 = the most recent) covers [now - (i+1) d, now - i d), d =
- * 86400 s.  The rate is the mean of the n daily burns weighted toward recent days with
- * linear weights w_i = n - i (the most recent day counts n times the oldest):
- * R = S1 / S0, S1 = sum w_i u_i, S0 = sum w_i, kept as that exact fraction.  An allocation
- * younger than a day has one partial day: R = its use since the start x d / its age.  A
- * negative R (refunds of older charges above the recent ones) counts as 0.  The
- * band is R - sigma .. R + sigma, sigma the weighted standard deviation of the daily burns
- * (the lower rate is at least 0).  The holds of running and pending jobs are already out of
- * the available balance (they are committed); the rate continues from there:
- * available(t) = available(now) - R (t - now) / d.
- * Exact answers: the point estimate (exhaust_s, end_balance_sumin) is computed in exact
+ * history is the last n whole days up to now, n = min(window, whole days since the
+ * allocation's start); day i (0 = the most recent) covers (now - (i+1) d, now - i d], d =
+ * 86400 s, so an entry written at now counts, as it does in the balance.  The rate is the mean of
+ * the n daily burns weighted toward recent days with linear weights w_i = n - i (the most recent
+ * day counts n times the oldest): R = S1 / S0, S1 = sum w_i u_i, S0 = sum w_i, kept as that exact
+ * fraction.  An allocation younger than a day has one partial day: R = its use since the start x d
+ * / its age.  A negative R (refunds of older charges above the recent ones) counts as 0.  The band
+ * is R - sigma .. R + sigma, sigma the weighted standard deviation of the daily burns (the lower
+ * rate is at least 0).  The holds of running and pending jobs are already out of the available
+ * balance (they are committed); the rate continues from there: available(t) = available(now) - R (t
+ * - now) / d. Exact answers: the point estimate (exhaust_s, end_balance_sumin) is computed in exact
  * integer arithmetic (128-bit), rounded toward the earlier instant and the smaller balance;
  * the band is computed in double and rounded the same way.
  * Memory: none.  Thread rule: a struct forecast_burn belongs to one thread; reentrant.

@@ -214,6 +214,16 @@ typedef int (*store_ledger_f)(const struct ledger_entry *e, void *arg);
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
                       struct allot_error *err);
 
+/* The exhaustion forecast of allocation a as of at_s (libcore/forecast.h) over a window of
+ * days, from its ledger entries at or before at_s.  now: a's balance as of at_s when the
+ * caller has it (only the window is then read), or NULL to sum it from the ledger.
+ * *from (may be NULL) gets the balance the forecast started from.  Returns 0, or -1 with
+ * err (EINVAL: window out of range; nothing written). */
+struct forecast;
+int store_alloc_forecast(store_t *st, const struct allocation *a, const struct balance *now,
+                         int64_t at_s, int window, struct forecast *f, struct balance *from,
+                         struct allot_error *err);
+
 /* ---- Jobs: hold, settle, release (doc/design.md §3.5) ---------------------------------------- */
 
 struct hold_req {

@@ -2,7 +2,8 @@
 # t1065-dashboard-browser.t - the web dashboard: allotd serves its page, script and style
 # sheet with the Content-Security-Policy and browser headers, a 404 for any other name; then
 # a real browser (headless Chromium, when installed) opens the `allot dashboard` link with a
-# read-only token and renders the balances table and a burn-down chart from the API, and
+# read-only token and renders the balances table and a burn-down chart from the API (with
+# the forecast line of GET /v1/forecasts), and
 # without a token or with a bad one shows what to do instead.
 test_description='allotd web dashboard in a browser'
 . /usr/share/sharness/sharness.sh
@@ -114,6 +115,10 @@ test_expect_success CHROMIUM 'the link renders the balances table and a burn-dow
 	need("1484h of 1500h" in svg.group(1), "the numbers in the chart label: " + svg.group(1))
 	need("class=\"c-remaining\"" in chart.group(0), "the remaining line")
 	need("class=\"c-ideal\"" in chart.group(0), "the ideal burn line")
+	need("class=\"c-forecast\"" in chart.group(0), "the forecast line")
+	summ = re.search(r"<p class=\"summary\">(.*?)</p>", chart.group(0), re.S)
+	need(summ and "(allot forecast)" in summ.group(1) and "left unused at the end" in summ.group(1),
+	     "the forecast sentence under the chart")
 	need("Could not load" not in dom, "no load error")
 	EOF
 '

@@ -24,7 +24,6 @@
   const DAY_MS = 86400000;
   const FILTER_DELAY_MS = 200; // charts follow the filter box after typing pauses
   const PACE_TOLERANCE = 0.1;  // |used share - elapsed share| within this is "on pace"
-  const RATE_WINDOW_MS = 30 * DAY_MS; // projections use the last 30 days' burn
   const SVGNS = 'http://www.w3.org/2000/svg';
   // A token68 (RFC 7235): what may follow "Bearer " in a header; anything else is no link
   // of ours and would only make fetch throw.
@@ -46,6 +45,7 @@
     who: null,
     balances: [],           // sorted by account, then allocation id
     burndowns: new Map(),   // allocation id -> Promise of its burn-down reply
+    forecasts: new Map(),   // allocation id -> its row of GET /v1/forecasts
     filterTimer: 0,
     failed: false,          // the whole page gave way to a notice
   };
@@ -495,7 +495,8 @@
       p.r = p.g - p.u;   // remaining: the line
       p.a = p.r - p.h;   // available: the held band's lower edge
     }
-    return {start, end, pts, now, last: pts[pts.length - 1]};
+    const forecast = state.forecasts.get(row.id) || null;
+    return {start, end, pts, now, last: pts[pts.length - 1], forecast};
   }
 
   // Ideal remaining at time t: the grant at the start, nothing at the end, linear between.
@@ -551,27 +552,20 @@
     const ideal = idealAt(d, d.now);
     if (!phase(d.start, d.end, d.now) && Number.isFinite(ideal))
       s += ' On the ideal line ' + fmtSU(Math.round(ideal)) + ' would remain now.';
-    if (phase(d.start, d.end, d.now) || !Number.isFinite(d.end))
+    const f = d.forecast;
+    if (phase(d.start, d.end, d.now) || !f)
       return s;
-    const from = Math.max(d.pts[0].t, d.now - RATE_WINDOW_MS);
-    const span = d.now - from;
-    const before = usedAt(d.pts, from);
-    if (span < DAY_MS || !Number.isFinite(before))
-      return s;
-    // From use alone: a credit in the window raises what remains, not the burn.
-    const rate = (l.u - before) / span; // SU-minutes per ms
-    const days = Math.round(span / DAY_MS);
-    if (rate > 0 && l.r > 0) {
-      const out = d.now + l.r / rate;
-      if (out < d.end)
-        return s + ' At the last ' + days + ' days\u2019 rate it runs out around ' +
-          fmtDate(out) + ', before the period ends.';
-      return s + ' At the last ' + days + ' days\u2019 rate about ' +
-        fmtSU(Math.round(l.r - rate * (d.end - d.now))) + ' will be left unused at the end.';
-    }
-    if (rate <= 0 && l.r > 0)
-      return s + ' Nothing was used in the last ' + days + ' days.';
-    return s;
+    const burn = num(f.burn_sumin_per_day);
+    if (!(burn > 0))
+      return s + ' Nothing was used in the last ' + f.history_days + ' days.';
+    const band = f.exhausts_early && f.exhausts_late ?
+      ' (between ' + fmtDate(parseTime(f.exhausts_early)) + ' and ' +
+        fmtDate(parseTime(f.exhausts_late)) + ')' : '';
+    if (f.before_end && f.exhausts)
+      return s + ' At ' + fmtSU(burn) + ' a day (allot forecast) it runs out around ' +
+        fmtDate(parseTime(f.exhausts)) + band + ', before the period ends.';
+    return s + ' At ' + fmtSU(burn) + ' a day (allot forecast) about ' +
+      fmtSU(num(f.end_balance_sumin)) + ' will be left unused at the end.';
   }
 
   function describe(row, d) {
@@ -659,6 +653,25 @@
     if (pts.length > 1)
       svgEl('polyline', {points: pts.map((p) => xy(p.t, p.r)).join(' '), class: 'c-remaining'},
         svg);
+    // Forecast: the available balance from now at the recent burn (and its band) until it
+    // reaches zero or the period ends.
+    const f = d.forecast;
+    if (f && Number.isFinite(num(f.burn_sumin_per_day)) && d.last && now < x1) {
+      const avail = num(f.available_sumin);
+      const at = (rate) => {
+        const out = rate > 0 ? now + avail / rate * DAY_MS : Infinity;
+        const t = Math.min(x1, out);
+        return xy(t, avail - rate * (t - now) / DAY_MS);
+      };
+      const lo = num(f.burn_low_sumin_per_day);
+      const hi = num(f.burn_high_sumin_per_day);
+      if (Number.isFinite(avail) && hi > lo)
+        svgEl('polygon', {points: [xy(now, avail), at(hi), at(lo)].join(' '),
+          class: 'c-band'}, svg);
+      if (Number.isFinite(avail))
+        svgEl('polyline', {points: [xy(now, avail), at(num(f.burn_sumin_per_day))].join(' '),
+          class: 'c-forecast'}, svg);
+    }
     // Now.
     if (now >= x0 && now <= x1) {
       const x = round1(X(now));
@@ -692,6 +705,8 @@
       svgEl('rect', {x: 1, y: 2, width: 22, height: 8, class: 'c-held'}, s));
     legendItem(ul, 'ideal burn', (s) =>
       svgEl('line', {x1: 1, x2: 23, y1: 6, y2: 6, class: 'c-ideal'}, s));
+    legendItem(ul, 'forecast of available (band: ±1 sd of the daily burn)', (s) =>
+      svgEl('line', {x1: 1, x2: 23, y1: 6, y2: 6, class: 'c-forecast'}, s));
     legendItem(ul, 'now', (s) => svgEl('line', {x1: 12, x2: 12, y1: 0, y2: 12, class: 'c-now'}, s));
     return ul;
   }
@@ -804,7 +819,8 @@
   async function load() {
     $('refresh').disabled = true;
     try {
-      const [who, bal] = await Promise.all([api('v1/whoami'), api('v1/balances')]);
+      const [who, bal, fc] = await Promise.all([api('v1/whoami'), api('v1/balances'),
+        api('v1/forecasts?active=true')]);
       if (state.failed)
         return;
       state.who = who;
@@ -812,6 +828,8 @@
         throw new ApiError('the balances reply has no items list', 200);
       state.balances = bal.items.filter(validBalance).sort(byAccountThenId);
       state.burndowns.clear();
+      state.forecasts = new Map((Array.isArray(fc.items) ? fc.items : [])
+        .filter((f) => f && typeof f === 'object').map((f) => [f.id, f]));
       showWho(who);
       $('loading').hidden = true;
       $('content').hidden = false;

@@ -154,7 +154,7 @@ static void test_young(void **state)
     assert_int_equal(forecast_burn_init(&b, NOW - 6 * 3600, NOW, 28, NULL), 0);
     assert_int_equal(b.days, 0);
     add(&b, LEDGER_DEBIT, 50, NOW - 3600);
-    add(&b, LEDGER_DEBIT, 9999, NOW - 7 * 3600); /* before the start */
+    add(&b, LEDGER_DEBIT, 9999, NOW - 6 * 3600); /* at the start: before its first second */
     assert_int_equal(forecast_compute(&b, 1000, NOW + 30 * D, &f, NULL), 0);
     assert_int_equal(f.rate_sumin, 200);
     assert_int_equal(f.exhaust_s, NOW + 5 * D);
@@ -167,8 +167,8 @@ static void test_young(void **state)
     /* Three days old: three whole days, weights 3, 2, 1. */
     assert_int_equal(forecast_burn_init(&b, NOW - 3 * D - 5, NOW, 28, NULL), 0);
     assert_int_equal(b.days, 3);
-    add(&b, LEDGER_DEBIT, 600, NOW - 1);       /* day 0 */
-    add(&b, LEDGER_DEBIT, 7, NOW - 3 * D - 2); /* the start's partial day: not counted */
+    add(&b, LEDGER_DEBIT, 600, NOW - 1);   /* day 0 */
+    add(&b, LEDGER_DEBIT, 7, NOW - 3 * D); /* the start's partial day: not counted */
     assert_int_equal(forecast_compute(&b, 1800, NOW + 30 * D, &f, NULL), 0);
     assert_int_equal(f.rate_num, 1800);
     assert_int_equal(f.rate_den, 6);
@@ -182,11 +182,11 @@ static void test_refunds_and_edges(void **state)
     struct forecast_burn b;
     struct forecast f;
     assert_int_equal(forecast_burn_init(&b, NOW - 100 * D, NOW, 2, NULL), 0);
-    add(&b, LEDGER_DEBIT, 300, NOW - D);          /* the first instant of day 0 */
-    add(&b, LEDGER_REFUND, 100, NOW - 10);        /* day 0: 200 net */
-    add(&b, LEDGER_DEBIT, 50, NOW - 2 * D);       /* the first instant of day 1 */
-    add(&b, LEDGER_DEBIT, 1000, NOW - 2 * D - 1); /* before the window */
-    add(&b, LEDGER_DEBIT, 1000, NOW);             /* now: not yet history */
+    add(&b, LEDGER_DEBIT, 300, NOW - D + 1);  /* the first instant of day 0 */
+    add(&b, LEDGER_REFUND, 100, NOW);         /* its last, now: 200 net */
+    add(&b, LEDGER_DEBIT, 50, NOW - D);       /* the last instant of day 1 */
+    add(&b, LEDGER_DEBIT, 1000, NOW - 2 * D); /* before the window */
+    add(&b, LEDGER_DEBIT, 1000, NOW + 1);     /* after now: not yet history */
     assert_int_equal(b.day_sumin[0], 200);
     assert_int_equal(b.day_sumin[1], 50);
     assert_int_equal(forecast_compute(&b, 450, NOW + 30 * D, &f, NULL), 0);
@@ -211,7 +211,7 @@ static void test_errors(void **state)
     assert_int_equal(err.code, ALLOT_EINVAL);
     assert_int_equal(forecast_burn_init(&b, 0, NOW, FORECAST_WINDOW_MAX + 1, &err), -1);
     assert_int_equal(forecast_burn_init(&b, 0, NOW, FORECAST_WINDOW_MAX, &err), 0);
-    struct ledger_entry e = {.kind = LEDGER_DEBIT, .amount_sumin = INT64_MAX, .time_s = NOW - 1};
+    struct ledger_entry e = {.kind = LEDGER_DEBIT, .amount_sumin = INT64_MAX, .time_s = NOW};
     assert_int_equal(forecast_burn_add(&b, &e, NULL), 0);
     e.amount_sumin = 1;
     assert_int_equal(forecast_burn_add(&b, &e, &err), -1);
