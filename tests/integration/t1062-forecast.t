@@ -8,7 +8,7 @@
 test_description='allocation exhaustion forecast'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/allot/allot
+ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
 
