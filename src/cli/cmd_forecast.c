@@ -11,12 +11,12 @@ static const struct field filters[] = {
     {"account", "account", V_STR, "only this account"},
     {"user", "user", V_STR, "accounts this user is associated with"},
     {"active", "active", V_BOOL, "yes: only allocations active now (default: all)"},
-    {"window", "window", V_INT, "days of history the burn is taken from (default 28)"},
+    {"window", "window", V_INT, "days of history the burn is taken from (default 14)"},
     {0},
 };
 
 static const struct field one_filters[] = {
-    {"window", "window", V_INT, "days of history the burn is taken from (default 28)"},
+    {"window", "window", V_INT, "days of history the burn is taken from (default 14)"},
     {"at", "at", V_TIME, "the forecast as made at this time, from the entries written by then"},
     {0},
 };
@@ -96,7 +96,7 @@ const struct cli_command cmd_forecast = {
             "       allot forecast alloc=ID [window=DAYS] [at=DATE]\n"
             "\n"
             "Burn/day is the net use (debits - refunds) of the last DAYS whole days (default\n"
-            "28), weighted toward recent days; Exhausts is when Available reaches zero at that\n"
+            "14), weighted toward recent days; Exhausts is when Available reaches zero at that\n"
             "rate (never: no burn), Earliest..Latest the band at one standard deviation of the\n"
             "daily burn either side; AtEnd the available balance expected at the allocation's\n"
             "end (negative: the shortfall).  Holds of running and pending jobs are already out\n"

@@ -28,7 +28,7 @@
 #include "libcore/model.h"
 
 #define FORECAST_DAY_S 86400
-#define FORECAST_WINDOW_DEFAULT 28 /* days of history */
+#define FORECAST_WINDOW_DEFAULT 14 /* days of history */
 #define FORECAST_WINDOW_MAX 366
 #define FORECAST_NEVER INT64_MAX /* exhaust_s: not at this rate (a rate of 0) */
 

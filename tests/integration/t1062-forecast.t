@@ -20,7 +20,7 @@ allot() { ALLOT_TEST_USER=root "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 # weighted standard deviation.
 check_forecast() {
 	api GET "/v1/ledger?alloc=$1" >"$2.ledger" &&
-	python3 - "$1" "$2" "${3:-28}" <<-\EOF
+	python3 - "$1" "$2" "${3:-14}" <<-\EOF
 	import json, math, sys, calendar, time
 	aid, f, window = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 	d = json.load(open(f))
@@ -113,9 +113,9 @@ test_expect_success 'the forecast now equals the one computed from the ledger' '
 	api GET /v1/allocations/$(cat chem_id)/forecast >fc &&
 	check_forecast $(cat chem_id) fc >got &&
 	cat got &&
-	test "$(json_get history_days <fc)" = 28 &&
+	test "$(json_get history_days <fc)" = 14 &&
 	test "$(json_get available_sumin <fc)" = 3600 &&
-	test "$(cut -d" " -f1 got)" = 99
+	test "$(cut -d" " -f1 got)" = 192
 '
 test_expect_success 'at= a day and a half ahead: the same burn one day back, exactly' '
 	at=$(( $(date +%s) + 129600 )) &&
@@ -180,7 +180,7 @@ test_expect_success 'allot forecast: table, -P and one allocation' '
 	cat out &&
 	test "$(cut -d"|" -f2,4,5,6,9,11 out)" = "phys|10h|0h|never|never|10h" &&
 	allot -P -n forecast alloc=$(cat chem_id) >out &&
-	test "$(cut -d"|" -f4,5 out)" = "60h|1h39m" &&
+	test "$(cut -d"|" -f4,5 out)" = "60h|3h12m" &&
 	test_expect_code 2 allot forecast chem alloc=1 2>err &&
 	grep "not both" err &&
 	test_expect_code 2 allot forecast alloc=x 2>err &&

@@ -41,7 +41,7 @@ static void test_constant(void **state)
     struct forecast_burn b;
     struct forecast f;
     constant_history(&b);
-    assert_int_equal(b.days, 28);
+    assert_int_equal(b.days, FORECAST_WINDOW_DEFAULT); /* 14 */
     assert_int_equal(forecast_compute(&b, 1000, NOW + 30 * D, &f, NULL), 0);
     assert_int_equal(f.rate_sumin, 100);
     assert_int_equal(f.rate_low_sumin, 100);
