@@ -20,27 +20,19 @@
  */
 #include "cli/cli.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "libcore/money.h"
 #include "libslurmtext/acct.h"
 #include "libslurmtext/argv.h"
 #include "libslurmtext/efficiency.h"
 #include "libslurmtext/field.h"
+#include "libutil/subproc.h"
 #include "libutil/text.h"
 #include "libutil/xalloc.h"
-
-extern char **environ;
 
 /* JobIDRaw last: an array task's own job id, under which the bank charged it (its JobID is
  * "12_3"); read from the line's last column (libslurmtext skips it). */
@@ -66,117 +58,36 @@ void cli_format_bytes(int64_t bytes, char *buf, size_t len)
     snprintf(buf, len, "%.1f%c", v, units[u]);
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int cli_run_capture(char *const argv[], char **out, size_t *len, struct allot_error *err)
 {
-    int po[2], pe[2];
-    if (pipe2(po, O_CLOEXEC) < 0)
-        return allot_errorf(err, ALLOT_EIO, "sacct: pipe: %s", strerror(errno));
-    if (pipe2(pe, O_CLOEXEC) < 0) {
-        close(po[0]);
-        close(po[1]);
-        return allot_errorf(err, ALLOT_EIO, "sacct: pipe: %s", strerror(errno));
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-    pid_t pid;
-    int sp = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(po[1]);
-    close(pe[1]);
-    if (sp != 0) {
-        close(po[0]);
-        close(pe[0]);
-        return allot_errorf(err, ALLOT_EUNAVAIL, "sacct: cannot run %s: %s", argv[0], strerror(sp));
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = xmalloc(cap);
-    char ebuf[512];
-    size_t en = 0;
-    int open_fds = 2, too_big = 0, timed_out = 0;
-    long long deadline = now_ms() + SACCT_TIMEOUT_MS;
-    while (open_fds > 0) {
-        long long left = deadline - now_ms();
-        if (left <= 0) {
-            timed_out = 1;
-            break;
-        }
-        struct pollfd p[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-        int pr = poll(p, 2, (int)(left > 1000 ? 1000 : left));
-        if (pr < 0 && errno != EINTR)
-            break;
-        if (p[0].fd >= 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-            if (cap - n < 4096) {
-                if (cap >= (size_t)SACCT_OUT_MAX) {
-                    too_big = 1;
-                    break;
-                }
-                cap *= 2;
-                buf = xrealloc(buf, cap);
-            }
-            ssize_t r = read(po[0], buf + n, cap - n - 1);
-            if (r > 0)
-                n += (size_t)r;
-            else if (r == 0 || errno != EINTR) {
-                close(po[0]);
-                po[0] = -1;
-                open_fds--;
-            }
-        }
-        if (pe[0] >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            char tmp[512];
-            ssize_t r = read(pe[0], tmp, sizeof tmp);
-            if (r > 0) {
-                size_t k = (size_t)r < sizeof ebuf - 1 - en ? (size_t)r : sizeof ebuf - 1 - en;
-                memcpy(ebuf + en, tmp, k);
-                en += k;
-            } else if (r == 0 || errno != EINTR) {
-                close(pe[0]);
-                pe[0] = -1;
-                open_fds--;
-            }
-        }
-    }
-    if (po[0] >= 0)
-        close(po[0]);
-    if (pe[0] >= 0)
-        close(pe[0]);
-    if (timed_out || too_big)
-        kill(pid, SIGKILL);
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
-    ebuf[en] = '\0';
-    while (en > 0 && (ebuf[en - 1] == '\n' || ebuf[en - 1] == '\r'))
-        ebuf[--en] = '\0';
-    buf[n] = '\0';
-    int rc = 0;
-    if (timed_out)
+    struct subproc_opts o = {
+        .timeout_ms = SACCT_TIMEOUT_MS, .out_max = SACCT_OUT_MAX, .kill_at_cap = 1};
+    struct subproc_result r;
+    int rc = subproc_run(argv, &o, &r);
+    size_t en = strlen(r.err);
+    while (en > 0 && (r.err[en - 1] == '\n' || r.err[en - 1] == '\r'))
+        r.err[--en] = '\0';
+    if (r.exec_errno)
+        rc = allot_errorf(err, ALLOT_EUNAVAIL, "sacct: cannot run %s: %s", argv[0],
+                          strerror(r.exec_errno));
+    else if (r.timed_out)
         rc = allot_errorf(err, ALLOT_EUNAVAIL, "sacct: no answer within %ld s",
                           SACCT_TIMEOUT_MS / 1000);
-    else if (too_big)
+    else if (r.too_big)
         rc = allot_errorf(
             err, ALLOT_ETOOBIG,
             "sacct: more than %ld MiB of output; narrow since=/until=", SACCT_OUT_MAX >> 20);
-    else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
-        rc = allot_errorf(err, ALLOT_EUNAVAIL, "sacct failed (status %d): %s",
-                          WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws),
-                          en ? ebuf : "no message");
+    else if (rc < 0)
+        rc = allot_errorf(err, ALLOT_EUNAVAIL, "sacct: %s", r.err);
+    else if (r.status != 0)
+        rc = allot_errorf(err, ALLOT_EUNAVAIL, "sacct failed (status %d): %s", r.status,
+                          en ? r.err : "no message");
     if (rc < 0) {
-        free(buf);
+        subproc_result_free(&r);
         return -1;
     }
-    *out = buf;
-    *len = n;
+    *out = r.out ? r.out : xstrdup("");
+    *len = r.n;
     return 0;
 }
 

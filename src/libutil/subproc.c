@@ -225,6 +225,7 @@ int subproc_run(char *const argv[], const struct subproc_opts *o, struct subproc
     if (r->exec_errno) {
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
+        r->status = 127;
         snprintf(r->err, sizeof r->err, "cannot run %s: %s", argv[0], strerror(r->exec_errno));
         goto out;
     }

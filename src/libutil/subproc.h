@@ -30,13 +30,14 @@ struct subproc_opts {
 };
 
 struct subproc_result {
-    char *out;                 /* stdout, NUL-terminated, malloc'd (NULL when nothing was read) */
-    size_t n;                  /* bytes in out */
-    int too_big;               /* stdout passed out_max: out holds only its first bytes */
-    int timed_out;             /* killed at the deadline */
-    int exec_errno;            /* nonzero: the program could not be started (errno of the cause) */
-    int status;                /* exit status 0..255, 128 + signal, or -1 (not run, timed out) */
-    int signo;                 /* the signal the child died of, else 0 */
+    char *out;      /* stdout, NUL-terminated, malloc'd (NULL when nothing was read) */
+    size_t n;       /* bytes in out */
+    int too_big;    /* stdout passed out_max: out holds only its first bytes */
+    int timed_out;  /* killed at the deadline */
+    int exec_errno; /* nonzero: the program could not be started (errno of the cause) */
+    int status;     /* exit status 0..255, 128 + signal, -1 (timed out, no child made); 127
+                     * when exec failed, as a shell reports it */
+    int signo;      /* the signal the child died of, else 0 */
     char err[SUBPROC_ERR_MAX]; /* stderr's first bytes; when subproc_run fails, why */
 };
 

@@ -9,6 +9,7 @@
 #include "libslurmtext/acct.h"
 #include "libslurmtext/argv.h"
 #include "libutil/log.h"
+#include "libutil/monotime.h"
 #include "step/proc.h"
 
 int collect_fold(const char *text, size_t len, const char *name, const struct slt_job_ref *job,
@@ -109,7 +110,7 @@ void collect_sacct(const struct step_config *c, const struct slt_job_ref *job, l
             log_debug("sacct failed (status %d): %s", po.status, po.err);
         }
         if (i + 1 < c->sacct_tries)
-            proc_sleep_ms(c->sacct_delay_ms, NULL);
+            monotime_sleep_ms(c->sacct_delay_ms, NULL);
     }
     log_warn("sacct: no record of step %s after %d attempts", c->name, c->sacct_tries);
 }

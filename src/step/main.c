@@ -33,6 +33,7 @@
 #include "libslurmtext/field.h"
 #include "libslurmtext/memory.h"
 #include "libutil/log.h"
+#include "libutil/monotime.h"
 #include "libutil/xalloc.h"
 #include "step/collect.h"
 #include "step/monitor.h"
@@ -371,16 +372,16 @@ static void slurm_tick(struct waiter *w, long long now)
     struct step_live *l = &w->r->live;
     if (!l->step_found && l->stepid_attempts < w->c->stepid_tries && now >= w->next_discover) {
         monitor_discover(w->c, &w->r->job, l);
-        w->next_discover = proc_now_ms() + w->c->stepid_delay_ms;
+        w->next_discover = monotime_ms() + w->c->stepid_delay_ms;
         if (l->step_found)
-            w->next_sample = proc_now_ms(); /* baseline sample right away */
+            w->next_sample = monotime_ms(); /* baseline sample right away */
         else if (l->stepid_attempts == w->c->stepid_tries)
             log_warn("step %s: no step id after %d squeue attempts; no live metrics", w->c->name,
                      l->stepid_attempts);
     }
     if (l->step_found && now >= w->next_sample) {
         monitor_sample(w->c, w->r->job.job, l);
-        w->next_sample = proc_now_ms() + w->c->interval_ms;
+        w->next_sample = monotime_ms() + w->c->interval_ms;
     }
 }
 
@@ -411,7 +412,7 @@ static int wait_child(pid_t pid, struct waiter *w, struct rusage *ru)
             kill(pid, sig);
         }
         if (w)
-            slurm_tick(w, proc_now_ms());
+            slurm_tick(w, monotime_ms());
         struct pollfd pfd = {pidfd, POLLIN, 0};
         poll(pidfd >= 0 ? &pfd : NULL, pidfd >= 0 ? 1 : 0, 50);
     }
@@ -466,14 +467,14 @@ static int run_slurm(const struct step_config *c, const struct slt_job_ref *ref,
         log_error("%s", err.msg);
         return -1;
     }
-    long long t0 = proc_now_ms();
+    long long t0 = monotime_ms();
     pid_t pid = spawn(a.argv, c, false);
     if (pid < 0)
         return -1;
     struct waiter w = {c, r, t0, t0 + c->interval_ms};
     struct rusage ru;
     r->return_code = wait_child(pid, &w, &ru);
-    r->exec_ms = proc_now_ms() - t0;
+    r->exec_ms = monotime_ms() - t0;
     const struct step_live *l = &r->live;
     if (l->has_peak_rss) {
         r->has_peak_mem = true;
@@ -496,14 +497,14 @@ static int run_slurm(const struct step_config *c, const struct slt_job_ref *ref,
 
 static int run_direct(const struct step_config *c, struct step_result *r)
 {
-    long long t0 = proc_now_ms();
+    long long t0 = monotime_ms();
     pid_t pid = spawn(c->cmd, c, c->limit_mem && c->mem_mb > 0);
     if (pid < 0)
         return -1;
     struct rusage ru;
     memset(&ru, 0, sizeof(ru));
     r->return_code = wait_child(pid, NULL, &ru);
-    r->exec_ms = proc_now_ms() - t0;
+    r->exec_ms = monotime_ms() - t0;
     /* wait4's rusage covers the command and the descendants it waited for. */
     r->has_peak_mem = true;
     r->peak_memory_bytes = (int64_t)ru.ru_maxrss * 1024;

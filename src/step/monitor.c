@@ -8,6 +8,7 @@
 #include "libslurmtext/argv.h"
 #include "libslurmtext/squeue.h"
 #include "libutil/log.h"
+#include "libutil/monotime.h"
 #include "step/proc.h"
 
 #define SSTAT_FORMAT "JobID,AveCPU,MaxRSS,AveRSS"
@@ -114,9 +115,9 @@ void monitor_sample(const struct step_config *c, uint32_t job, struct step_live 
     }
     /* sstat prints "not found running" on stderr with status 0 for a finished step: the
      * absence of a row, not the status, is what counts. */
-    long long t0 = proc_now_ms();
+    long long t0 = monotime_ms();
     int rc = proc_capture(a.argv, c->helper_timeout_ms, &po);
-    long long t1 = proc_now_ms();
+    long long t1 = monotime_ms();
     if (rc < 0 || po.status != 0 || monitor_fold(out, po.len, job, t0, t1, live) < 0) {
         live->sstat_failures++;
         log_debug("sstat %u.%u: status %d: %s", job, live->step_id, po.status, po.err);

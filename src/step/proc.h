@@ -23,10 +23,4 @@ struct proc_out {
  * started or timed out (o->err says why). */
 int proc_capture(char *const argv[], int timeout_ms, struct proc_out *o);
 
-/* Milliseconds of CLOCK_MONOTONIC. */
-long long proc_now_ms(void);
-
-/* Sleep ms milliseconds (restarting on EINTR unless *stop becomes nonzero). */
-void proc_sleep_ms(long long ms, volatile int *stop);
-
 #endif

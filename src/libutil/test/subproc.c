@@ -226,7 +226,7 @@ static void test_not_found(void **state)
     struct subproc_result r;
     assert_int_equal(subproc_run(argv, &plain, &r), -1);
     assert_int_equal(r.exec_errno, ENOENT);
-    assert_int_equal(r.status, -1);
+    assert_int_equal(r.status, 127);
     assert_string_equal(r.err, "cannot run /nonexistent/sacct: No such file or directory");
     subproc_result_free(&r);
 }
