@@ -66,7 +66,7 @@ callgrind_annotate --inclusive=yes --tree=caller "$tmp/cg.out" 2>/dev/null | awk
         gsub(",", "", n); calls += n; next}
     /^ *[0-9,]+ .*\* / {
         ir = $1; gsub(",", "", ir); name = $0; sub(/ \[.*/, "", name); sub(/.*:/, "", name)
-        if (name ~ /^(on_request|send_reply|run_batch|api_job_admit|api_job_hold|api_job_settle|limit_check_admit|store_hold|store_settle|store_payer|store_ledger_apply|ledger_apply|store_commit|json_dumps)$/ && calls > 0)
+        if (name ~ /^(on_request|send_reply|run_batch|api_job_admit|api_job_hold|api_job_settle|limit_check_admit|store_hold|store_settle|store_payer|store_ledger_apply|ledger_apply|store_commit|json_dumps|json_fast_job_reply|json_job|json_balance)$/ && calls > 0)
             printf "%-20s %8d calls %10.0f Ir/call\n", name, calls, ir / calls
         calls = 0; next}
     /^$/ {calls = 0}'

@@ -309,14 +309,27 @@ json_t *json_partition(const struct partition *p)
                      (json_int_t)p->default_time_s, "max_time_s", (json_int_t)p->max_time_s);
 }
 
+size_t json_balance_members(const struct allocation *a, const struct balance *b, struct jmember *m)
+{
+    size_t n = 0;
+    m[n++] = (struct jmember){.key = "id", .type = JM_INT, .i = a->id};
+    m[n++] = (struct jmember){.key = "account", .type = JM_STR, .s = a->account};
+    m[n++] = (struct jmember){.key = "resource", .type = JM_STR, .s = a->resource};
+    m[n++] = (struct jmember){.key = "cluster", .type = JM_STR, .s = a->cluster};
+    m[n++] = (struct jmember){.key = "category", .type = JM_STR, .s = a->category};
+    m[n++] = (struct jmember){.key = "start", .type = JM_TIME, .i = a->start_s};
+    m[n++] = (struct jmember){.key = "end", .type = JM_TIME, .i = a->end_s};
+    m[n++] = (struct jmember){.key = "granted_sumin", .type = JM_INT, .i = b->granted_sumin};
+    m[n++] = (struct jmember){.key = "used_sumin", .type = JM_INT, .i = b->used_sumin};
+    m[n++] = (struct jmember){.key = "held_sumin", .type = JM_INT, .i = b->held_sumin};
+    m[n++] = (struct jmember){.key = "available_sumin", .type = JM_INT, .i = b->available_sumin};
+    return n;
+}
+
 json_t *json_balance(const struct allocation *a, const struct balance *b)
 {
-    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I}", "id",
-                     (json_int_t)a->id, "account", a->account, "resource", a->resource, "cluster",
-                     a->cluster, "category", a->category, "start", json_time(a->start_s), "end",
-                     json_time(a->end_s), "granted_sumin", (json_int_t)b->granted_sumin,
-                     "used_sumin", (json_int_t)b->used_sumin, "held_sumin",
-                     (json_int_t)b->held_sumin, "available_sumin", (json_int_t)b->available_sumin);
+    struct jmember m[JSON_BALANCE_MEMBERS];
+    return json_object_of(m, json_balance_members(a, b, m));
 }
 
 json_t *json_allocation(const struct allocation *a, const struct balance *b)
@@ -337,39 +350,109 @@ json_t *json_ledger(const struct ledger_entry *e)
                      "idempotency_key", e->idem_key);
 }
 
-json_t *json_job(const struct job *j)
+size_t json_job_members(const struct job *j, struct jmember *m, char *slurm_id)
 {
-    json_t *o = json_pack("{s:s, s:I, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:s}", "cluster",
-                          j->cluster, "job_id", (json_int_t)j->job_id, "run", (int)j->run, "user",
-                          j->user, "account", j->account, "partition", j->partition, "qos", j->qos,
-                          "submit", json_time(j->submit_s), "start", json_time(j->start_s), "end",
-                          json_time(j->end_s), "tres", j->req_tres, "alloc_tres", j->alloc_tres);
-    json_t *m =
-        json_pack("{s:I, s:I, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:s}", "billing_micro",
-                  (json_int_t)j->billing_micro, "time_limit_s", (json_int_t)j->time_limit_s,
-                  "elapsed_s", (json_int_t)j->elapsed_s, "state", j->slurm_state, "status",
-                  model_job_status_name(j->status), "hold_sumin", (json_int_t)j->hold_sumin,
-                  "charge_sumin", (json_int_t)j->charge_sumin, "alloc_id", (json_int_t)j->alloc_id,
-                  "payer_account", j->payer_account, "settle_source", j->settle_source);
-    json_object_update(o, m);
-    json_decref(m);
-    json_object_set_new(o, "updated", json_time(j->updated_s));
-    /* Slurm's names of the job (schema 0020), when known: "54_3", "60+1". */
+    size_t n = 0;
+    m[n++] = (struct jmember){.key = "cluster", .type = JM_STR, .s = j->cluster};
+    m[n++] = (struct jmember){.key = "job_id", .type = JM_INT, .i = j->job_id};
+    m[n++] = (struct jmember){.key = "run", .type = JM_INT, .i = j->run};
+    m[n++] = (struct jmember){.key = "user", .type = JM_STR, .s = j->user};
+    m[n++] = (struct jmember){.key = "account", .type = JM_STR, .s = j->account};
+    m[n++] = (struct jmember){.key = "partition", .type = JM_STR, .s = j->partition};
+    m[n++] = (struct jmember){.key = "qos", .type = JM_STR, .s = j->qos};
+    m[n++] = (struct jmember){.key = "submit", .type = JM_TIME, .i = j->submit_s};
+    m[n++] = (struct jmember){.key = "start", .type = JM_TIME, .i = j->start_s};
+    m[n++] = (struct jmember){.key = "end", .type = JM_TIME, .i = j->end_s};
+    m[n++] = (struct jmember){.key = "tres", .type = JM_STR, .s = j->req_tres};
+    m[n++] = (struct jmember){.key = "alloc_tres", .type = JM_STR, .s = j->alloc_tres};
+    m[n++] = (struct jmember){.key = "billing_micro", .type = JM_INT, .i = j->billing_micro};
+    m[n++] = (struct jmember){.key = "time_limit_s", .type = JM_INT, .i = j->time_limit_s};
+    m[n++] = (struct jmember){.key = "elapsed_s", .type = JM_INT, .i = j->elapsed_s};
+    m[n++] = (struct jmember){.key = "state", .type = JM_STR, .s = j->slurm_state};
+    m[n++] =
+        (struct jmember){.key = "status", .type = JM_STR, .s = model_job_status_name(j->status)};
+    m[n++] = (struct jmember){.key = "hold_sumin", .type = JM_INT, .i = j->hold_sumin};
+    m[n++] = (struct jmember){.key = "charge_sumin", .type = JM_INT, .i = j->charge_sumin};
+    m[n++] = (struct jmember){.key = "alloc_id", .type = JM_INT, .i = j->alloc_id};
+    m[n++] = (struct jmember){.key = "payer_account", .type = JM_STR, .s = j->payer_account};
+    m[n++] = (struct jmember){.key = "settle_source", .type = JM_STR, .s = j->settle_source};
+    m[n++] = (struct jmember){.key = "updated", .type = JM_TIME, .i = j->updated_s};
+    /* Slurm's names of the job (schema 0020), when known: "54_3", "60+1"; a heterogeneous
+     * job's name wins where a job has both. */
     const struct job_slurm_ids *ids = &j->ids;
-    char slurm_id[48];
     if (ids->array_job_id > 0) {
-        json_object_set_new(o, "array_job_id", json_integer((json_int_t)ids->array_job_id));
-        json_object_set_new(o, "array_task_id", json_integer((json_int_t)ids->array_task_id));
-        snprintf(slurm_id, sizeof slurm_id, "%lld_%lld", (long long)ids->array_job_id,
+        m[n++] = (struct jmember){.key = "array_job_id", .type = JM_INT, .i = ids->array_job_id};
+        m[n++] = (struct jmember){.key = "array_task_id", .type = JM_INT, .i = ids->array_task_id};
+        snprintf(slurm_id, JSON_SLURM_ID_MAX, "%lld_%lld", (long long)ids->array_job_id,
                  (long long)ids->array_task_id);
-        json_object_set_new(o, "slurm_job_id", json_string(slurm_id));
+        m[n++] = (struct jmember){.key = "slurm_job_id", .type = JM_STR, .s = slurm_id};
     }
     if (ids->het_job_id > 0) {
-        json_object_set_new(o, "het_job_id", json_integer((json_int_t)ids->het_job_id));
-        json_object_set_new(o, "het_job_offset", json_integer((json_int_t)ids->het_job_offset));
-        snprintf(slurm_id, sizeof slurm_id, "%lld+%lld", (long long)ids->het_job_id,
+        m[n++] = (struct jmember){.key = "het_job_id", .type = JM_INT, .i = ids->het_job_id};
+        m[n++] =
+            (struct jmember){.key = "het_job_offset", .type = JM_INT, .i = ids->het_job_offset};
+        int named = ids->array_job_id > 0;
+        snprintf(slurm_id, JSON_SLURM_ID_MAX, "%lld+%lld", (long long)ids->het_job_id,
                  (long long)ids->het_job_offset);
-        json_object_set_new(o, "slurm_job_id", json_string(slurm_id));
+        if (!named)
+            m[n++] = (struct jmember){.key = "slurm_job_id", .type = JM_STR, .s = slurm_id};
+    }
+    return n;
+}
+
+json_t *json_job(const struct job *j)
+{
+    struct jmember m[JSON_JOB_MEMBERS];
+    char slurm_id[JSON_SLURM_ID_MAX];
+    return json_object_of(m, json_job_members(j, m, slurm_id));
+}
+
+size_t json_job_reply_members(struct json_job_reply *m, const char *verb, int replay,
+                              const struct job *j, const struct allocation *a,
+                              const struct balance *b)
+{
+    size_t nj = json_job_members(j, m->job, m->slurm_id);
+    size_t nb = json_balance_members(a, b, m->balance);
+    m->top[0] = (struct jmember){.key = verb, .type = JM_BOOL, .i = 1};
+    m->top[1] = (struct jmember){.key = "replay", .type = JM_BOOL, .i = replay};
+    m->top[2] = (struct jmember){.key = "job", .type = JM_OBJECT, .obj = m->job, .n = nj};
+    m->top[3] = (struct jmember){.key = "balance", .type = JM_OBJECT, .obj = m->balance, .n = nb};
+    return 4;
+}
+
+json_t *json_job_reply(const char *verb, int replay, const struct job *j,
+                       const struct allocation *a, const struct balance *b)
+{
+    struct json_job_reply m;
+    return json_object_of(m.top, json_job_reply_members(&m, verb, replay, j, a, b));
+}
+
+json_t *json_object_of(const struct jmember *m, size_t n)
+{
+    json_t *o = json_object();
+    for (size_t k = 0; o && k < n; k++) {
+        json_t *v = NULL;
+        switch (m[k].type) {
+        case JM_STR:
+            v = json_string(m[k].s);
+            break;
+        case JM_INT:
+            v = json_integer((json_int_t)m[k].i);
+            break;
+        case JM_BOOL:
+            v = json_boolean(m[k].i);
+            break;
+        case JM_TIME:
+            v = json_time(m[k].i);
+            break;
+        case JM_OBJECT:
+            v = json_object_of(m[k].obj, m[k].n);
+            break;
+        }
+        if (json_object_set_new(o, m[k].key, v) < 0) { /* v NULL: not UTF-8 */
+            json_decref(o);
+            o = NULL;
+        }
     }
     return o;
 }

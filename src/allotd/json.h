@@ -79,4 +79,50 @@ json_t *json_ledger(const struct ledger_entry *e);
 json_t *json_job(const struct job *j);
 json_t *json_failure(const struct failure *f);
 
+/* The members of a reply object, described once and written by both encoders: jansson
+ * (json_object_of) and json_fast.c's direct writer (the hot job replies).  A member added to
+ * a *_members function below reaches both, in the same place. */
+enum jm_type {
+    JM_STR,    /* s */
+    JM_INT,    /* i */
+    JM_BOOL,   /* i: 0 false, else true */
+    JM_TIME,   /* i: epoch seconds, as json_time writes them (0 -> null) */
+    JM_OBJECT, /* obj[0..n) */
+};
+
+struct jmember {
+    const char *key;
+    enum jm_type type;
+    int64_t i;
+    const char *s;
+    const struct jmember *obj;
+    size_t n;
+};
+
+#define JSON_JOB_MEMBERS 32
+#define JSON_BALANCE_MEMBERS 11
+#define JSON_SLURM_ID_MAX 48
+
+/* A job's members into m[JSON_JOB_MEMBERS]; slurm_id[JSON_SLURM_ID_MAX] holds the text of
+ * its "slurm_job_id" member.  Returns how many.  m borrows from j and slurm_id. */
+size_t json_job_members(const struct job *j, struct jmember *m, char *slurm_id);
+/* An allocation's balance members into m[JSON_BALANCE_MEMBERS]; returns how many. */
+size_t json_balance_members(const struct allocation *a, const struct balance *b, struct jmember *m);
+/* The object of m[0..n), keys in that order; NULL when a string is not UTF-8 (as json_pack
+ * fails on one). */
+json_t *json_object_of(const struct jmember *m, size_t n);
+
+/* The hot job replies: {"<verb>":true,"replay":<replay>,"job":<j>,"balance":<a,b>}. */
+struct json_job_reply {
+    struct jmember top[4], job[JSON_JOB_MEMBERS], balance[JSON_BALANCE_MEMBERS];
+    char slurm_id[JSON_SLURM_ID_MAX];
+};
+/* Fills *m (which the members borrow from, with j, a and b); returns how many of top. */
+size_t json_job_reply_members(struct json_job_reply *m, const char *verb, int replay,
+                              const struct job *j, const struct allocation *a,
+                              const struct balance *b);
+/* That reply as a jansson object (the writer for text json_fast.c declines). */
+json_t *json_job_reply(const char *verb, int replay, const struct job *j,
+                       const struct allocation *a, const struct balance *b);
+
 #endif

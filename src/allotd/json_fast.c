@@ -2,7 +2,7 @@
 /* json_fast.c - the direct encoder of json_fast.h.
  *
  * A growable buffer (xrealloc) and one writer per JSON type.  Invariant: the bytes equal
- * jansson 2.14's compact dump of the tree json.c builds for the same values: keys in
+ * jansson 2.14's compact dump of json_object_of for the same members (json.h): keys in
  * insertion order, "," and ":" without spaces, integers in decimal, '"' '\\' and control
  * characters escaped as jansson does (\b \f \n \r \t, else \u00XX in upper-case hex), '/'
  * and DEL as they are.  A byte >= 0x80 sets `bad` and the whole reply falls back to jansson.
@@ -119,31 +119,9 @@ static void jb_key(struct jbuf *b, const char *key, int first)
     b->p[b->len++] = ':';
 }
 
-static void kv_str(struct jbuf *b, const char *key, const char *v, int first)
-{
-    jb_key(b, key, first);
-    jb_str(b, v);
-}
-
-static void kv_int(struct jbuf *b, const char *key, int64_t v, int first)
-{
-    jb_key(b, key, first);
-    jb_int(b, v);
-}
-
-static void kv_bool(struct jbuf *b, const char *key, int v, int first)
-{
-    jb_key(b, key, first);
-    if (v)
-        jb_raw(b, "true", 4);
-    else
-        jb_raw(b, "false", 5);
-}
-
 /* json.c json_time: 0 -> null, else ISO-8601 UTC, or the integer when it has no date. */
-static void kv_time(struct jbuf *b, const char *key, int64_t t_s, int first)
+static void jb_time(struct jbuf *b, int64_t t_s)
 {
-    jb_key(b, key, first);
     if (t_s == 0) {
         jb_raw(b, "null", 4);
         return;
@@ -159,66 +137,44 @@ static void kv_time(struct jbuf *b, const char *key, int64_t t_s, int first)
     b->p[b->len++] = '"';
 }
 
-/* Same keys and order as json.c json_job (its two packs, then "updated"). */
-static void jb_job(struct jbuf *b, const struct job *j)
+/* The object of m[0..n), as json_object_of builds it and jansson dumps it. */
+static void jb_object(struct jbuf *b, const struct jmember *m, size_t n)
 {
     jb_raw(b, "{", 1);
-    kv_str(b, "cluster", j->cluster, 1);
-    kv_int(b, "job_id", j->job_id, 0);
-    kv_int(b, "run", (int)j->run, 0);
-    kv_str(b, "user", j->user, 0);
-    kv_str(b, "account", j->account, 0);
-    kv_str(b, "partition", j->partition, 0);
-    kv_str(b, "qos", j->qos, 0);
-    kv_time(b, "submit", j->submit_s, 0);
-    kv_time(b, "start", j->start_s, 0);
-    kv_time(b, "end", j->end_s, 0);
-    kv_str(b, "tres", j->req_tres, 0);
-    kv_str(b, "alloc_tres", j->alloc_tres, 0);
-    kv_int(b, "billing_micro", j->billing_micro, 0);
-    kv_int(b, "time_limit_s", j->time_limit_s, 0);
-    kv_int(b, "elapsed_s", j->elapsed_s, 0);
-    kv_str(b, "state", j->slurm_state, 0);
-    kv_str(b, "status", model_job_status_name(j->status), 0);
-    kv_int(b, "hold_sumin", j->hold_sumin, 0);
-    kv_int(b, "charge_sumin", j->charge_sumin, 0);
-    kv_int(b, "alloc_id", j->alloc_id, 0);
-    kv_str(b, "payer_account", j->payer_account, 0);
-    kv_str(b, "settle_source", j->settle_source, 0);
-    kv_time(b, "updated", j->updated_s, 0);
-    jb_raw(b, "}", 1);
-}
-
-/* Same keys and order as json.c json_balance. */
-static void jb_balance(struct jbuf *b, const struct allocation *a, const struct balance *bal)
-{
-    jb_raw(b, "{", 1);
-    kv_int(b, "id", a->id, 1);
-    kv_str(b, "account", a->account, 0);
-    kv_str(b, "resource", a->resource, 0);
-    kv_str(b, "cluster", a->cluster, 0);
-    kv_str(b, "category", a->category, 0);
-    kv_time(b, "start", a->start_s, 0);
-    kv_time(b, "end", a->end_s, 0);
-    kv_int(b, "granted_sumin", bal->granted_sumin, 0);
-    kv_int(b, "used_sumin", bal->used_sumin, 0);
-    kv_int(b, "held_sumin", bal->held_sumin, 0);
-    kv_int(b, "available_sumin", bal->available_sumin, 0);
+    for (size_t k = 0; k < n; k++) {
+        jb_key(b, m[k].key, k == 0);
+        switch (m[k].type) {
+        case JM_STR:
+            jb_str(b, m[k].s);
+            break;
+        case JM_INT:
+            jb_int(b, m[k].i);
+            break;
+        case JM_BOOL:
+            if (m[k].i)
+                jb_raw(b, "true", 4);
+            else
+                jb_raw(b, "false", 5);
+            break;
+        case JM_TIME:
+            jb_time(b, m[k].i);
+            break;
+        case JM_OBJECT:
+            jb_object(b, m[k].obj, m[k].n);
+            break;
+        }
+    }
     jb_raw(b, "}", 1);
 }
 
 char *json_fast_job_reply(const char *verb, int replay, const struct job *j,
                           const struct allocation *a, const struct balance *b, size_t *len)
 {
+    struct json_job_reply m;
+    size_t n = json_job_reply_members(&m, verb, replay, j, a, b);
     struct jbuf jb = {.p = xmalloc(2048), .cap = 2048};
-    jb_raw(&jb, "{", 1);
-    kv_bool(&jb, verb, 1, 1);
-    kv_bool(&jb, "replay", replay, 0);
-    jb_key(&jb, "job", 0);
-    jb_job(&jb, j);
-    jb_key(&jb, "balance", 0);
-    jb_balance(&jb, a, b);
-    jb_raw(&jb, "}\n", 2);
+    jb_object(&jb, m.top, n);
+    jb_raw(&jb, "\n", 1);
     if (jb.bad) {
         free(jb.p);
         return NULL;

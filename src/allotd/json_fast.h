@@ -4,12 +4,13 @@
  *
  * The bank's hot routes answer with {verb, replay, job, balance}.  Building that as a
  * jansson tree (~40 objects and strings) and dumping it cost ~95k instructions per request;
- * this writes the same bytes straight into one buffer.  The output is byte-for-byte what
- * json_dumpb(JSON_COMPACT) of json.c's json_job/json_balance tree gives (same key order,
- * same escapes, same time format, null for time 0); test/json_fast.c checks that against
- * jansson.  Strings with a byte >= 0x80 are not encoded here (jansson validates UTF-8 and
- * fails on invalid text, a behaviour this file does not copy): the encoder then returns
- * NULL and the caller builds the reply with jansson as before.
+ * this writes the same bytes straight into one buffer.  What the reply holds is described
+ * once, by json.c's json_job_reply_members; this file only writes those members, and its
+ * output is byte-for-byte what json_dumpb(JSON_COMPACT) of json_object_of gives for them
+ * (same key order, same escapes, same time format, null for time 0); test/json_fast.c
+ * checks that against jansson.  Strings with a byte >= 0x80 are not encoded here (jansson
+ * validates UTF-8 and fails on invalid text, a behaviour this file does not copy): the
+ * encoder then returns NULL and the caller builds the reply with json_job_reply.
  * Threads: reentrant.
  */
 #ifndef ALLOTD_JSON_FAST_H

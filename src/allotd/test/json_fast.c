@@ -137,6 +137,38 @@ static void test_ascii_escapes(void **state)
     check_same("settled", 1, &j, &a, &b);
 }
 
+/* Slurm's names of a job (array task, heterogeneous component, both) are in the direct
+ * reply too, in the place and with the value json_job gives them: after "updated", a
+ * heterogeneous job's "slurm_job_id" where an array's would stand. */
+static void test_slurm_ids(void **state)
+{
+    (void)state;
+    struct job j;
+    struct allocation a;
+    struct balance b;
+    sample(&j, &a, &b);
+    j.ids.array_job_id = 54;
+    j.ids.array_task_id = 3;
+    check_same("held", 0, &j, &a, &b);
+    memset(&j.ids, 0, sizeof(j.ids));
+    j.ids.het_job_id = 60;
+    j.ids.het_job_offset = 1;
+    check_same("settled", 1, &j, &a, &b);
+    j.ids.array_job_id = 54;
+    j.ids.array_task_id = 3;
+    check_same("released", 0, &j, &a, &b);
+    /* The order jansson gave when json_job set "slurm_job_id" twice. */
+    json_t *o = json_job(&j);
+    assert_non_null(o);
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\"updated\":\"2026-01-01T01:00:00Z\",\"array_job_id\":54,"
+                                 "\"array_task_id\":3,\"slurm_job_id\":\"60+1\","
+                                 "\"het_job_id\":60,\"het_job_offset\":1}"));
+    free(text);
+}
+
 static void test_times_and_integers(void **state)
 {
     (void)state;
@@ -377,13 +409,10 @@ static void test_body_random(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_typical),
-        cmocka_unit_test(test_ascii_escapes),
-        cmocka_unit_test(test_times_and_integers),
-        cmocka_unit_test(test_random),
-        cmocka_unit_test(test_non_ascii_declined),
-        cmocka_unit_test(test_body_cases),
-        cmocka_unit_test(test_body_random),
+        cmocka_unit_test(test_typical),       cmocka_unit_test(test_slurm_ids),
+        cmocka_unit_test(test_ascii_escapes), cmocka_unit_test(test_times_and_integers),
+        cmocka_unit_test(test_random),        cmocka_unit_test(test_non_ascii_declined),
+        cmocka_unit_test(test_body_cases),    cmocka_unit_test(test_body_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
