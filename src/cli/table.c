@@ -75,11 +75,6 @@ void table_add_row(table_t *t, const char *const *cells)
     t->rows[t->nrows++] = row;
 }
 
-int table_rows(const table_t *t)
-{
-    return t->nrows;
-}
-
 /* Print s with characters that would break a record replaced by spaces. */
 static void put_cell(FILE *f, const char *s, int parsable)
 {

@@ -35,8 +35,6 @@ void table_set_width(table_t *t, int col, size_t width);
 /* Append a row of ncols cells (copied; NULL prints as ""). */
 void table_add_row(table_t *t, const char *const *cells);
 
-int table_rows(const table_t *t);
-
 /* Display width of the UTF-8 string s: its code points (continuation bytes 10xxxxxx do not
  * count).  Columns are padded to this, not to strlen, so non-ASCII names line up. */
 size_t table_width(const char *s);

@@ -78,14 +78,6 @@ double decay_factor_exact(int64_t halflife_s, int64_t dt_s)
     return pow2_split(-dt_s, halflife_s);
 }
 
-double decay_factor_slurm(int64_t halflife_s, double dt_s)
-{
-    if (halflife_s <= 0)
-        return 1.0;
-    /* slurmctld's literal constant, not ln 2 (priority_multifactor.c, 22.05). */
-    return pow(1.0 - 0.693 / (double)halflife_s, dt_s);
-}
-
 int decay_acc_add(decay_acc_t *a, const struct decay_params *p, int64_t t_s, double usage,
                   double usage_factor, bool nodecay, struct allot_error *err)
 {

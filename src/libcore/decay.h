@@ -81,8 +81,4 @@ int64_t decay_reset_start(enum decay_reset reset, int64_t t_s);
 /* Exact factor 2^(-dt_s/h), computed the same split way as the accumulator. 1 if h == 0. */
 double decay_factor_exact(int64_t halflife_s, int64_t dt_s);
 
-/* Slurm 22.05's factor over dt_s seconds: (1 - 0.693/h)^dt_s, applied by slurmctld every
- * PriorityCalcPeriod.  For comparisons only: it is not 2^(-dt/h) (see doc/fairshare.md). */
-double decay_factor_slurm(int64_t halflife_s, double dt_s);
-
 #endif

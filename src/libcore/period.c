@@ -150,41 +150,24 @@ int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz, 
     return 0;
 }
 
-static int step(const struct period *p, int dir, struct period *out, struct allot_error *err)
+int period_next(const struct period *p, struct period *out, struct allot_error *err)
 {
     struct period q = *p;
 
     if (!valid(p) || p->kind == PERIOD_TOTAL)
-        return allot_errorf(err, ALLOT_EINVAL, "period: %s has no %s period",
-                            valid(p) ? "total" : "an invalid period",
-                            dir > 0 ? "next" : "previous");
+        return allot_errorf(err, ALLOT_EINVAL, "period: %s has no next period",
+                            valid(p) ? "total" : "an invalid period");
     int per_year = p->kind == PERIOD_MONTH ? 12 : p->kind == PERIOD_QUARTER ? 4 : 0;
     if (per_year == 0) {
-        q.year += dir;
-    } else {
-        q.index += dir;
-        if (q.index > per_year) {
-            q.index = 1;
-            q.year++;
-        } else if (q.index < 1) {
-            q.index = per_year;
-            q.year--;
-        }
+        q.year++;
+    } else if (++q.index > per_year) {
+        q.index = 1;
+        q.year++;
     }
     if (!valid(&q))
         return allot_errorf(err, ALLOT_EINVAL, "period: beyond years 1..9999");
     *out = q;
     return 0;
-}
-
-int period_next(const struct period *p, struct period *out, struct allot_error *err)
-{
-    return step(p, 1, out, err);
-}
-
-int period_prev(const struct period *p, struct period *out, struct allot_error *err)
-{
-    return step(p, -1, out, err);
 }
 
 /* Local midnight opening p, as UTC. */
@@ -216,7 +199,7 @@ int period_end_utc(const struct period *p, const struct period_tz *tz, int64_t *
     }
     struct period n = *p;
     /* The end of 9999 is 10000-01-01, one past the last valid period: compute it directly. */
-    if (step(p, 1, &n, NULL) < 0) {
+    if (period_next(p, &n, NULL) < 0) {
         *end_s = local_to_utc(civil_days(10000, 1, 1) * 86400, tz);
         return 0;
     }

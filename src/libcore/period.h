@@ -52,9 +52,8 @@ int period_format(const struct period *p, char *buf, size_t len, struct allot_er
 int period_of(enum period_kind kind, int64_t utc_s, const struct period_tz *tz, struct period *out,
               struct allot_error *err);
 
-/* The following / preceding period.  Errors: ALLOT_EINVAL for total or past 1..9999. */
+/* The following period.  Errors: ALLOT_EINVAL for total or past 1..9999. */
 int period_next(const struct period *p, struct period *out, struct allot_error *err);
-int period_prev(const struct period *p, struct period *out, struct allot_error *err);
 
 /* First instant (inclusive) and end (exclusive, = next period's start) in UTC seconds. */
 int period_start_utc(const struct period *p, const struct period_tz *tz, int64_t *start_s,

@@ -45,8 +45,3 @@ int slt_exitcode_format(const struct slt_exitcode *e, char *buf, size_t len,
     memcpy(buf, tmp, (size_t)n + 1);
     return n;
 }
-
-int slt_exitcode_shell(const struct slt_exitcode *e)
-{
-    return e->signal ? 128 + e->signal : e->status;
-}

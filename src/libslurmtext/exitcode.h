@@ -26,7 +26,4 @@ int slt_exitcode_parse(const char *text, size_t n, const char *field, struct slt
 int slt_exitcode_format(const struct slt_exitcode *e, char *buf, size_t len,
                         struct allot_error *err);
 
-/* The shell convention: 128 + signal when killed by a signal, else status. */
-int slt_exitcode_shell(const struct slt_exitcode *e);
-
 #endif

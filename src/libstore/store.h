@@ -113,7 +113,6 @@ int store_account_ancestors(store_t *st, const char *name, struct account *out, 
 typedef int (*store_user_f)(const struct user *u, void *arg);
 int store_user_add(store_t *st, const struct user *u, struct allot_error *err);
 int store_user_get(store_t *st, const char *name, struct user *out, struct allot_error *err);
-int store_user_get_by_uid(store_t *st, int64_t uid, struct user *out, struct allot_error *err);
 int store_user_modify(store_t *st, const struct user *u, struct allot_error *err);
 int store_user_remove(store_t *st, const char *name, struct allot_error *err);
 int store_user_list(store_t *st, store_user_f cb, void *arg, struct allot_error *err);

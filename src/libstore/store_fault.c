@@ -142,11 +142,6 @@ void store_fault_suspend(int on)
     fdb.suspended = on;
 }
 
-long store_fault_calls(void)
-{
-    return fdb.calls;
-}
-
 long store_fault_hits(void)
 {
     return fdb.hits;
@@ -366,11 +361,6 @@ void store_fault_vfs_arm(enum store_fault_io what, long nth, int persistent, int
     fvfs.persistent = persistent;
     fvfs.code = sqlite_code;
     fvfs.calls = fvfs.hits = 0;
-}
-
-long store_fault_vfs_calls(void)
-{
-    return fvfs.calls;
 }
 
 long store_fault_vfs_hits(void)

@@ -39,8 +39,7 @@ int store_fault_arm(store_t *st, long nth, int persistent, enum allot_errnum cod
 void store_fault_disarm(store_t *st);
 /* While suspended (on = 1), calls are neither counted nor failed (test bookkeeping reads). */
 void store_fault_suspend(int on);
-/* Calls counted and faults injected since the last arm. */
-long store_fault_calls(void);
+/* Faults injected since the last arm. */
 long store_fault_hits(void);
 
 enum store_fault_io {
@@ -55,7 +54,6 @@ int store_fault_vfs_install(struct allot_error *err);
  * SQLITE_IOERR_WRITE, SQLITE_FULL, SQLITE_IOERR_FSYNC); persistent as above.  nth = 0
  * disarms.  Counters are reset. */
 void store_fault_vfs_arm(enum store_fault_io what, long nth, int persistent, int sqlite_code);
-long store_fault_vfs_calls(void);
 long store_fault_vfs_hits(void);
 
 #endif /* ALLOT_TEST */

@@ -61,8 +61,6 @@ static const char SQL_ACCOUNT_ANCESTORS[] =
 static const char SQL_USER_ADD[] =
     "INSERT INTO users (name, uid, default_account, created_s) VALUES ($1, $2, $3, $4)";
 static const char SQL_USER_GET[] = "SELECT " USER_COLS " FROM users WHERE name = $1";
-static const char SQL_USER_GET_UID[] =
-    "SELECT " USER_COLS " FROM users WHERE uid = $1 ORDER BY name LIMIT 1";
 static const char SQL_USER_MODIFY[] =
     "UPDATE users SET uid = $1, default_account = $2 WHERE name = $3";
 static const char SQL_USER_USED[] = "SELECT COUNT(*) FROM assocs WHERE user_name = $1";
@@ -636,24 +634,17 @@ int store_user_add(store_t *st, const struct user *u, struct allot_error *err)
     return 0;
 }
 
-static int user_get(store_t *st, int id, const char *sql, const char *name, int64_t uid,
-                    struct user *out, struct allot_error *err)
+static int user_get(store_t *st, const char *name, struct user *out, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, id, sql, err);
+    db_stmt_t *s = store_stmt(st, STMT_USER_GET, SQL_USER_GET, err);
     if (!s)
         return -1;
-    if (name)
-        db_bind_text(s, 1, name);
-    else
-        db_bind_int64(s, 1, uid);
+    db_bind_text(s, 1, name);
     int rc = db_step(s, err);
     if (rc < 0)
         return -1;
-    if (rc == 0) {
-        if (name)
-            return allot_errorf(err, ALLOT_ENOENT, "user '%s' does not exist", name);
-        return allot_errorf(err, ALLOT_ENOENT, "no user has uid %lld", (long long)uid);
-    }
+    if (rc == 0)
+        return allot_errorf(err, ALLOT_ENOENT, "user '%s' does not exist", name);
     read_user(s, out);
     db_reset(s);
     return 0;
@@ -663,21 +654,14 @@ int store_user_get(store_t *st, const char *name, struct user *out, struct allot
 {
     if (store_ready(st, "user get", err) < 0 || model_check_name("name", name, 0, err) < 0)
         return -1;
-    return user_get(st, STMT_USER_GET, SQL_USER_GET, name, 0, out, err);
-}
-
-int store_user_get_by_uid(store_t *st, int64_t uid, struct user *out, struct allot_error *err)
-{
-    if (store_ready(st, "user get", err) < 0)
-        return -1;
-    return user_get(st, STMT_USER_GET_UID, SQL_USER_GET_UID, NULL, uid, out, err);
+    return user_get(st, name, out, err);
 }
 
 int store_user_modify(store_t *st, const struct user *u, struct allot_error *err)
 {
     struct user cur;
     if (store_ready_write(st, "user modify", err) < 0 || user_validate(st, u, err) < 0 ||
-        user_get(st, STMT_USER_GET, SQL_USER_GET, u->name, 0, &cur, err) < 0)
+        user_get(st, u->name, &cur, err) < 0)
         return -1;
     db_stmt_t *s = store_stmt(st, STMT_USER_MODIFY, SQL_USER_MODIFY, err);
     if (!s)
@@ -693,8 +677,7 @@ int store_user_remove(store_t *st, const char *name, struct allot_error *err)
     struct user cur;
     int64_t n;
     if (store_ready_write(st, "user remove", err) < 0 ||
-        model_check_name("name", name, 0, err) < 0 ||
-        user_get(st, STMT_USER_GET, SQL_USER_GET, name, 0, &cur, err) < 0)
+        model_check_name("name", name, 0, err) < 0 || user_get(st, name, &cur, err) < 0)
         return -1;
     db_stmt_t *s = store_stmt(st, STMT_USER_USED, SQL_USER_USED, err);
     if (!s)
@@ -860,7 +843,7 @@ int store_assoc_add(store_t *st, struct assoc *a, struct allot_error *err)
         assoc_fields_check(st, a, err) < 0 || need_cluster(st, a->cluster, err) < 0 ||
         store_account_id(st, "account", a->account, &account_id, err) < 0)
         return -1;
-    if (user_get(st, STMT_USER_GET, SQL_USER_GET, a->user, 0, &u, err) < 0)
+    if (user_get(st, a->user, &u, err) < 0)
         return allot_error_prefix(err, "user");
     db_stmt_t *s = store_stmt(st, STMT_ASSOC_ADD, SQL_ASSOC_ADD, err);
     if (!s)

@@ -12,7 +12,6 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
 /* asprintf that aborts on failure; result is the caller's. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

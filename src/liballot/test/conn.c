@@ -3,7 +3,8 @@
  * a Unix socket (the transport the Slurm plugins use): a server that closes a kept-alive
  * connection between two requests costs the second request nothing (one fresh connection,
  * the request received once), and a reply cut short (fewer bytes than its Content-Length)
- * is an error (EUNAVAIL, retried by the plugins), never a short success. */
+ * is an error (EUNAVAIL, retried by the plugins), never a short success; keep-alive reuses
+ * one connection and, turned off, opens one per request. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,6 +168,40 @@ static void test_server_closes_kept_connection(void **state)
     assert_int_equal(srv.requests, 2); /* nothing sent twice */
 }
 
+/* Two requests on a kept-alive client share one connection (the default); with keep-alive
+ * off (allot_client_set_keepalive 0) each has its own, and turned on again they share. */
+static int connections_for_two(int keepalive)
+{
+    const enum act script[] = {ACT_KEEP, ACT_KEEP};
+    struct allot_error err = {0};
+    char *reply = NULL;
+    int status = 0;
+
+    server_start(script, 2);
+    allot_client_t *c = client();
+    if (keepalive >= 0)
+        allot_client_set_keepalive(c, keepalive);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(allot_request(c, "POST", "/v1/jobs/settle", "{}", &status, &reply, &err),
+                         0);
+        assert_int_equal(status, 200);
+        assert_string_equal(reply, BODY);
+        free(reply);
+    }
+    allot_client_destroy(c);
+    server_stop();
+    assert_int_equal(srv.requests, 2);
+    return srv.connections;
+}
+
+static void test_keepalive(void **state)
+{
+    (void)state;
+    assert_int_equal(connections_for_two(-1), 1); /* default: kept */
+    assert_int_equal(connections_for_two(0), 2);
+    assert_int_equal(connections_for_two(1), 1);
+}
+
 static void test_reply_cut_short(void **state)
 {
     (void)state;
@@ -192,6 +227,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_server_closes_kept_connection),
         cmocka_unit_test(test_reply_cut_short),
+        cmocka_unit_test(test_keepalive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

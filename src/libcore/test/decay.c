@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test/decay.c - half-life decay: exact factors, cadence independence (bitwise), error bound
  * against a long-double closed form, reset periods, NoDecay and UsageFactor, flux-accounting's
- * 2-node x 2000 s usage example, and Slurm's 1 - 0.693/h factor as a documented difference. */
+ * 2-node x 2000 s usage example. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,17 +107,6 @@ static void test_reference_usage_example(void **state)
     assert_true(fabs(decay_acc_value(&b, &week, end + 7 * DAY) - 8000.0) < 1e-9);
 }
 
-static void test_slurm_factor_differs(void **state)
-{
-    (void)state;
-    int64_t h = 7 * DAY;
-    double s = decay_factor_slurm(h, (double)h);
-    /* 0.693 < ln 2, so Slurm's usage is slightly above half after one half-life */
-    assert_true(s > 0.5);
-    assert_true(s < 0.5001);
-    assert_true(decay_factor_slurm(0, 100.0) == 1.0);
-}
-
 static void test_reset_start(void **state)
 {
     (void)state;
@@ -190,15 +179,10 @@ static void test_invalid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_factor),
-        cmocka_unit_test(test_cadence_bitwise),
-        cmocka_unit_test(test_error_bound),
-        cmocka_unit_test(test_reference_usage_example),
-        cmocka_unit_test(test_slurm_factor_differs),
-        cmocka_unit_test(test_reset_start),
-        cmocka_unit_test(test_reset_behaviour),
-        cmocka_unit_test(test_nodecay_and_factor),
-        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_exact_factor),       cmocka_unit_test(test_cadence_bitwise),
+        cmocka_unit_test(test_error_bound),        cmocka_unit_test(test_reference_usage_example),
+        cmocka_unit_test(test_reset_start),        cmocka_unit_test(test_reset_behaviour),
+        cmocka_unit_test(test_nodecay_and_factor), cmocka_unit_test(test_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

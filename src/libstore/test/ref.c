@@ -189,9 +189,6 @@ static void test_users(void **state)
     OK(f, store_user_get(f->st, "alice", &got, &f->err));
     assert_int_equal(got.uid, 1000);
     assert_string_equal(got.default_account, "chem");
-    OK(f, store_user_get_by_uid(f->st, 1000, &got, &f->err));
-    assert_string_equal(got.name, "alice");
-    FAILS(f, ALLOT_ENOENT, store_user_get_by_uid(f->st, 4242, &got, &f->err));
     FAILS(f, ALLOT_ENOENT, store_user_get(f->st, "bob", &got, &f->err));
 
     /* With associations, the default account must be one of them. */
