@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/progress.h"
 #include "libconf/conf.h"
 #include "libstore/store.h"
 
@@ -68,6 +70,36 @@ static void on_problem(const char *problem, void *arg)
         printf("problem: %s\n", problem);
 }
 
+/* A dump's progress on a terminal (cli/progress.h), fed by libstore after each row. */
+static void on_dump_row(void *arg, int64_t done, int64_t total)
+{
+    struct progress *p = arg;
+    p->done = done;
+    if (total >= 0)
+        p->total = total;
+    progress_show(p, 0);
+}
+
+/* The rows of the dump in, when it is a regular file and stderr shows progress: its lines
+ * but the header and the trailer; -1 otherwise.  in is left where it was. */
+static int64_t dump_rows_in(FILE *in, const struct progress *p)
+{
+    struct stat sb;
+    char buf[65536];
+    int64_t lines = 0;
+    size_t n;
+    long at = ftell(in);
+    if (!p->tty || at < 0 || fstat(fileno(in), &sb) < 0 || !S_ISREG(sb.st_mode))
+        return -1;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        for (char *c = buf; (c = memchr(c, '\n', (size_t)(buf + n - c))); c++)
+            lines++;
+    clearerr(in);
+    if (fseek(in, at, SEEK_SET) < 0)
+        return -1;
+    return lines > 2 ? lines - 2 : 0;
+}
+
 /* export [FILE]: the dump to FILE (written then renamed, so a failed export leaves no
  * partial file under the name) or stdout; import FILE|-: from FILE or stdin. */
 static int dump_export(const struct cli *cli, store_t *st, const char *path,
@@ -85,7 +117,11 @@ static int dump_export(const struct cli *cli, store_t *st, const char *path,
         if (!out)
             return allot_errorf(err, ALLOT_EIO, "db export: %s: %s", tmp, strerror(errno));
     }
-    rc = store_dump_export(st, out, (int64_t)time(NULL), &rows, err);
+    struct progress pg;
+    progress_start(&pg, "db export", "rows", -1);
+    struct store_dump_progress cb = {on_dump_row, &pg};
+    rc = store_dump_export(st, out, (int64_t)time(NULL), &rows, pg.tty ? &cb : NULL, err);
+    progress_show(&pg, 1);
     if (out != stdout) {
         if (fclose(out) != 0 && rc == 0)
             rc = allot_errorf(err, ALLOT_EIO, "db export: %s: %s", tmp, strerror(errno));
@@ -113,7 +149,12 @@ static int dump_import(const struct cli *cli, store_t *st, const char *path,
         if (!in)
             return allot_errorf(err, ALLOT_ENOENT, "db import: %s: %s", path, strerror(errno));
     }
-    rc = store_dump_import(st, in, &rows, err);
+    struct progress pg;
+    progress_start(&pg, "db import", "rows", -1);
+    pg.total = dump_rows_in(in, &pg);
+    struct store_dump_progress cb = {on_dump_row, &pg};
+    rc = store_dump_import(st, in, &rows, pg.tty ? &cb : NULL, err);
+    progress_show(&pg, 1);
     if (in != stdin)
         fclose(in);
     if (rc == 0) {
@@ -239,6 +280,7 @@ const struct cli_command cmd_db = {
             "  scrub-old-jobs  delete the records of jobs not held and last updated more than\n"
             "           WEEKS weeks ago (default 26); their ledger entries and so every balance\n"
             "           stay; their usage stops counting for fair-share\n"
+            "On a terminal, export and import show rows done / total and the rate on stderr.\n"
             "\n"
             "examples:\n"
             "  allot db version\n"

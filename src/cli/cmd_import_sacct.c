@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/progress.h"
 #include "libslurmtext/argv.h"
 #include "libslurmtext/sacct_job.h"
 #include "libutil/xalloc.h"
@@ -109,38 +110,6 @@ static int run_sacct(const char *cluster, int64_t start, int64_t end, struct lis
     l->len = len;
     l->map = NULL;
     return 0;
-}
-
-/* ---- progress on a terminal ---------------------------------------------------------- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-struct progress {
-    int tty;
-    int64_t total, done;
-    double t0, last;
-};
-
-static void progress_show(struct progress *p, int final)
-{
-    if (!p->tty)
-        return;
-    double t = now_s();
-    if (!final && t - p->last < 0.2)
-        return;
-    p->last = t;
-    double rate = t > p->t0 ? (double)p->done / (t - p->t0) : 0;
-    double eta = rate > 0 ? (double)(p->total - p->done) / rate : 0;
-    fprintf(stderr, "\rimport: %lld / %lld jobs (%3.0f%%), %.0f jobs/s, ETA %.0f s   %s",
-            (long long)p->done, (long long)p->total,
-            p->total ? 100.0 * (double)p->done / (double)p->total : 100.0, rate, eta,
-            final ? "\n" : "");
-    fflush(stderr);
 }
 
 /* ---- the import ---------------------------------------------------------------------- */
@@ -227,7 +196,8 @@ static int import_listing(struct cli *cli, const struct listing *l, const char *
     char header[1024];
     memcpy(header, hs.p, hs.n);
     header[hs.n] = 0;
-    struct progress pg = {.tty = isatty(2), .total = jobs, .t0 = now_s()};
+    struct progress pg;
+    progress_start(&pg, "import", "jobs", jobs);
     struct totals t = {0};
     json_t *lines = json_array();
     size_t body = strlen(header) + 256, pos = 0, nline = 0;

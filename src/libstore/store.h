@@ -851,15 +851,24 @@ int store_sync_states(store_t *st, const char *cluster, store_sync_state_f cb, v
  * consistent picture; writers wait), so it must not be called inside one.  *rows (may be
  * NULL) gets the number of rows.  Errors: EUNAVAIL (schema not current), EIO (write failed,
  * text not UTF-8), storage errors.  The file is left as written so far on failure. */
+struct store_dump_progress; /* below */
 int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows,
-                      struct allot_error *err);
+                      const struct store_dump_progress *pg, struct allot_error *err);
 /* Read a dump from in into this database in ONE transaction it opens and commits.  The
  * database must be upgraded to the dump's schema version and empty (only the root account
  * the migrations create; EEXIST otherwise).  Every row is checked (known table, order, every
  * column once with its type), the trailer's counts must match (a truncated file is EINVAL),
  * and store_check must pass on the result (cached balances equal to ledger sums); any
  * failure rolls everything back.  *rows (may be NULL) gets the number imported. */
-int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *err);
+int store_dump_import(store_t *st, FILE *in, int64_t *rows, const struct store_dump_progress *pg,
+                      struct allot_error *err);
+/* Progress of an export or import (pg may be NULL): fn is called after each row with the rows
+ * done so far and the total, -1 when not known (an import reads it in the trailer, last).
+ * An export given pg counts every table's rows first. */
+struct store_dump_progress {
+    void (*fn)(void *arg, int64_t done, int64_t total);
+    void *arg;
+};
 /* Name of the i-th table a dump holds (dependency order), NULL past the last. */
 const char *store_dump_table(int i);
 /* Name of the i-th table a dump leaves out because import rebuilds it from the tables it

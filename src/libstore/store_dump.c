@@ -365,8 +365,32 @@ static int write_line(FILE *out, json_t *o, struct allot_error *err)
     return 0;
 }
 
-/* Write every row of table t; *count gets the number. */
+/* Rows of every dumped table, for an export's progress. */
+static int count_rows(store_t *st, int64_t *total, struct allot_error *err)
+{
+    char sql[128];
+    *total = 0;
+    for (int i = 0; i < DUMP_NTABLES; i++) {
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", dump_tables[i].name);
+        db_stmt_t *s = prepare_once(st, sql, err);
+        if (!s)
+            return allot_error_prefix(err, "db export: %s", dump_tables[i].name);
+        int rc = db_step(s, err);
+        if (rc == 1)
+            *total += db_column_int64(s, 0);
+        finalize_once(s);
+        if (rc != 1)
+            return rc < 0 ? -1
+                          : allot_errorf(err, ALLOT_EINTERNAL, "db export: no count of %s",
+                                         dump_tables[i].name);
+    }
+    return 0;
+}
+
+/* Write every row of table t; *count gets the number.  pg (may be NULL) hears of each row:
+ * done before this table, and the total. */
 static int export_table(store_t *st, const struct dump_table *t, FILE *out, int64_t *count,
+                        const struct store_dump_progress *pg, int64_t done, int64_t total,
                         struct allot_error *err)
 {
     char sql[DUMP_SQL_MAX * 2];
@@ -410,14 +434,17 @@ static int export_table(store_t *st, const struct dump_table *t, FILE *out, int6
             break;
         }
         (*count)++;
+        if (pg)
+            pg->fn(pg->arg, done + *count, total);
     }
     finalize_once(s);
     return rc < 0 ? -1 : 0;
 }
 
-int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows, struct allot_error *err)
+int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows,
+                      const struct store_dump_progress *pg, struct allot_error *err)
 {
-    int64_t total = 0;
+    int64_t total = 0, expected = -1;
     json_t *counts = NULL;
     int rc = -1;
 
@@ -435,6 +462,8 @@ int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows, stru
         allot_errorf(err, ALLOT_ENOMEM, "db export: out of memory");
         goto out;
     }
+    if (pg && count_rows(st, &expected, err) < 0)
+        goto out;
     if (write_line(out,
                    json_pack("{s:i, s:s, s:i, s:I}", "allot_dump", DUMP_FORMAT, "backend",
                              st->backend, "schema", st->schema_current, "created_s",
@@ -443,7 +472,7 @@ int store_dump_export(store_t *st, FILE *out, int64_t now_s, int64_t *rows, stru
         goto out;
     for (int i = 0; i < DUMP_NTABLES; i++) {
         int64_t n;
-        if (export_table(st, &dump_tables[i], out, &n, err) < 0)
+        if (export_table(st, &dump_tables[i], out, &n, pg, total, expected, err) < 0)
             goto out;
         if (json_object_set_new(counts, dump_tables[i].name, json_integer((json_int_t)n)) < 0) {
             allot_errorf(err, ALLOT_ENOMEM, "db export: out of memory");
@@ -671,7 +700,8 @@ static int advance_identities(store_t *st, struct allot_error *err)
     return 0;
 }
 
-int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *err)
+int store_dump_import(store_t *st, FILE *in, int64_t *rows, const struct store_dump_progress *pg,
+                      struct allot_error *err)
 {
     struct importer imp = {.st = st, .table = -1};
     char *buf = NULL;
@@ -718,6 +748,8 @@ int store_dump_import(store_t *st, FILE *in, int64_t *rows, struct allot_error *
             seen_end = 1;
         } else {
             r = import_row(&imp, o, err);
+            if (r == 0 && pg)
+                pg->fn(pg->arg, imp.total, -1);
         }
         json_decref(o);
         if (r < 0)

@@ -196,7 +196,7 @@ static char *export_text(struct fx *f, int64_t *rows)
     size_t size = 0;
     FILE *out = open_memstream(&buf, &size);
     assert_non_null(out);
-    if (store_dump_export(f->st, out, T0, rows, &f->err) < 0) {
+    if (store_dump_export(f->st, out, T0, rows, NULL, &f->err) < 0) {
         fclose(out);
         free(buf);
         fail_msg("export: %s", f->err.msg);
@@ -209,7 +209,7 @@ static int import_text(struct fx *f, const char *text, int64_t *rows)
 {
     FILE *in = fmemopen((void *)text, strlen(text), "r");
     assert_non_null(in);
-    int rc = store_dump_import(f->st, in, rows, &f->err);
+    int rc = store_dump_import(f->st, in, rows, NULL, &f->err);
     fclose(in);
     return rc;
 }
