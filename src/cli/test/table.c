@@ -72,6 +72,51 @@ static void test_parsable(void **state)
     table_destroy(t);
 }
 
+/* -p: sacctmgr's parsable form, each record ending with '|'. */
+static void test_parsable_end(void **state)
+{
+    (void)state;
+    table_t *t = sample();
+    char *s = render(t, TABLE_PARSABLE_END, 1);
+    assert_string_equal(s, "Account|Available|Comment|\n"
+                           "chem|1500h|a b|\n"
+                           "physics-long|12h30m|two lines|\n");
+    free(s);
+    table_destroy(t);
+}
+
+/* format=Name%W: the column is W wide; a longer cell (or header) is cut to W-1 characters and
+ * a '+', counted in characters, not bytes. */
+static void test_width(void **state)
+{
+    (void)state;
+    static const char *const headers[] = {"Account", "Available"};
+    static const char *const r1[] = {"Müllerstraße", "1500h"};
+    static const char *const r2[] = {"ab", "12345678901h"};
+    table_t *t = table_create(2, headers);
+    table_set_align(t, 1, TABLE_RIGHT);
+    table_set_width(t, 0, 5);
+    table_set_width(t, 1, 8);
+    table_add_row(t, r1);
+    table_add_row(t, r2);
+    char *s = render(t, TABLE_ALIGNED, 1);
+    assert_string_equal(s, "Acco+  Availab+\n"
+                           "-----  --------\n"
+                           "Müll+     1500h\n"
+                           "ab     1234567+\n");
+    free(s);
+    /* widths are for people: parsable output keeps every character */
+    s = render(t, TABLE_PARSABLE, 0);
+    assert_string_equal(s, "Müllerstraße|1500h\nab|12345678901h\n");
+    free(s);
+    table_set_width(t, 0, 1);
+    table_set_width(t, 1, 0); /* back to the widest cell */
+    s = render(t, TABLE_ALIGNED, 0);
+    assert_string_equal(s, "+         1500h\n+  12345678901h\n");
+    free(s);
+    table_destroy(t);
+}
+
 static void test_no_trailing_blanks(void **state)
 {
     (void)state;
@@ -221,7 +266,8 @@ int main(void)
         cmocka_unit_test(test_aligned),    cmocka_unit_test(test_parsable),
         cmocka_unit_test(test_empty),      cmocka_unit_test(test_cells),
         cmocka_unit_test(test_rows),       cmocka_unit_test(test_no_trailing_blanks),
-        cmocka_unit_test(test_utf8_width),
+        cmocka_unit_test(test_utf8_width), cmocka_unit_test(test_parsable_end),
+        cmocka_unit_test(test_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
