@@ -311,6 +311,9 @@ int main(int argc, char **argv)
                       words + (nwords > 2 ? 2 : nwords), &err);
     else
         rc = cmd->run(&cli, NULL, nwords - 1, words + 1, &err);
+    if (rc == 0 && !print_err.code && cli.format && !cli.json && cli_tables_printed() == 0)
+        allot_errorf(&print_err, ALLOT_EINVAL, "format: 'allot %s' prints no columns to pick from",
+                     cmd->noun);
     if (rc == 0 && print_err.code) /* a format= naming no column of the listing */
         err = print_err;
     else if (rc == 0)

@@ -409,6 +409,13 @@ fail:
     return -1;
 }
 
+static int tables_printed; /* a program-wide count: the CLI is single-threaded */
+
+int cli_tables_printed(void)
+{
+    return tables_printed;
+}
+
 void cli_print_table(const struct cli *cli, json_t *rows, const struct column *cols)
 {
     int ncols = 0, nshow;
@@ -456,6 +463,7 @@ void cli_print_table(const struct cli *cli, json_t *rows, const struct column *c
                                    : TABLE_ALIGNED,
                 !cli->noheader);
     table_destroy(t);
+    tables_printed++;
 }
 
 int cli_page_limit(struct kvlist *kvs, int64_t *limit, struct allot_error *err)

@@ -135,6 +135,10 @@ json_t *cli_rows(json_t *reply);
 /* Text of one cell (buf of size len, returned). */
 const char *cli_cell(json_t *row, const struct column *col, char *buf, size_t len);
 
+/* How many tables cli_print_table printed: a format= on a command that printed none is an
+ * error (main), not silently ignored. */
+int cli_tables_printed(void);
+
 /* Print rows as a table with cols (terminated by header == NULL) in the mode of cli: only
  * the columns cli->format names (headers, case-insensitive), in its order and widths.  A
  * name that is none of cols' headers prints nothing and sets *cli->print_err (EINVAL listing

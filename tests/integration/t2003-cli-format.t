@@ -81,6 +81,12 @@ test_expect_success 'a column the listing lacks: exit 2, the columns named, noth
 	test_must_be_empty out && grep "width must be 1..1000" err &&
 	test_expect_code 2 allot balance -o 2>err && grep -- "-o: missing value" err
 '
+test_expect_success 'format= on a command that prints no columns: exit 2, said so' '
+	test_expect_code 2 allot tree format=Account >out 2>err &&
+	grep "format: .allot tree. prints no columns to pick from" err &&
+	allot --json balance format=Account >out &&
+	grep "\"items\"" out
+'
 test_expect_success 'stop allotd and munged' '
 	allotd_stop &&
 	munged_stop
