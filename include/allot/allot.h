@@ -20,8 +20,8 @@
  * Error replies of allotd (`{"error":{"code":"EINVAL","message":..}}`) come back as the same
  * allot_errnum and message the daemon produced, so a CLI exit status is the daemon's verdict.
  */
-#ifndef ALLOT_ALLOT_H
-#define ALLOT_ALLOT_H
+#ifndef ALLOT_ALLOT_ALLOT_H
+#define ALLOT_ALLOT_ALLOT_H
 
 #include <stdint.h>
 

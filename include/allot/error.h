@@ -8,8 +8,8 @@
  * One table (error.c) maps each code to its text, HTTP status and CLI exit status.
  * Thread rule: a struct allot_error belongs to one thread.
  */
-#ifndef ALLOT_ERROR_H
-#define ALLOT_ERROR_H
+#ifndef ALLOT_ALLOT_ERROR_H
+#define ALLOT_ALLOT_ERROR_H
 
 #include <stdarg.h>
 

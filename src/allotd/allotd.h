@@ -6,8 +6,8 @@
  * readers take a reference with allotd_conf_get() and drop it with conf_unref(); conf_lock only
  * guards the pointer swap. Lock order: conf_lock is a leaf (never held while taking another lock).
  */
-#ifndef ALLOTD_ALLOTD_H
-#define ALLOTD_ALLOTD_H
+#ifndef ALLOT_ALLOTD_ALLOTD_H
+#define ALLOT_ALLOTD_ALLOTD_H
 
 #include <pthread.h>
 #include <stdint.h>

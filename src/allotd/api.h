@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api.h - the handlers named by routes.c, one api_<noun>.c per noun of doc/api.md.
  * Each follows request.h's handler contract. */
-#ifndef ALLOTD_API_H
-#define ALLOTD_API_H
+#ifndef ALLOT_ALLOTD_API_H
+#define ALLOT_ALLOTD_API_H
 
 #include "allotd/request.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* api_import.h - the walk of POST /v1/import/slurm (api_import.c), apart from its HTTP
  * handler (api_slurm.c) so the handler's body checks and the walk stay small. */
-#ifndef ALLOTD_API_IMPORT_H
-#define ALLOTD_API_IMPORT_H
+#ifndef ALLOT_ALLOTD_API_IMPORT_H
+#define ALLOT_ALLOTD_API_IMPORT_H
 
 #include <jansson.h>
 #include <stddef.h>

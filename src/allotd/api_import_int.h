@@ -3,8 +3,8 @@
  * and the helpers each part uses (api_import.c the dump, api_import_limits.c limits,
  * api_import_qos.c `sacctmgr show qos -P`, api_import_part.c `scontrol show partition -o`).
  * Only those files include it. */
-#ifndef ALLOTD_API_IMPORT_INT_H
-#define ALLOTD_API_IMPORT_INT_H
+#ifndef ALLOT_ALLOTD_API_IMPORT_INT_H
+#define ALLOT_ALLOTD_API_IMPORT_INT_H
 
 #include <jansson.h>
 #include <stddef.h>

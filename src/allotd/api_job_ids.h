@@ -2,8 +2,8 @@
 /* api_job_ids.h - jobs named as Slurm prints them (doc/api.md "Job ids"): the array and het
  * ids a hold or settle may carry, and the job ids a name ("54", "54_3", "54_[1-3]",
  * "60+1") stands for, from the ids recorded (store_job_ids_*, schema 0020). */
-#ifndef ALLOTD_API_JOB_IDS_H
-#define ALLOTD_API_JOB_IDS_H
+#ifndef ALLOT_ALLOTD_API_JOB_IDS_H
+#define ALLOT_ALLOTD_API_JOB_IDS_H
 
 #include <stddef.h>
 #include <stdint.h>

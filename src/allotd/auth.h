@@ -17,8 +17,8 @@
  * two users' roles.
  * Threads: auth_request() is reentrant; the per-thread munge_ctx is freed at thread exit.
  */
-#ifndef ALLOTD_AUTH_H
-#define ALLOTD_AUTH_H
+#ifndef ALLOT_ALLOTD_AUTH_H
+#define ALLOT_ALLOTD_AUTH_H
 
 #include "allotd/request.h"
 

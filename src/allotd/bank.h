@@ -3,8 +3,8 @@
  * what billing, what maximum cost.  The denial text is libcore's (denial.h); the atomic
  * check-and-hold itself is store_hold() run by the writer.
  * Threads: reentrant; the store passed is the caller's read connection. */
-#ifndef ALLOTD_BANK_H
-#define ALLOTD_BANK_H
+#ifndef ALLOT_ALLOTD_BANK_H
+#define ALLOT_ALLOTD_BANK_H
 
 #include <stdint.h>
 

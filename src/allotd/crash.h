@@ -7,8 +7,8 @@
  * power cut as far as the process is concerned).  Armed once at startup by crash_init().
  * Threads: crash_point() is safe from any thread (atomic counter).
  */
-#ifndef ALLOTD_CRASH_H
-#define ALLOTD_CRASH_H
+#ifndef ALLOT_ALLOTD_CRASH_H
+#define ALLOT_ALLOTD_CRASH_H
 
 #ifdef ALLOT_TEST
 /* Read ALLOT_CRASH when enabled; log what was armed.  Returns -1 on a malformed value. */

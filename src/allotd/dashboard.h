@@ -6,8 +6,8 @@
  * never reads a file to serve them and the page always matches the daemon serving it.
  * The files carry no data: the page fetches everything from the JSON API with a token.
  * Threads: everything here is constant; any thread may call dashboard_find(). */
-#ifndef ALLOTD_DASHBOARD_H
-#define ALLOTD_DASHBOARD_H
+#ifndef ALLOT_ALLOTD_DASHBOARD_H
+#define ALLOT_ALLOTD_DASHBOARD_H
 
 #include <stddef.h>
 

@@ -6,8 +6,8 @@
  * never blocked on an fsync.
  * Threads: http_start/http_quiesce/http_stop from the main thread only.
  */
-#ifndef ALLOTD_HTTP_H
-#define ALLOTD_HTTP_H
+#ifndef ALLOT_ALLOTD_HTTP_H
+#define ALLOT_ALLOTD_HTTP_H
 
 #include "allot/error.h"
 #include "allotd/allotd.h"

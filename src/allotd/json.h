@@ -8,8 +8,8 @@
  * ("2026-01-01T00:00:00Z"), a date ("2026-01-01" = midnight UTC) or epoch seconds.
  * Threads: reentrant.  Returned json_t are new references owned by the caller.
  */
-#ifndef ALLOTD_JSON_H
-#define ALLOTD_JSON_H
+#ifndef ALLOT_ALLOTD_JSON_H
+#define ALLOT_ALLOTD_JSON_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -13,8 +13,8 @@
  * encoder then returns NULL and the caller builds the reply with json_job_reply.
  * Threads: reentrant.
  */
-#ifndef ALLOTD_JSON_FAST_H
-#define ALLOTD_JSON_FAST_H
+#ifndef ALLOT_ALLOTD_JSON_FAST_H
+#define ALLOT_ALLOTD_JSON_FAST_H
 
 #include <stddef.h>
 

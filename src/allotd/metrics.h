@@ -7,8 +7,8 @@
  * allocation's available SU (read from the store by the scraping thread).
  * Threads: every function is thread-safe.
  */
-#ifndef ALLOTD_METRICS_H
-#define ALLOTD_METRICS_H
+#ifndef ALLOT_ALLOTD_METRICS_H
+#define ALLOT_ALLOTD_METRICS_H
 
 #include <stdint.h>
 #include <time.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* observe.h - allot.conf EnforceMode=observe in allotd (api_observe.c; doc/adopt.md). */
-#ifndef ALLOTD_OBSERVE_H
-#define ALLOTD_OBSERVE_H
+#ifndef ALLOT_ALLOTD_OBSERVE_H
+#define ALLOT_ALLOTD_OBSERVE_H
 
 #include <stdint.h>
 

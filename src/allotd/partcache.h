@@ -18,8 +18,8 @@
  * the price is read outside the writer's transaction either way.
  * Threads: every function is thread-safe.
  */
-#ifndef ALLOTD_PARTCACHE_H
-#define ALLOTD_PARTCACHE_H
+#ifndef ALLOT_ALLOTD_PARTCACHE_H
+#define ALLOT_ALLOTD_PARTCACHE_H
 
 #include "libstore/store.h"
 

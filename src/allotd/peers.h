@@ -8,8 +8,8 @@
  * only a host with thousands of distinct peers connected at once would see.
  * Threads: every function takes the table's mutex; MHD's threads call it per connection,
  * never per request. */
-#ifndef ALLOTD_PEERS_H
-#define ALLOTD_PEERS_H
+#ifndef ALLOT_ALLOTD_PEERS_H
+#define ALLOT_ALLOTD_PEERS_H
 
 #include <stdint.h>
 

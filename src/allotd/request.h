@@ -10,8 +10,8 @@
  * Threads: a request is handled by one HTTP worker at a time; a deferred write runs its
  * op on the writer thread while the connection is suspended.
  */
-#ifndef ALLOTD_REQUEST_H
-#define ALLOTD_REQUEST_H
+#ifndef ALLOT_ALLOTD_REQUEST_H
+#define ALLOT_ALLOTD_REQUEST_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * and the query parameters it accepts.
  * Patterns are literal segments and `{}` placeholders (one path segment each, captured
  * in order into r->param).  Threads: the table is constant; routes_* are reentrant. */
-#ifndef ALLOTD_ROUTES_H
-#define ALLOTD_ROUTES_H
+#ifndef ALLOT_ALLOTD_ROUTES_H
+#define ALLOT_ALLOTD_ROUTES_H
 
 #include "allotd/request.h"
 

@@ -3,8 +3,8 @@
  * An admit with a submit_token takes a provisional hold keyed by the token; the prolog's hold
  * with the same token moves it to the real job (store_submit_bind); the tick thread releases
  * provisional holds left unbound for SubmitHoldTTL seconds. */
-#ifndef ALLOTD_SUBMIT_H
-#define ALLOTD_SUBMIT_H
+#ifndef ALLOT_ALLOTD_SUBMIT_H
+#define ALLOT_ALLOTD_SUBMIT_H
 
 #include <stdint.h>
 

@@ -7,8 +7,8 @@
  * tick_utc_offset_s answers with localtime_r's tm_gmtoff, so a period boundary is local
  * midnight there.  Threads: tick_* from the main thread; the callback from any thread.
  */
-#ifndef ALLOTD_TICK_H
-#define ALLOTD_TICK_H
+#ifndef ALLOT_ALLOTD_TICK_H
+#define ALLOT_ALLOTD_TICK_H
 
 #include <stdint.h>
 

@@ -11,8 +11,8 @@
  * (GET only) is auth.c's rule, not this table's.
  * Threads: every function takes the table's mutex; safe from any thread.
  */
-#ifndef ALLOTD_TOKENS_H
-#define ALLOTD_TOKENS_H
+#ifndef ALLOT_ALLOTD_TOKENS_H
+#define ALLOT_ALLOTD_TOKENS_H
 
 #include <stdint.h>
 

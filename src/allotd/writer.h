@@ -33,8 +33,8 @@
  * Threads: writer_submit() from any thread; ops run on the writer thread only, done() on
  * the completer threads.
  */
-#ifndef ALLOTD_WRITER_H
-#define ALLOTD_WRITER_H
+#ifndef ALLOT_ALLOTD_WRITER_H
+#define ALLOT_ALLOTD_WRITER_H
 
 #include <stdint.h>
 

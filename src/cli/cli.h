@@ -11,8 +11,8 @@
  * set err too, so the exit status says "refused" (1).
  * Memory: x* allocators (a program).  Threads: single-threaded.
  */
-#ifndef ALLOT_CLI_H
-#define ALLOT_CLI_H
+#ifndef ALLOT_CLI_CLI_H
+#define ALLOT_CLI_CLI_H
 
 #include <jansson.h>
 #include <stdint.h>

@@ -16,8 +16,8 @@
  * memory is ALLOT_ENOMEM.  Threads: a struct allot_conf is read-only after construction and
  * may be shared; conf_ref/conf_unref are atomic.
  */
-#ifndef ALLOT_CONF_H
-#define ALLOT_CONF_H
+#ifndef ALLOT_LIBCONF_CONF_H
+#define ALLOT_LIBCONF_CONF_H
 
 #include <stddef.h>
 #include <stdint.h>

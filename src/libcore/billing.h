@@ -22,8 +22,8 @@
  * Negative weights (Slurm allows them) are refused: a charge is never negative.
  * Thread rule: plain data; functions are reentrant.
  */
-#ifndef ALLOT_CORE_BILLING_H
-#define ALLOT_CORE_BILLING_H
+#ifndef ALLOT_LIBCORE_BILLING_H
+#define ALLOT_LIBCORE_BILLING_H
 
 #include <stdbool.h>
 #include <stddef.h>

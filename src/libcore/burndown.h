@@ -15,8 +15,8 @@
  * leave int64 is refused, never wrapped.
  * Thread rule: a struct burndown belongs to one thread; the functions are reentrant.
  */
-#ifndef ALLOT_CORE_BURNDOWN_H
-#define ALLOT_CORE_BURNDOWN_H
+#ifndef ALLOT_LIBCORE_BURNDOWN_H
+#define ALLOT_LIBCORE_BURNDOWN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -15,8 +15,8 @@
  * + grace_ppm) (i.e. (1 + grace) x 100%).  The state is a pure function of (u, T), so a flag clears
  * by itself when usage drops below its threshold. Thread rule: pure functions, reentrant.
  */
-#ifndef ALLOT_CORE_CARRYOVER_H
-#define ALLOT_CORE_CARRYOVER_H
+#ifndef ALLOT_LIBCORE_CARRYOVER_H
+#define ALLOT_LIBCORE_CARRYOVER_H
 
 #include <stdint.h>
 

@@ -9,8 +9,8 @@
  * so that the leap day is last): exact for every int64 day that fits a year in int64.
  * Thread rule: pure functions.
  */
-#ifndef ALLOT_CORE_CIVIL_H
-#define ALLOT_CORE_CIVIL_H
+#ifndef ALLOT_LIBCORE_CIVIL_H
+#define ALLOT_LIBCORE_CIVIL_H
 
 #include <stddef.h>
 #include <stdint.h>

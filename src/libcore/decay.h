@@ -19,8 +19,8 @@
  * usage is fractional.  It is never money: balances stay int64 SU-minutes elsewhere.
  * Threads: pure functions; a decay_acc_t belongs to one thread at a time.
  */
-#ifndef ALLOT_CORE_DECAY_H
-#define ALLOT_CORE_DECAY_H
+#ifndef ALLOT_LIBCORE_DECAY_H
+#define ALLOT_LIBCORE_DECAY_H
 
 #include <stdbool.h>
 #include <stdint.h>

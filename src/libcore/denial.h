@@ -9,8 +9,8 @@
  * user reads the same sentence whichever refused the job.
  * Thread rule: pure function, reentrant.
  */
-#ifndef ALLOT_CORE_DENIAL_H
-#define ALLOT_CORE_DENIAL_H
+#ifndef ALLOT_LIBCORE_DENIAL_H
+#define ALLOT_LIBCORE_DENIAL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -17,8 +17,8 @@
  * Work is O(n log n) with no per-node allocation: a few arrays of n entries.
  * Threads: reads the tree only; concurrent calls on one tree are safe.
  */
-#ifndef ALLOT_CORE_FAIRSHARE_H
-#define ALLOT_CORE_FAIRSHARE_H
+#ifndef ALLOT_LIBCORE_FAIRSHARE_H
+#define ALLOT_LIBCORE_FAIRSHARE_H
 
 #include <stddef.h>
 #include <stdint.h>

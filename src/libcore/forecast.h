@@ -19,8 +19,8 @@
  * the band is computed in double and rounded the same way.
  * Memory: none.  Thread rule: a struct forecast_burn belongs to one thread; reentrant.
  */
-#ifndef ALLOT_CORE_FORECAST_H
-#define ALLOT_CORE_FORECAST_H
+#ifndef ALLOT_LIBCORE_FORECAST_H
+#define ALLOT_LIBCORE_FORECAST_H
 
 #include <stdint.h>
 

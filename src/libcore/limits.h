@@ -24,8 +24,8 @@
  * Thread rule: reentrant; results are plain data (large: keep struct limit_effective off
  * small stacks).
  */
-#ifndef ALLOT_CORE_LIMITS_H
-#define ALLOT_CORE_LIMITS_H
+#ifndef ALLOT_LIBCORE_LIMITS_H
+#define ALLOT_LIBCORE_LIMITS_H
 
 #include <stddef.h>
 #include <stdint.h>

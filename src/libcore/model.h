@@ -9,8 +9,8 @@
  * (e.g. allocation.cluster "" = every cluster; assoc.partition "" = all partitions).
  * Thread rule: plain data, no hidden state.
  */
-#ifndef ALLOT_MODEL_H
-#define ALLOT_MODEL_H
+#ifndef ALLOT_LIBCORE_MODEL_H
+#define ALLOT_LIBCORE_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * Every arithmetic helper reports overflow instead of wrapping.
  * Thread rule: pure functions, reentrant.
  */
-#ifndef ALLOT_CORE_MONEY_H
-#define ALLOT_CORE_MONEY_H
+#ifndef ALLOT_LIBCORE_MONEY_H
+#define ALLOT_LIBCORE_MONEY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * read into fixed point exactly or refused, never rounded.  Pure: no I/O, no globals.
  * Thread rule: reentrant.
  */
-#ifndef ALLOT_CORE_NUMPARSE_H
-#define ALLOT_CORE_NUMPARSE_H
+#ifndef ALLOT_LIBCORE_NUMPARSE_H
+#define ALLOT_LIBCORE_NUMPARSE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  * Invariants: month index 1..12, quarter 1..4, year/total index 0; year 1..9999.
  * Thread rule: reentrant if the callback is.
  */
-#ifndef ALLOT_CORE_PERIOD_H
-#define ALLOT_CORE_PERIOD_H
+#ifndef ALLOT_LIBCORE_PERIOD_H
+#define ALLOT_LIBCORE_PERIOD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,8 +13,8 @@
  * The breakdown holds each weighted term so `allot priority JOB` can print what sprio -l
  * shows.  All inputs are explicit: no clock, no global state.  Threads: pure functions.
  */
-#ifndef ALLOT_CORE_PRIORITY_H
-#define ALLOT_CORE_PRIORITY_H
+#ifndef ALLOT_LIBCORE_PRIORITY_H
+#define ALLOT_LIBCORE_PRIORITY_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,8 +15,8 @@
  * integer site factor by sitefactor_to_slurm().
  * Thread rule: pure functions, reentrant.
  */
-#ifndef ALLOT_CORE_SITEFACTOR_H
-#define ALLOT_CORE_SITEFACTOR_H
+#ifndef ALLOT_LIBCORE_SITEFACTOR_H
+#define ALLOT_LIBCORE_SITEFACTOR_H
 
 #include <stdint.h>
 

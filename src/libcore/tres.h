@@ -9,8 +9,8 @@
  * Invariants: 0 <= n <= TRES_LIST_MAX, names unique and valid, counts >= 0.
  * Thread rule: plain data; functions are reentrant.
  */
-#ifndef ALLOT_CORE_TRES_H
-#define ALLOT_CORE_TRES_H
+#ifndef ALLOT_LIBCORE_TRES_H
+#define ALLOT_LIBCORE_TRES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  * Indices are those of the input arrays, so callers map rows back to their own records.
  * Threads: a tree is not locked; concurrent readers are fine, writers need exclusion.
  */
-#ifndef ALLOT_CORE_USAGE_H
-#define ALLOT_CORE_USAGE_H
+#ifndef ALLOT_LIBCORE_USAGE_H
+#define ALLOT_LIBCORE_USAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>

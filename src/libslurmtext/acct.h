@@ -11,8 +11,8 @@
  * as sacct prints them), counts as integers.
  * Thread rule: formats are immutable after parse and may be shared; parsing is reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_ACCT_H
-#define ALLOT_SLURMTEXT_ACCT_H
+#ifndef ALLOT_LIBSLURMTEXT_ACCT_H
+#define ALLOT_LIBSLURMTEXT_ACCT_H
 
 #include <stdbool.h>
 #include <stddef.h>

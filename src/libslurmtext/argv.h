@@ -7,8 +7,8 @@
  * no copy.  No allocation.  argv[argc] is always NULL.
  * Thread rule: one slt_argv per thread; builders are reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_ARGV_H
-#define ALLOT_SLURMTEXT_ARGV_H
+#ifndef ALLOT_LIBSLURMTEXT_ARGV_H
+#define ALLOT_LIBSLURMTEXT_ARGV_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -12,8 +12,8 @@
  * MaxArraySize, 4000001, minus one) are refused.
  * Standalone (no other allot code): job_submit/allot compiles it in.  Threads: reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_ARRAYSPEC_H
-#define ALLOT_SLURMTEXT_ARRAYSPEC_H
+#ifndef ALLOT_LIBSLURMTEXT_ARRAYSPEC_H
+#define ALLOT_LIBSLURMTEXT_ARRAYSPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>

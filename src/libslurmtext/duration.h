@@ -9,8 +9,8 @@
  * are truncated).  Components after the first must be < 60 (hours after "D-" < 24).
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_DURATION_H
-#define ALLOT_SLURMTEXT_DURATION_H
+#ifndef ALLOT_LIBSLURMTEXT_DURATION_H
+#define ALLOT_LIBSLURMTEXT_DURATION_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * never ran (Elapsed 0) or has no MaxRSS has no efficiency, never 0%.
  * Thread rule: one accumulator per thread; functions are pure.
  */
-#ifndef ALLOT_SLURMTEXT_EFFICIENCY_H
-#define ALLOT_SLURMTEXT_EFFICIENCY_H
+#ifndef ALLOT_LIBSLURMTEXT_EFFICIENCY_H
+#define ALLOT_LIBSLURMTEXT_EFFICIENCY_H
 
 #include <stdbool.h>
 #include <stdint.h>

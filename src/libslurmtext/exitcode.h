@@ -3,8 +3,8 @@
  * Empty text means no data (has = false).  Both numbers are 0..255.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_EXITCODE_H
-#define ALLOT_SLURMTEXT_EXITCODE_H
+#ifndef ALLOT_LIBSLURMTEXT_EXITCODE_H
+#define ALLOT_LIBSLURMTEXT_EXITCODE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,8 +9,8 @@
  * flag), never as zero.
  * Thread rule: pure functions over caller memory; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_FIELD_H
-#define ALLOT_SLURMTEXT_FIELD_H
+#ifndef ALLOT_LIBSLURMTEXT_FIELD_H
+#define ALLOT_LIBSLURMTEXT_FIELD_H
 
 #include <stdbool.h>
 #include <stddef.h>

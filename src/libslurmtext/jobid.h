@@ -9,8 +9,8 @@
  * Slurm's text exactly for everything but the array spec, which is copied verbatim.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_JOBID_H
-#define ALLOT_SLURMTEXT_JOBID_H
+#ifndef ALLOT_LIBSLURMTEXT_JOBID_H
+#define ALLOT_LIBSLURMTEXT_JOBID_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * task list with slt_array_spec_count, copying it so the name owns it.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_JOBNAME_H
-#define ALLOT_SLURMTEXT_JOBNAME_H
+#ifndef ALLOT_LIBSLURMTEXT_JOBNAME_H
+#define ALLOT_LIBSLURMTEXT_JOBNAME_H
 
 #include <stdbool.h>
 #include <stdint.h>

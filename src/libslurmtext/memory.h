@@ -9,8 +9,8 @@
  * Values above INT64_MAX bytes are refused.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_MEMORY_H
-#define ALLOT_SLURMTEXT_MEMORY_H
+#ifndef ALLOT_LIBSLURMTEXT_MEMORY_H
+#define ALLOT_LIBSLURMTEXT_MEMORY_H
 
 #include <stdbool.h>
 #include <stddef.h>

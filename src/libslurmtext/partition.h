@@ -8,8 +8,8 @@
  * weights prints no TRESBillingWeights word; QoS is N/A without a partition QOS.  Unknown keys are
  * skipped (each release adds some).  No allocation. Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_PARTITION_H
-#define ALLOT_SLURMTEXT_PARTITION_H
+#ifndef ALLOT_LIBSLURMTEXT_PARTITION_H
+#define ALLOT_LIBSLURMTEXT_PARTITION_H
 
 #include <stdint.h>
 

@@ -11,8 +11,8 @@
  * the same code.
  * Thread rule: a parsed header is immutable; parsing rows is reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_SACCT_JOB_H
-#define ALLOT_SLURMTEXT_SACCT_JOB_H
+#ifndef ALLOT_LIBSLURMTEXT_SACCT_JOB_H
+#define ALLOT_LIBSLURMTEXT_SACCT_JOB_H
 
 #include <stddef.h>
 #include <stdint.h>

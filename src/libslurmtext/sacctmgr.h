@@ -8,8 +8,8 @@
  * line.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_SACCTMGR_H
-#define ALLOT_SLURMTEXT_SACCTMGR_H
+#ifndef ALLOT_LIBSLURMTEXT_SACCTMGR_H
+#define ALLOT_LIBSLURMTEXT_SACCTMGR_H
 
 #include <stdbool.h>
 #include <stddef.h>

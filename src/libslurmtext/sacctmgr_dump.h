@@ -16,8 +16,8 @@
  * Design: no allocation; spans borrow from the caller's buffer.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_SACCTMGR_DUMP_H
-#define ALLOT_SLURMTEXT_SACCTMGR_DUMP_H
+#ifndef ALLOT_LIBSLURMTEXT_SACCTMGR_DUMP_H
+#define ALLOT_LIBSLURMTEXT_SACCTMGR_DUMP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * lookup of a step's numeric id by its name, which sstat needs (it takes ids, not names).
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_SQUEUE_H
-#define ALLOT_SLURMTEXT_SQUEUE_H
+#ifndef ALLOT_LIBSLURMTEXT_SQUEUE_H
+#define ALLOT_LIBSLURMTEXT_SQUEUE_H
 
 #include <stddef.h>
 #include <stdint.h>

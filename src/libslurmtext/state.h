@@ -6,8 +6,8 @@
  * flag states).  "CANCELLED by <uid>" keeps the uid.  Empty text is SLT_STATE_NONE.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_STATE_H
-#define ALLOT_SLURMTEXT_STATE_H
+#ifndef ALLOT_LIBSLURMTEXT_STATE_H
+#define ALLOT_LIBSLURMTEXT_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,8 +10,8 @@
  * Thread rule: parse/format are pure; slt_time_to_epoch with SLT_TZ_LOCAL calls mktime, which
  * reads the TZ environment (do not change TZ concurrently).
  */
-#ifndef ALLOT_SLURMTEXT_TIMESTAMP_H
-#define ALLOT_SLURMTEXT_TIMESTAMP_H
+#ifndef ALLOT_LIBSLURMTEXT_TIMESTAMP_H
+#define ALLOT_LIBSLURMTEXT_TIMESTAMP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * read with libcore's tres_parse(), so every part of allot agrees on one TRES grammar.
  * Thread rule: pure; reentrant.
  */
-#ifndef ALLOT_SLURMTEXT_TRES_FIELD_H
-#define ALLOT_SLURMTEXT_TRES_FIELD_H
+#ifndef ALLOT_LIBSLURMTEXT_TRES_FIELD_H
+#define ALLOT_LIBSLURMTEXT_TRES_FIELD_H
 
 #include <stdbool.h>
 

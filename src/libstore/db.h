@@ -19,8 +19,8 @@
  * else EIO; the message carries the driver's text.
  * Threads: a db_t and its statements belong to one thread at a time.
  */
-#ifndef ALLOT_STORE_DB_H
-#define ALLOT_STORE_DB_H
+#ifndef ALLOT_LIBSTORE_DB_H
+#define ALLOT_LIBSTORE_DB_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* db_sqlite_ckpt.h - WAL checkpoints of a split-sync SQLite connection on a thread of their
  * own (db_sqlite_ckpt.c).  Internal to libstore. */
-#ifndef ALLOT_STORE_DB_SQLITE_CKPT_H
-#define ALLOT_STORE_DB_SQLITE_CKPT_H
+#ifndef ALLOT_LIBSTORE_DB_SQLITE_CKPT_H
+#define ALLOT_LIBSTORE_DB_SQLITE_CKPT_H
 
 #include <sqlite3.h>
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* db_sqlite_mem.h - SQLite's memory allocator: per-thread free lists by size class
  * (db_sqlite_mem.c).  Internal to libstore. */
-#ifndef ALLOT_STORE_DB_SQLITE_MEM_H
-#define ALLOT_STORE_DB_SQLITE_MEM_H
+#ifndef ALLOT_LIBSTORE_DB_SQLITE_MEM_H
+#define ALLOT_LIBSTORE_DB_SQLITE_MEM_H
 
 #include <stddef.h>
 

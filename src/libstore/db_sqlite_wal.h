@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* db_sqlite_wal.h - the SQLite VFS that gathers a commit's WAL writes (db_sqlite_wal.c).
  * Internal to libstore. */
-#ifndef ALLOT_STORE_DB_SQLITE_WAL_H
-#define ALLOT_STORE_DB_SQLITE_WAL_H
+#ifndef ALLOT_LIBSTORE_DB_SQLITE_WAL_H
+#define ALLOT_LIBSTORE_DB_SQLITE_WAL_H
 
 #define DB_SQLITE_VFS "allot"
 

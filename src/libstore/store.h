@@ -27,8 +27,8 @@
  * records borrowed for the duration of the call; a non-zero return stops the iteration and
  * becomes the verb's return value.
  */
-#ifndef ALLOT_STORE_H
-#define ALLOT_STORE_H
+#ifndef ALLOT_LIBSTORE_STORE_H
+#define ALLOT_LIBSTORE_STORE_H
 
 #include <stdint.h>
 #include <stdio.h>

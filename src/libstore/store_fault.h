@@ -21,8 +21,8 @@
  * connection and one VFS plan at a time.  Not thread-safe: arm, run and read counters from
  * one thread while no other thread uses the store.
  */
-#ifndef ALLOT_STORE_FAULT_H
-#define ALLOT_STORE_FAULT_H
+#ifndef ALLOT_LIBSTORE_STORE_FAULT_H
+#define ALLOT_LIBSTORE_STORE_FAULT_H
 
 #ifdef ALLOT_TEST
 

@@ -10,8 +10,8 @@
  * always written together (store_ledger_apply), so the cached balance equals the ledger sums
  * at every commit; store_check verifies it.
  */
-#ifndef ALLOT_STORE_INT_H
-#define ALLOT_STORE_INT_H
+#ifndef ALLOT_LIBSTORE_STORE_INT_H
+#define ALLOT_LIBSTORE_STORE_INT_H
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * The level check happens in the macro, before arguments are evaluated.
  * The sink is process-global (the one global besides signal flags): set it once at
  * startup with log_init(); log_*() are thread-safe (one write(2) per line). */
-#ifndef ALLOT_LOG_H
-#define ALLOT_LOG_H
+#ifndef ALLOT_LIBUTIL_LOG_H
+#define ALLOT_LIBUTIL_LOG_H
 
 #include <stddef.h>
 

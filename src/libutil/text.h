@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* text.h - bounded copies of NUL-terminated text into fixed arrays. */
-#ifndef ALLOT_TEXT_H
-#define ALLOT_TEXT_H
+#ifndef ALLOT_LIBUTIL_TEXT_H
+#define ALLOT_LIBUTIL_TEXT_H
 
 #include <stddef.h>
 

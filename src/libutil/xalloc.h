@@ -3,8 +3,8 @@
  * print a message and abort, so callers never carry an out-of-memory path they cannot test.
  * Libraries that run inside other processes (libcore, liballot, libslurmtext, plugins) must
  * not use these; they return ALLOT_ENOMEM instead.  Every function is thread-safe. */
-#ifndef ALLOT_XALLOC_H
-#define ALLOT_XALLOC_H
+#ifndef ALLOT_LIBUTIL_XALLOC_H
+#define ALLOT_LIBUTIL_XALLOC_H
 
 #include <stddef.h>
 

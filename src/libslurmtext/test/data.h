@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* data.h - load a file of test/data/ (real Slurm output) for the unit tests.  The directory
  * comes from SLURMTEXT_DATA (set by CMake) so tests run from any working directory. */
-#ifndef ALLOT_SLURMTEXT_TEST_DATA_H
-#define ALLOT_SLURMTEXT_TEST_DATA_H
+#ifndef ALLOT_LIBSLURMTEXT_TEST_DATA_H
+#define ALLOT_LIBSLURMTEXT_TEST_DATA_H
 
 #include <stdio.h>
 #include <stdlib.h>

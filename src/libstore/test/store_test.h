@@ -3,8 +3,8 @@
  * temporary directory, upgraded to the latest schema, and small helpers that run one
  * write verb in its own transaction.  Header-only so that each test/<name>.c stays one
  * cmocka program. */
-#ifndef ALLOT_STORE_TEST_H
-#define ALLOT_STORE_TEST_H
+#ifndef ALLOT_LIBSTORE_TEST_STORE_TEST_H
+#define ALLOT_LIBSTORE_TEST_STORE_TEST_H
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -8,8 +8,8 @@
  * SQLite file, and tests never see each other's rows.  Teardown drops the schema.
  * Without the variable nothing here is used and the fixture is SQLite's.
  */
-#ifndef ALLOT_STORE_TEST_PG_H
-#define ALLOT_STORE_TEST_PG_H
+#ifndef ALLOT_LIBSTORE_TEST_STORE_TEST_PG_H
+#define ALLOT_LIBSTORE_TEST_STORE_TEST_PG_H
 
 #include <libpq-fe.h>
 #include <stdio.h>

@@ -16,8 +16,8 @@
  * Threads: every function may be called from any thread; one mutex held for a few
  * instructions (prep/allot's workers share one breaker, job_submit/allot has its own).
  */
-#ifndef ALLOT_PLUGINS_BREAKER_H
-#define ALLOT_PLUGINS_BREAKER_H
+#ifndef ALLOT_PLUGINS_COMMON_BREAKER_H
+#define ALLOT_PLUGINS_COMMON_BREAKER_H
 
 #include <pthread.h>
 #include <stdint.h>

@@ -10,8 +10,8 @@
  * No Slurm headers here: both plugins and the unit tests use it.
  * Threads: reentrant; the struct is plain data.
  */
-#ifndef ALLOT_PLUGINS_PLUGIN_CONF_H
-#define ALLOT_PLUGINS_PLUGIN_CONF_H
+#ifndef ALLOT_PLUGINS_COMMON_PLUGIN_CONF_H
+#define ALLOT_PLUGINS_COMMON_PLUGIN_CONF_H
 
 #include <stdint.h>
 

@@ -11,8 +11,8 @@
  * No Slurm headers: both plugins and the unit tests use it.
  * Threads: reentrant.
  */
-#ifndef ALLOT_PLUGINS_SLURM_PRICE_H
-#define ALLOT_PLUGINS_SLURM_PRICE_H
+#ifndef ALLOT_PLUGINS_COMMON_SLURM_PRICE_H
+#define ALLOT_PLUGINS_COMMON_SLURM_PRICE_H
 
 #include <stdint.h>
 

@@ -14,8 +14,8 @@
  * No Slurm headers: both plugins and the unit tests use it.
  * Threads: reentrant; the caller serialises calls sharing one *last.
  */
-#ifndef ALLOT_PLUGINS_SUBMIT_TOKEN_H
-#define ALLOT_PLUGINS_SUBMIT_TOKEN_H
+#ifndef ALLOT_PLUGINS_COMMON_SUBMIT_TOKEN_H
+#define ALLOT_PLUGINS_COMMON_SUBMIT_TOKEN_H
 
 #include <stddef.h>
 #include <stdint.h>

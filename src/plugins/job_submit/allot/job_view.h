@@ -10,8 +10,8 @@
  * job_modify with its job write lock held, so the copy is consistent.
  * No Slurm headers here.
  */
-#ifndef ALLOT_PLUGINS_JOB_VIEW_H
-#define ALLOT_PLUGINS_JOB_VIEW_H
+#ifndef ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_JOB_VIEW_H
+#define ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_JOB_VIEW_H
 
 #include <stdint.h>
 

@@ -20,8 +20,8 @@
  * time-min.  One bounded request (PluginTimeoutMs) at most.
  * Public Slurm headers only; the job's data comes as a job_view_t.
  */
-#ifndef ALLOT_PLUGINS_MODIFY_LIMIT_H
-#define ALLOT_PLUGINS_MODIFY_LIMIT_H
+#ifndef ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_MODIFY_LIMIT_H
+#define ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_MODIFY_LIMIT_H
 
 #include <slurm/slurm.h>
 

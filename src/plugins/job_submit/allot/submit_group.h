@@ -12,8 +12,8 @@
  * as before).  Calls are serialised by the caller (job_submit's mutex).
  * No Slurm headers: unit-testable.  Threads: the caller serialises.
  */
-#ifndef ALLOT_PLUGINS_SUBMIT_GROUP_H
-#define ALLOT_PLUGINS_SUBMIT_GROUP_H
+#ifndef ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_SUBMIT_GROUP_H
+#define ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_SUBMIT_GROUP_H
 
 #include <stdint.h>
 

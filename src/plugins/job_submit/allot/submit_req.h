@@ -16,8 +16,8 @@
  * Uses Slurm's public headers only.  No allocation: fixed buffers, bounded copies.
  * Threads: reentrant; the env callbacks must be too.
  */
-#ifndef ALLOT_PLUGINS_SUBMIT_REQ_H
-#define ALLOT_PLUGINS_SUBMIT_REQ_H
+#ifndef ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_SUBMIT_REQ_H
+#define ALLOT_PLUGINS_JOB_SUBMIT_ALLOT_SUBMIT_REQ_H
 
 #include <stdbool.h>
 #include <stddef.h>

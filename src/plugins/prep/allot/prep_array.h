@@ -19,8 +19,8 @@
  * Threads: the in-flight table has its own mutex (prolog and workers); a pass and
  * prep_array_decide belong to the sweep thread.
  */
-#ifndef ALLOT_PLUGINS_PREP_ARRAY_H
-#define ALLOT_PLUGINS_PREP_ARRAY_H
+#ifndef ALLOT_PLUGINS_PREP_ALLOT_PREP_ARRAY_H
+#define ALLOT_PLUGINS_PREP_ALLOT_PREP_ARRAY_H
 
 #include <stdint.h>
 

@@ -19,8 +19,8 @@
  * No Slurm headers: unit-tested without slurmctld.
  * Threads: functions are reentrant; a prep_job_t belongs to one thread at a time.
  */
-#ifndef ALLOT_PLUGINS_PREP_JOB_H
-#define ALLOT_PLUGINS_PREP_JOB_H
+#ifndef ALLOT_PLUGINS_PREP_ALLOT_PREP_JOB_H
+#define ALLOT_PLUGINS_PREP_ALLOT_PREP_JOB_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -19,8 +19,8 @@
  * No Slurm headers: the pool is unit-tested on its own.
  * Threads: every function may be called from any thread; prep_pool_destroy from one.
  */
-#ifndef ALLOT_PLUGINS_PREP_POOL_H
-#define ALLOT_PLUGINS_PREP_POOL_H
+#ifndef ALLOT_PLUGINS_PREP_ALLOT_PREP_POOL_H
+#define ALLOT_PLUGINS_PREP_ALLOT_PREP_POOL_H
 
 #include <stdint.h>
 

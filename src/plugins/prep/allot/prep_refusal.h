@@ -13,8 +13,8 @@
  * is prep_allot.c's; this file only decides and words it.
  * No Slurm headers: unit-tested without slurmctld.
  */
-#ifndef ALLOT_PLUGINS_PREP_REFUSAL_H
-#define ALLOT_PLUGINS_PREP_REFUSAL_H
+#ifndef ALLOT_PLUGINS_PREP_ALLOT_PREP_REFUSAL_H
+#define ALLOT_PLUGINS_PREP_ALLOT_PREP_REFUSAL_H
 
 #include <stddef.h>
 
