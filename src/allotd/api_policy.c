@@ -49,6 +49,7 @@ static json_t *json_policy(const struct policy *p)
     json_object_set_new(o, "limit_type", json_string(p->limit_type));
     json_object_set_new(o, "tres_weights", json_string(p->tres_weights));
     json_object_set_new(o, "fairshare", json_integer(p->fairshare));
+    json_object_set_new(o, "forecast_days", json_integer(p->forecast_days));
     json_object_set_new(o, "current_period", json_string(p->current_period));
     json_object_set_new(o, "period_start", json_time(p->period_start_s));
     json_object_set_new(o, "period_end", json_time(p->period_end_s));
@@ -163,6 +164,7 @@ int api_policy_add(struct req *r, struct allot_error *err)
          .size = sizeof p->tres_weights},
         {.name = "fairshare", .type = JF_INT, .dst = &p->fairshare, .min = -1},
         {.name = "initial", .type = JF_NAME, .dst = p->initial},
+        {.name = "forecast_days", .type = JF_INT, .dst = &p->forecast_days},
     };
     if (json_body(r, err) < 0 || json_read(r->in, f, sizeof f / sizeof f[0], err) < 0)
         return -1;

@@ -29,6 +29,8 @@ static const struct field add_keys[] = {
     {"fairshare", "fairshare", V_INT, "fairshare pushed at each boundary (not managed)"},
     {"initial", "initial", V_STR,
      "an allocation already granted SU: add (keep them beside the first base) or expire"},
+    {"forecast_days", "forecast_days", V_INT,
+     "notify when the exhaustion forecast runs out within this many days (0: off)"},
     {0},
 };
 
@@ -59,6 +61,7 @@ static const struct column policy_cols[] = {
     {"Reset", "reset_raw_usage", C_BOOL},
     {"LimitType", "limit_type", C_STR},
     {"Fairshare", "fairshare", C_OPTINT}, /* -1: not managed */
+    {"ForecastDays", "forecast_days", C_INT},
     {0},
 };
 
@@ -359,6 +362,8 @@ const struct cli_command cmd_policy = {
             "once per period.  Thresholds (of base + carry + what 'allot credit' added in the\n"
             "period): notify, downscale to slow_qos, pause at (1 + grace).  Ratios are\n"
             "decimals: grace=0.2 carryover_factor=0.5 notify=0.8 downscale=1.\n"
+            "forecast_days=N notifies (forecast-notify in the log) while the exhaustion\n"
+            "forecast ('allot forecast') runs out within N days, before the allocation ends.\n"
             "status ID shows the periods, the commands waiting for the agent (since when)\n"
             "and the last evaluations.  dry-run shows what the next tick would do and\n"
             "changes nothing.  force-reset queues one more RawUsage reset (superusers).\n"

@@ -46,6 +46,9 @@ enum carryover_flag {
     CARRYOVER_NOTIFY = 1,
     CARRYOVER_DOWNSCALE = 2,
     CARRYOVER_PAUSE = 4,
+    /* Not a usage threshold: a policy's forecast_days, set by store_policy_evaluate when the
+     * exhaustion forecast (forecast.h) runs out within that many days; notify only. */
+    CARRYOVER_FORECAST = 8,
 };
 
 struct carryover_thresholds {

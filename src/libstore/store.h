@@ -580,7 +580,8 @@ int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *delet
 
 /* ---- Periodic policies, command outbox, evaluation log (doc/design.md §5; store_policy.c) ---- */
 
-#define STORE_PERIOD_MAX 16 /* "2026-Q3", "total" (PERIOD_STR_MAX of libcore/period.h) */
+#define STORE_PERIOD_MAX 16           /* "2026-Q3", "total" (PERIOD_STR_MAX of libcore/period.h) */
+#define POLICY_FORECAST_DAYS_MAX 3660 /* forecast_days: ten years */
 
 /* A policy on one allocation (at most one per allocation).  Amounts are SU-minutes, ratios
  * parts per million.  The state fields (current_period .. flags) are written only by
@@ -603,6 +604,7 @@ struct policy {
     char limit_type[ALLOT_NAME_MAX];   /* GrpTRESMins | MaxTRESMins | GrpTRES */
     char tres_weights[ALLOT_TRES_MAX]; /* informative, as pushed to the partition */
     int64_t fairshare;                 /* >= 0: pushed at each boundary; -1 = not managed */
+    int64_t forecast_days; /* notify when the forecast runs out within this many days; 0 = off */
     /* add only, not stored: what becomes of SU the allocation was granted before the policy.
      * "" refuses such an allocation, "add" keeps them on top of the first period's base,
      * "expire" expires its free balance at once (the first period then holds its base). */

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "libcore/carryover.h"
+#include "libcore/forecast.h"
 #include "libcore/period.h"
 #include "libstore/store_int.h"
 #include "libutil/text.h"
@@ -67,7 +68,7 @@ _Static_assert(STMT_POLICY_FIRST + P_NSTMT - 1 <= STMT_POLICY_LAST, "grow the po
     "p.carry_factor_ppm, p.grace_ppm, p.notify_ppm, p.downscale_ppm, p.slow_qos, p.normal_qos, "   \
     "p.reset_raw_usage, p.limit_type, p.tres_weights, p.fairshare, p.current_period, p.flags, "    \
     "p.created_s, COALESCE(pp.start_s, 0), COALESCE(pp.end_s, 0), COALESCE(pp.total_sumin, 0), "   \
-    "COALESCE(pp.used_open_sumin, 0)"
+    "COALESCE(pp.used_open_sumin, 0), p.forecast_days"
 #define POLICY_FROM                                                                                \
     " FROM policies p JOIN allocations al ON al.id = p.alloc_id "                                  \
     "JOIN accounts ac ON ac.id = al.account_id "                                                   \
@@ -76,8 +77,8 @@ _Static_assert(STMT_POLICY_FIRST + P_NSTMT - 1 <= STMT_POLICY_LAST, "grow the po
 static const char SQL_P_ADD[] =
     "INSERT INTO policies (alloc_id, cluster, period_kind, base_sumin, carryover, "
     "carry_factor_ppm, grace_ppm, notify_ppm, downscale_ppm, slow_qos, normal_qos, "
-    "reset_raw_usage, limit_type, tres_weights, fairshare, created_s) VALUES ($1, $2, $3, $4, "
-    "$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id";
+    "reset_raw_usage, limit_type, tres_weights, fairshare, created_s, forecast_days) VALUES ($1, "
+    "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id";
 /* Another policy that drives the same Slurm association (account on cluster) while its
  * allocation runs at the same time as [$3, $4). */
 static const char SQL_P_SAME_ASSOC[] =
@@ -213,6 +214,7 @@ static void read_policy(db_stmt_t *s, struct policy *p)
     p->period_end_s = db_column_int64(s, 21);
     p->period_total_sumin = db_column_int64(s, 22);
     p->period_used_open_sumin = db_column_int64(s, 23);
+    p->forecast_days = db_column_int64(s, 24);
 }
 
 static void read_command(db_stmt_t *s, struct command *c)
@@ -338,6 +340,9 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
                             p->limit_type);
     if (p->base_sumin < 0 || p->base_sumin > STORE_AMOUNT_MAX)
         return allot_errorf(err, ALLOT_EINVAL, "base: out of range");
+    if (p->forecast_days < 0 || p->forecast_days > POLICY_FORECAST_DAYS_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "forecast_days: %lld, must be 0 (off) to %d days",
+                            (long long)p->forecast_days, POLICY_FORECAST_DAYS_MAX);
     if (check_ppm("carryover_factor", p->carry_factor_ppm, err) < 0 ||
         check_ppm("grace", p->grace_ppm, err) < 0 || check_ppm("notify", p->notify_ppm, err) < 0 ||
         check_ppm("downscale", p->downscale_ppm, err) < 0)
@@ -404,6 +409,7 @@ int store_policy_add(store_t *st, struct policy *p, struct allot_error *err)
     db_bind_text(s, 14, p->tres_weights);
     db_bind_int64(s, 15, p->fairshare);
     db_bind_int64(s, 16, p->created_s);
+    db_bind_int64(s, 17, p->forecast_days);
     if (db_step(s, err) != 1) {
         db_reset(s);
         return err->code ? -1 : allot_errorf(err, ALLOT_EIO, "policy add: no id returned");
@@ -1034,6 +1040,23 @@ int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct a
                            err);
 }
 
+/* forecast_days: whether the allocation's exhaustion forecast as of now (doc/forecast.md,
+ * the default window) says its available balance b runs out within that many days.  Read
+ * only when the policy asks for it: the forecast reads the window's ledger entries. */
+static int forecast_soon(store_t *st, const struct policy *p, const struct allocation *al,
+                         const struct balance *b, int64_t now_s, int *soon, struct allot_error *err)
+{
+    struct forecast f;
+    *soon = 0;
+    if (p->forecast_days <= 0)
+        return 0;
+    if (store_alloc_forecast(st, al, b, now_s, FORECAST_WINDOW_DEFAULT, &f, NULL, err) < 0)
+        return -1;
+    *soon = f.exhaust_s != FORECAST_NEVER && f.exhaust_s < al->end_s &&
+            f.exhaust_s - now_s < p->forecast_days * FORECAST_DAY_S;
+    return 0;
+}
+
 /* ---- evaluation ---- */
 
 static int64_t usage_ppm(int64_t used, int64_t total)
@@ -1086,6 +1109,11 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s, const s
     unsigned flags = 0, raised = 0, cleared = 0;
     if (carryover_flags(e.used_sumin, e.total_sumin, &th, &flags, err) < 0)
         return -1;
+    int soon = 0;
+    if (forecast_soon(st, &p, &al, &b, now_s, &soon, err) < 0)
+        return -1;
+    if (soon)
+        flags |= CARRYOVER_FORECAST;
     e.prev_flags = p.flags;
     e.new_flags = flags;
     carryover_flags_diff(p.flags, flags, &raised, &cleared);
@@ -1107,6 +1135,10 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s, const s
         append_list(e.actions, sizeof e.actions, "notify");
     if (cleared & CARRYOVER_NOTIFY)
         append_list(e.actions, sizeof e.actions, "notify-clear");
+    if (raised & CARRYOVER_FORECAST)
+        append_list(e.actions, sizeof e.actions, "forecast-notify");
+    if (cleared & CARRYOVER_FORECAST)
+        append_list(e.actions, sizeof e.actions, "forecast-notify-clear");
     if ((raised & CARRYOVER_DOWNSCALE) && p.slow_qos[0]) {
         snprintf(payload, sizeof payload, "qos=%s", p.slow_qos);
         ACTION("downscale", "set_qos", payload);

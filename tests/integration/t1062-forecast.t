@@ -198,6 +198,62 @@ test_expect_success '/metrics: the forecast gauges only in a scrape that may rea
 	python3 "$ALLOT_SRC_DIR/tests/lib/prom_check.py" <out >fams &&
 	grep "^allot_allocation_forecast_days gauge " fams
 '
+test_expect_success 'policy forecast_days: bad values are refused naming the field' '
+	start=$(date -u -d "-60 days" +%F) && end=$(date -u -d "+40 days" +%F) &&
+	api POST /v1/accounts "{\"name\":\"bio\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"bio\",\"user\":\"alice\"}" &&
+	api POST /v1/allocations "{\"account\":\"bio\",\"start\":\"$start\",\"end\":\"$end\"}" >out &&
+	json_get id <out >bio_id &&
+	for d in -1 3661 "\"x\"" 1.5; do
+		test_expect_code 1 api POST /v1/policies "{\"alloc\":$(cat bio_id),\"cluster\":\"c1\",
+			\"period\":\"total\",\"base_sumin\":6000,\"forecast_days\":$d}" >out &&
+		test "$(api_status)" = 400 && grep -q forecast_days out || return 1
+	done &&
+	api GET /v1/policies >out &&
+	test "$(json_get policies <out)" = "[]"
+'
+test_expect_success 'policy forecast_days=30: a burn that runs out in 16 days notifies' '
+	api POST /v1/policies "{\"alloc\":$(cat bio_id),\"cluster\":\"c1\",\"period\":\"total\",
+		\"base_sumin\":6000,\"forecast_days\":30}" >out &&
+	json_get id <out >pol_id &&
+	test "$(json_get forecast_days <out)" = 30 &&
+	api POST /v1/policies/$(cat pol_id)/evaluate "{}" >out &&
+	test "$(json_get actions <out)" = "" &&
+	API_USER=slurm api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":201,
+		\"user\":\"alice\",\"account\":\"bio\",\"partition\":\"std\",\"time_limit_s\":7200,
+		\"billing\":16}" &&
+	API_USER=slurm api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":201,
+		\"elapsed_s\":7200,\"state\":\"COMPLETED\"}" &&
+	api POST /v1/policies/$(cat pol_id)/evaluate "{}" >out &&
+	api GET /v1/allocations/$(cat bio_id)/forecast >fc &&
+	test "$(json_get available_sumin <fc)" = 4080 &&
+	test "$(json_get burn_sumin_per_day <fc)" = 256 &&
+	test "$(json_get days_left <fc)" = 15.93 &&
+	api GET "/v1/evaluations?policy=$(cat pol_id)" >evals &&
+	python3 - <<-\EOF
+	import json
+	ev = json.load(open("evals"))["evaluations"][::-1]
+	acts = [e["actions"] for e in ev]
+	assert sum("forecast-notify" in a.split(",") for a in acts) == 1, acts
+	assert ev[-1]["new_flags"] & 8, ev[-1]
+	EOF
+'
+test_expect_success 'a top-up that lasts past the end clears it; allot policy show' '
+	api POST /v1/allocations/$(cat bio_id)/credit "{\"su\":\"1000h\"}" &&
+	api POST /v1/policies/$(cat pol_id)/evaluate "{}" >out &&
+	api GET "/v1/evaluations?policy=$(cat pol_id)" >evals &&
+	python3 - <<-\EOF &&
+	import json
+	ev = json.load(open("evals"))["evaluations"][::-1]
+	acts = [e["actions"] for e in ev]
+	assert sum("forecast-notify-clear" in a.split(",") for a in acts) == 1, acts
+	assert not ev[-1]["new_flags"] & 8, ev[-1]
+	EOF
+	allot -P policy show >out &&
+	cat out &&
+	head -n 1 out | grep "|ForecastDays$" &&
+	grep "^$(cat pol_id)|$(cat bio_id)|bio|.*|30$" out
+'
 test_expect_success 'stop allotd' '
 	allotd_stop
 '
