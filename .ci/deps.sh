@@ -32,6 +32,10 @@ apt_install slurm-wlm slurmctld slurmd slurmdbd slurm-client libslurm-dev munge 
     mariadb-client dpkg-dev
 # The man pages are rendered and checked with man-db and groff (t0210).
 apt_install man-db groff-base bsdextrautils
+# Slurm 24.11 built from Debian 13's source for the second end-to-end set
+# (.ci/slurm-build.sh): MariaDB's client library for accounting_storage/mysql (the rest of
+# what that build needs, munge and the toolchain, is above).
+apt_install libmariadb-dev
 # allot-step's integration tests read its JSON record with jq.
 apt_install jq
 # .ci/format-check.sh compares every C file with clang-format's output.
