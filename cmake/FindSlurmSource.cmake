@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # FindSlurmSource.cmake - Slurm's public headers, and the source tree of exactly the
 # installed Slurm release, which PrEp and site_factor plugins need for internal headers
-# (src/slurmctld/slurmctld.h, src/common/prep.h).
+# (src/slurmctld/slurmctld.h, src/common/prep.h or, from 23.02, src/interfaces/prep.h).
 #
-# Input:  SLURM_SOURCE_DIR (cache; optional) - a Slurm source tree.  When empty, the cache
+# Input:  SLURM_PREFIX (cache; optional) - where the Slurm to build for is installed, when
+#         not in the system's paths (e.g. /opt/slurm, or .ci/slurm-build.sh's prefix).
+#         SLURM_SOURCE_DIR (cache; optional) - a Slurm source tree.  When empty, the cache
 #         of .ci/slurm-source.sh is searched ($ENV{ALLOT_SLURM_SRC_CACHE} or
 #         /var/cache/allot/slurm-src).
 # Output: SLURM_INCLUDE_DIR, SLURM_VERSION_NUMBER (hex, e.g. 0x160508),
@@ -13,7 +15,14 @@
 # A source tree counts only if its META names the same major.minor.micro as the installed
 # slurm/slurm_version.h: job_record_t's layout and plugin_version must match slurmctld's.
 
-find_path(SLURM_INCLUDE_DIR slurm/slurm_version.h)
+# SLURM_PREFIX: a Slurm installed elsewhere than the system's (its include/slurm/ is the
+# only one searched); empty: the system's headers (libslurm-dev).
+set(SLURM_PREFIX "" CACHE PATH "Prefix of the Slurm to build the plugins for (default: the system's)")
+if(SLURM_PREFIX)
+  find_path(SLURM_INCLUDE_DIR slurm/slurm_version.h PATHS ${SLURM_PREFIX}/include NO_DEFAULT_PATH)
+else()
+  find_path(SLURM_INCLUDE_DIR slurm/slurm_version.h)
+endif()
 set(SlurmHeaders_FOUND FALSE)
 set(SlurmSource_FOUND FALSE)
 set(SlurmSource_REASON "")
@@ -38,8 +47,11 @@ endif()
 
 # _slurm_source_check(DIR OUTVAR): OUTVAR is "" when DIR is a matching tree, else why not.
 function(_slurm_source_check dir outvar)
-  if(NOT EXISTS "${dir}/src/slurmctld/slurmctld.h" OR NOT EXISTS "${dir}/src/common/prep.h")
-    set(${outvar} "${dir} has no src/slurmctld/slurmctld.h or src/common/prep.h" PARENT_SCOPE)
+  # prep.h is in src/common up to 22.05, in src/interfaces from 23.02 on.
+  if(NOT EXISTS "${dir}/src/slurmctld/slurmctld.h" OR
+     (NOT EXISTS "${dir}/src/common/prep.h" AND NOT EXISTS "${dir}/src/interfaces/prep.h"))
+    set(${outvar} "${dir} has no src/slurmctld/slurmctld.h or src/{common,interfaces}/prep.h"
+        PARENT_SCOPE)
     return()
   endif()
   file(STRINGS "${dir}/META" _meta REGEX "^[ \t]*(Major|Minor|Micro):")

@@ -6,6 +6,7 @@
 #include "agent/sitefactor.h"
 #include "libutil/text.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -62,7 +63,7 @@ int sitefactor_push(allot_client_t *c, const char *cluster, struct sitefactor_st
     }
     job_info_msg_t *msg = NULL;
     if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
-        int e = slurm_get_errno();
+        int e = errno; /* libslurm's error; slurm_get_errno() returned it, and 24.11 dropped it */
         json_decref(doc);
         return allot_errorf(err, ALLOT_EUNAVAIL, "slurm_load_jobs: %s", slurm_strerror(e));
     }

@@ -60,7 +60,6 @@
 #include "slurm/slurm_errno.h"
 
 #include "src/common/log.h"
-#include "src/common/prep.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 /* Strings handed to slurmctld must come from its allocator (it xfree()s them): allot's own
@@ -68,7 +67,8 @@
  * this file uses xstrdup_printf ("%s") only. */
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
-#include "src/slurmctld/srun_comm.h"
+/* prep.h and srun_comm.h, wherever this Slurm keeps them. */
+#include "plugins/slurm_compat.h"
 
 #include "plugins/common/breaker.h"
 #include "plugins/common/plugin_conf.h"
@@ -629,7 +629,7 @@ static void sweep_pending_once(void)
         return;
     pass.n = 0;
     lock_slurmctld(lk);
-    ListIterator it = list_iterator_create(job_list);
+    allot_list_iter_t it = list_iterator_create(job_list);
     job_record_t *job_ptr;
     while (n < SWEEP_BATCH_MAX && (job_ptr = list_next(it))) {
         int64_t token;
