@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # run.sh - THE test command (README): install what the suite needs, build, run every test.
 #
-#   bash tests/run.sh              release-with-debug build in build/, every test
+#   bash tests/run.sh              release-with-debug build in build/, every test, and the
+#                                  Slurm end-to-end set again against Slurm 24.11 (slurm24)
 #   bash tests/run.sh --sanitize   ASan+UBSan build in build-asan/, every test but the
 #                                  PostgreSQL repeats of the integration tests (tNNNN-*-pg:
 #                                  the same code paths as their SQLite runs apart from
 #                                  db_pg.c, which the store_*_pg unit tests, t4100 and t4200
-#                                  still run under the sanitizers) and those labelled no-asan
+#                                  still run under the sanitizers), those labelled no-asan,
+#                                  and no Slurm 24.11 set (the plugins' code is the same)
 #
 # Must run as root on Debian 12: it apt-get installs packages (.ci/deps.sh), fetches the
 # installed Slurm's source for the plugins (.ci/slurm-source.sh) and starts real daemons
@@ -36,6 +38,12 @@ else
     ctest_args=()
 fi
 [ -n "$slurm_src" ] && cmake_args+=(-DSLURM_SOURCE_DIR="$slurm_src")
+# The plain run also tests Slurm 24.11 (Debian 13's), built once into a cache
+# (.ci/slurm-build.sh): a second plugin set and the tests labelled slurm24.
+if [ "$mode" = release ]; then
+    slurm_extra=$(bash .ci/slurm-build.sh trixie | tail -n 1)
+    cmake_args+=(-DALLOT_SLURM_EXTRA="$slurm_extra")
+fi
 
 cmake -S . -B "$bdir" "${cmake_args[@]}"
 cmake --build "$bdir" -j"$(nproc)"

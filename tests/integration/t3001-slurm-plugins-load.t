@@ -7,7 +7,7 @@ test_description='slurmctld loads job_submit/allot and prep/allot'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 
-plugins=$ALLOT_BUILD_DIR/plugins
+plugins=$ALLOT_SLURM_PLUGINS
 if ! test -f "$plugins/job_submit_allot.so"; then
 	skip_all="plugins not built in $plugins (ALLOT_PLUGINS=OFF or no libslurm-dev)"
 	test_done
@@ -37,7 +37,9 @@ test_expect_success 'slurmctld starts with JobSubmitPlugins=allot and PrEpPlugin
 	grep -q "^PluginDir=$plugins:" "$SLURM_CONF"
 '
 test_expect_success 'slurmctld logged both plugins loading, with no version complaint' '
-	ctld_log | grep "job_submit/allot: loaded, built for Slurm" &&
+	ver=$(scontrol -V | sed -n "s/^slurm[-a-z]* \([0-9.]*\).*/\1/p") && test -n "$ver" &&
+	ctld_log | grep "slurmctld version $ver started" &&
+	ctld_log | grep "job_submit/allot: loaded, built for Slurm $ver\$" &&
 	ctld_log | grep "prep/allot: loaded in slurmctld" &&
 	! ctld_log | grep -i "incompatible\|allot.*error\|Couldn.t load.*allot"
 '

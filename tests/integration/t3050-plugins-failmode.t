@@ -16,7 +16,7 @@ test_description='allot plugins: fail modes, void runs, circuit breaker, elapsed
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 
 slurm_allot_plugins_or_skip
-AGENT=$ALLOT_BUILD_DIR/src/agent/allot-agent
+AGENT=$SLURM_AGENT
 test -x "$AGENT" || { skip_all="allot-agent not built"; test_done; }
 
 export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf

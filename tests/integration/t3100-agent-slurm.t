@@ -7,7 +7,7 @@
 test_description='allot-agent applies policy commands on a real Slurm'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-AGENT=$ALLOT_BUILD_DIR/src/agent/allot-agent
+AGENT=$SLURM_AGENT
 test -x "$ALLOTD_BIN" && test -x "$AGENT" || { skip_all="allotd or allot-agent not built"; test_done; }
 
 state_of() { api GET /v1/commands/$1 | json_get state; }

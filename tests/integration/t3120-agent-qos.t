@@ -9,7 +9,7 @@
 test_description='QOS downscale applied on a real Slurm; a bad QOS fails with its text'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-AGENT=$ALLOT_BUILD_DIR/src/agent/allot-agent
+AGENT=$SLURM_AGENT
 test -x "$ALLOTD_BIN" && test -x "$AGENT" || { skip_all="allotd or allot-agent not built"; test_done; }
 
 agent() {

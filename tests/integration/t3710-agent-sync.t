@@ -15,7 +15,7 @@ test_description='allot-agent sync: report, follow, push against real Slurm'
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 
 slurm_allot_plugins_or_skip
-AGENT=$ALLOT_BUILD_DIR/src/agent/allot-agent
+AGENT=$SLURM_AGENT
 ALLOT=$ALLOT_BUILD_DIR/src/cli/allot
 test -x "$AGENT" || { skip_all="allot-agent not built"; test_done; }
 

@@ -12,12 +12,14 @@
 #       --plugin-dir DIR: put DIR before Slurm's own plugin directory in PluginDir.
 #       --no-dbd: no MariaDB/slurmdbd, accounting_storage/none (sacct will not work).
 #       --dir DIR: where the cluster lives (default: $PWD/slurm, the test's trash dir).
-#       Environment: SLURM_CLUSTER (test), SLURM_NODE_CPUS (2), SLURM_NODE_MEM_MB (4000).
+#       Environment: SLURM_CLUSTER (test), SLURM_NODE_CPUS (2), SLURM_NODE_MEM_MB (4000),
+#         ALLOT_SLURM_PREFIX (another Slurm than the installed one, see below) and
+#         ALLOT_SLURM_BUILD_DIR (allot's plugins and agent built for it; default the build).
 #   slurm_stop       cancel jobs, stop every daemon and job process this cluster started.
 #                    Also runs on any exit of the test script (EXIT trap), and a watchdog
 #                    stops the cluster if the test shell dies without running its traps.
 #   slurm_dump_logs  print every daemon log to stderr (done automatically on failure).
-#   slurm_allot_plugins_or_skip  $plugins = the build's plugin dir, or skip the script.
+#   slurm_allot_plugins_or_skip  $plugins = $ALLOT_SLURM_PLUGINS, or skip the script.
 #   slurm_start_allot [MAXTIME]  slurm_start with both allot plugins from $plugins and a
 #                    partition "bank" (TRESBillingWeights=CPU=1.0,Mem=0.5G, MaxTime MAXTIME
 #                    minutes (60), DefaultTime 5), where Slurm's account chem has root.
@@ -43,11 +45,30 @@
 # when the test directory is long or has a space (sharness' "trash directory.tNNNN") the
 # cluster lives in a short /tmp directory linked from the test directory.
 
+# Which Slurm: the installed one, or the one under $ALLOT_SLURM_PREFIX (.ci/slurm-build.sh's
+# prefix: sbin/ daemons, bin/ commands, lib/slurm/ plugins), whose commands then come first
+# in PATH for the tests and for the allot programs they start.  $ALLOT_SLURM_BUILD_DIR is
+# the allot build for that Slurm (default: this build): ALLOT_SLURM_PLUGINS, its plugins/,
+# and SLURM_AGENT, its allot-agent (linked with that Slurm's libslurm).
+if [ -n "${ALLOT_SLURM_PREFIX:-}" ]; then
+    SLURM_SBIN=$ALLOT_SLURM_PREFIX/sbin
+    PATH=$ALLOT_SLURM_PREFIX/bin:$PATH
+    export PATH
+fi
 SLURM_SBIN=${SLURM_SBIN:-/usr/sbin}
+ALLOT_SLURM_BUILD_DIR=${ALLOT_SLURM_BUILD_DIR:-$ALLOT_BUILD_DIR}
+ALLOT_SLURM_PLUGINS=$ALLOT_SLURM_BUILD_DIR/plugins
+SLURM_AGENT=$ALLOT_SLURM_BUILD_DIR/src/agent/allot-agent
 
 # slurm_default_plugin_dir_: Slurm's own plugin directory, found from a stock plugin.
 slurm_default_plugin_dir_() {
     local f
+    if [ -n "${ALLOT_SLURM_PREFIX:-}" ]; then
+        f=$ALLOT_SLURM_PREFIX/lib/slurm
+        [ -f "$f/auth_munge.so" ] && echo "$f" && return 0
+        echo "slurm: no auth_munge.so in $f (ALLOT_SLURM_PREFIX)" >&2
+        return 1
+    fi
     for f in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/*/slurm-wlm /usr/lib/slurm \
         /usr/lib64/slurm /usr/local/lib/slurm; do
         if [ -f "$f/auth_munge.so" ]; then
@@ -210,10 +231,10 @@ slurm_setup_dir_() {
     SLURM_DIR=$real
 }
 
-# slurm_allot_plugins_or_skip: $plugins = this build's plugin directory; skip the whole
-# script when job_submit_allot.so, prep_allot.so or allotd are not built.
+# slurm_allot_plugins_or_skip: $plugins = the plugins for this Slurm ($ALLOT_SLURM_PLUGINS);
+# skip the whole script when job_submit_allot.so, prep_allot.so or allotd are not built.
 slurm_allot_plugins_or_skip() {
-    plugins=$ALLOT_BUILD_DIR/plugins
+    plugins=$ALLOT_SLURM_PLUGINS
     if ! test -f "$plugins/job_submit_allot.so" || ! test -f "$plugins/prep_allot.so"; then
         skip_all="plugins not built in $plugins"
         test_done
