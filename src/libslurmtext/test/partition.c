@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* partition.c - tests of `scontrol show partition -o` lines (libslurmtext/partition.h):
- * a real 22.05.8 line with weights, one without (UNLIMITED, NONE), D-HH:MM:SS times, and
- * lines that are refused with the output untouched. */
+ * a real 22.05.8 line with weights, the same partition as 24.11.5 prints it
+ * (test/data/scontrol-partition-24.11.5.txt), one without weights (UNLIMITED, NONE),
+ * D-HH:MM:SS times, and lines that are refused with the output untouched. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "libslurmtext/partition.h"
+#include "data.h"
 
 static struct slt_span span(const char *s)
 {
@@ -37,6 +39,23 @@ static void test_real_line(void **state)
     assert_int_equal(p.max_time_s, 1800);
     assert_int_equal(p.default_time_s, 300);
     assert_string_equal(p.qos, ""); /* QoS=N/A */
+}
+
+static void test_recorded_line(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = data_load("scontrol-partition-24.11.5.txt", &len);
+    struct slt_partition p;
+    struct allot_error err;
+    text[strcspn(text, "\n")] = '\0';
+    assert_int_equal(slt_partition_parse(span(text), &p, &err), 0);
+    assert_string_equal(p.name, "big");
+    assert_string_equal(p.billing_weights, "CPU=4.0,Mem=0.25G");
+    assert_int_equal(p.max_time_s, 1800);
+    assert_int_equal(p.default_time_s, 300);
+    assert_string_equal(p.qos, ""); /* QoS=N/A */
+    free(text);
 }
 
 static void test_unlimited_none(void **state)
@@ -81,6 +100,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_line),
+        cmocka_unit_test(test_recorded_line),
         cmocka_unit_test(test_unlimited_none),
         cmocka_unit_test(test_refused),
     };

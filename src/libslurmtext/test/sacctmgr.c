@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sacctmgr.c - real 'sacctmgr -P -n show assoc|qos format=...' output from the test
- * cluster: limits read as typed values, empty = no limit, flags as lists. */
+ * cluster: limits read as typed values, empty = no limit, flags as lists.  The same checks
+ * run on Slurm 22.05.8's and 24.11.5's output (tests/lib/record-slurm-samples.t makes the
+ * same associations and QOS on both). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +20,7 @@
 static void test_assoc(void **state)
 {
     size_t len;
-    char *text = data_load("sacctmgr-assoc-22.05.8.txt", &len);
+    char *text = data_load(*state, &len);
     static const char fmtlist[] = "Cluster,Account,User,Partition,Share,GrpTRES,GrpTRESMins,"
                                   "MaxTRES,MaxJobs,MaxSubmit,MaxWall,QOS,DefaultQOS";
     struct slt_mgr_format fmt;
@@ -65,7 +67,7 @@ static void test_assoc(void **state)
 static void test_qos(void **state)
 {
     size_t len;
-    char *text = data_load("sacctmgr-qos-22.05.8.txt", &len);
+    char *text = data_load(*state, &len);
     struct slt_mgr_format fmt;
     assert_int_equal(slt_mgr_format_parse("Name,Priority,Flags,UsageFactor,MaxWall,GrpTRES,"
                                           "MaxTRESPU,GrpTRESMins",
@@ -98,8 +100,10 @@ static void test_qos(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_assoc),
-        cmocka_unit_test(test_qos),
+        cmocka_unit_test_prestate(test_assoc, "sacctmgr-assoc-22.05.8.txt"),
+        cmocka_unit_test_prestate(test_assoc, "sacctmgr-assoc-24.11.5.txt"),
+        cmocka_unit_test_prestate(test_qos, "sacctmgr-qos-22.05.8.txt"),
+        cmocka_unit_test_prestate(test_qos, "sacctmgr-qos-24.11.5.txt"),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

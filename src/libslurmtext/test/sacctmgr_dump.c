@@ -77,6 +77,48 @@ static void test_real_dump(void **state)
     free(text);
 }
 
+/* Slurm 24.11.5's dump of the cluster tests/lib/record-slurm-samples.t sets up: account
+ * acct1 under root, root in it with limits. */
+static void test_recorded_dump(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = data_load("sacctmgr-dump-24.11.5.txt", &len);
+    struct slt_dump_cursor c;
+    slt_dump_cursor_init(&c, text, len);
+    struct slt_dump_record r;
+    struct slt_span parent, v;
+    long line;
+    int n[4] = {0}, rc, seen = 0;
+    struct allot_error err = {0};
+    while ((rc = slt_dump_next(&c, &r, &line, &parent, &err)) == 1) {
+        n[r.kind]++;
+        if (r.kind == SLT_DUMP_CLUSTER)
+            assert_span(r.name, "steptest");
+        if (r.kind == SLT_DUMP_ACCOUNT && slt_eq(r.name, "acct1")) {
+            assert_span(parent, "root");
+            seen |= 1;
+        }
+        if (r.kind == SLT_DUMP_USER && slt_eq(r.name, "root") && slt_eq(parent, "acct1")) {
+            assert_true(slt_dump_get(&r, "GrpTRES", &v));
+            assert_span(v, "cpu=8,mem=16000M");
+            assert_true(slt_dump_get(&r, "GrpTRESMins", &v));
+            assert_span(v, "cpu=6000");
+            assert_true(slt_dump_get(&r, "MaxJobs", &v));
+            assert_span(v, "5");
+            assert_true(slt_dump_get(&r, "MaxWallDurationPerJob", &v));
+            assert_span(v, "720");
+            seen |= 2;
+        }
+    }
+    if (rc < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n[SLT_DUMP_CLUSTER], 1);
+    assert_int_equal(n[SLT_DUMP_USER], 2);
+    assert_int_equal(seen, 3);
+    free(text);
+}
+
 static void test_line(void **state)
 {
     struct slt_dump_record r;
@@ -163,9 +205,8 @@ static void test_bad_dumps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_real_dump),
-        cmocka_unit_test(test_line),
-        cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_real_dump), cmocka_unit_test(test_recorded_dump),
+        cmocka_unit_test(test_line),      cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_bad_dumps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* squeue.c - step lookup over real 'squeue --steps -h -o "%i|%j"' output and edge cases. */
+/* squeue.c - step lookup over real 'squeue --steps -h -o "%i|%j"' output (Slurm 22.05.8 and
+ * 24.11.5: a running job with step 0 named s_tmo and its batch step) and edge cases. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,19 +14,28 @@
 #include "libslurmtext/squeue.h"
 #include "data.h"
 
-static const struct slt_job_ref J12 = {.job = 12}, J14 = {.job = 14}, J15 = {.job = 15};
+static const struct slt_job_ref J12 = {.job = 12};
+
+/* A recorded listing and the running job it shows. */
+struct real_case {
+    const char *file;
+    struct slt_job_ref job, other;
+};
+static const struct real_case REAL_2205 = {"squeue-steps-22.05.8.txt", {.job = 14}, {.job = 15}};
+static const struct real_case REAL_2411 = {"squeue-steps-24.11.5.txt", {.job = 6}, {.job = 7}};
 
 static void test_real(void **state)
 {
+    const struct real_case *c = *state;
     size_t len;
-    char *text = data_load("squeue-steps-22.05.8.txt", &len);
+    char *text = data_load(c->file, &len);
     uint32_t step = 99;
-    assert_int_equal(slt_squeue_find_step(text, len, &J14, "s_tmo", &step, NULL), 1);
+    assert_int_equal(slt_squeue_find_step(text, len, &c->job, "s_tmo", &step, NULL), 1);
     assert_int_equal(step, 0);
     step = 99;
     /* ".batch" is not a numbered step even though its name is "batch". */
-    assert_int_equal(slt_squeue_find_step(text, len, &J14, "batch", &step, NULL), 0);
-    assert_int_equal(slt_squeue_find_step(text, len, &J15, "s_tmo", &step, NULL), 0);
+    assert_int_equal(slt_squeue_find_step(text, len, &c->job, "batch", &step, NULL), 0);
+    assert_int_equal(slt_squeue_find_step(text, len, &c->other, "s_tmo", &step, NULL), 0);
     assert_int_equal(step, 99);
     free(text);
 }
@@ -75,7 +85,8 @@ static void test_array_task_and_pending(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_real),
+        cmocka_unit_test_prestate(test_real, (void *)&REAL_2205),
+        cmocka_unit_test_prestate(test_real, (void *)&REAL_2411),
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_array_task_and_pending),
     };
