@@ -394,20 +394,28 @@ static int share_build(struct req *r, store_t *st, const char *cluster, const ch
     }
     qsort(s->keys, n, sizeof *s->keys, key_cmp);
     s->reset_s = xcalloc(n, sizeof *s->reset_s);
+    /* A node's reset: its parent's, its account's own (user ""), its user's; the store keeps
+     * one row per (cluster, account, user), so each lookup finds at most one. */
+    const struct reset *rv = resets.v;
+    struct key *rk = xcalloc(resets.n + 1, sizeof *rk);
+    for (size_t j = 0; j < resets.n; j++)
+        rk[j] = (struct key){rv[j].account, rv[j].user, j};
+    qsort(rk, resets.n, sizeof *rk, key_cmp);
     const uint32_t *pre = usage_tree_preorder(s->t);
     for (size_t k = 0; k < n; k++) { /* pre-order: a parent's reset is known first */
         size_t i = pre[k];
         uint32_t p = usage_tree_parent(s->t, i);
         int64_t t = p == USAGE_NONE ? 0 : s->reset_s[p];
-        const char *u = usage_tree_user(s->t, i);
-        for (size_t j = 0; j < resets.n; j++) {
-            const struct reset *x = (const struct reset *)resets.v + j;
-            if (!strcmp(x->account, usage_tree_account(s->t, i)) &&
-                (!x->user[0] || (u && !strcmp(x->user, u))) && x->time_s > t)
-                t = x->time_s;
-        }
+        const char *a = usage_tree_account(s->t, i), *u = usage_tree_user(s->t, i);
+        int64_t j = key_find(rk, resets.n, a, "");
+        if (j >= 0 && rv[j].time_s > t)
+            t = rv[j].time_s;
+        j = u ? key_find(rk, resets.n, a, u) : -1;
+        if (j >= 0 && rv[j].time_s > t)
+            t = rv[j].time_s;
         s->reset_s[i] = t;
     }
+    free(rk);
     struct usage_filter uf = {.cluster = s->cluster};
     if (store_usage_jobs(st, &uf, on_job, s, err) < 0)
         goto out;

@@ -131,6 +131,22 @@ test_expect_success 'a per-partition association is one row; a removed one count
 	test "$(jq "[.items[] | select(.user == \"user_6\")] | length" rm.json)" = 0 &&
 	jq -e ".items[] | select(.account == \"bank_C_b\" and .user == null) | .raw_usage == 150" rm.json
 '
+test_expect_success 'usage clear of one user, and of a parent account for its sub-accounts' '
+	settle 400 user_4 bank_C_a 1 30 1605637403 &&
+	allot usage clear cluster=c1 account=bank_C_a user=user_4 &&
+	now=$(date +%s) &&
+	settle 401 user_4 bank_C_a 1 20 $now &&
+	allot account add bank_A_x parent=bank_A &&
+	allot assoc add cluster=c1 account=bank_A_x user=user_1 &&
+	settle 402 user_1 bank_A_x 1 40 1605637403 &&
+	allot --json tree >c1.json &&
+	jq -e ".items[] | select(.account == \"bank_C_a\" and .user == \"user_4\") | .raw_usage == 20" c1.json &&
+	jq -e ".items[] | select(.account == \"bank_A_x\" and .user == \"user_1\") | .raw_usage == 40" c1.json &&
+	allot usage clear cluster=c1 account=bank_A &&
+	allot --json tree >c2.json &&
+	jq -e ".items[] | select(.account == \"bank_A_x\" and .user == \"user_1\") | .raw_usage == 0" c2.json &&
+	jq -e ".items[] | select(.account == \"bank_C_a\" and .user == \"user_4\") | .raw_usage == 20" c2.json
+'
 # A row the API would refuse today (an end far ahead, an elapsed of 2^63 s) may still be in
 # the books: written by an older allotd or by hand.  The replies must stay JSON numbers.
 db_exec() {
