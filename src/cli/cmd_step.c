@@ -162,4 +162,5 @@ const struct cli_command cmd_step = {
             "  allot step list darwin:1234\n",
     .run = run,
     .needs_verb = 0,
+    .verbs = "run, list",
 };

@@ -43,7 +43,8 @@ test_expect_success 'every noun of allot --help completes; a prefix narrows them
 test_expect_success 'verbs: a crud noun from its flags, the others from their table entry' '
 	comp "allot account " >got && printf "add\nmodify\nremove\nshow\n" >expect && test_cmp expect got &&
 	comp "allot job s" >got && printf "settle\nshow\n" >expect && test_cmp expect got &&
-	comp "allot db " >got && grep -x export got && grep -x scrub-old-jobs got
+	comp "allot db " >got && grep -x export got && grep -x scrub-old-jobs got &&
+	comp "allot step " >got && grep -x run got && grep -x list got
 '
 test_expect_success 'keys of the verb: add and modify differ; a job verb its own' '
 	comp "allot account add newacct " >got &&
