@@ -120,6 +120,20 @@ const char *store_backend(const store_t *st)
     return st->backend;
 }
 
+int store_walk(db_stmt_t *s, store_row_f row, void *ctx, struct allot_error *err)
+{
+    int rc;
+    while ((rc = db_step(s, err)) == 1) {
+        int r = row(s, ctx);
+        if (r) {
+            db_reset(s);
+            return r;
+        }
+    }
+    db_reset(s);
+    return rc < 0 ? -1 : 0;
+}
+
 db_stmt_t *store_stmt(store_t *st, int id, const char *sql, struct allot_error *err)
 {
     return db_stmt(st->db, id, sql, err);

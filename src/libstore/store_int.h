@@ -206,6 +206,12 @@ int store_ready_write(store_t *st, const char *verb, struct allot_error *err);
 /* The cached statement id for sql (db_stmt). */
 db_stmt_t *store_stmt(store_t *st, int id, const char *sql, struct allot_error *err);
 
+/* The walk of a list verb: steps s (bound) to its last row, calling row(s, ctx) on each; a
+ * nonzero row ends the walk and is returned.  -1 with err when a step fails, else 0; s is
+ * reset either way. */
+typedef int (*store_row_f)(db_stmt_t *s, void *ctx);
+int store_walk(db_stmt_t *s, store_row_f row, void *ctx, struct allot_error *err);
+
 /* The id of account `name`; ENOENT naming `field` and the account when missing. */
 int store_account_id(store_t *st, const char *field, const char *name, int64_t *id,
                      struct allot_error *err);

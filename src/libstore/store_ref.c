@@ -252,6 +252,19 @@ int store_cluster_remove(store_t *st, const char *name, struct allot_error *err)
     return db_run(s, err);
 }
 
+struct cluster_walk {
+    store_cluster_f cb;
+    void *arg;
+};
+
+static int cluster_row(db_stmt_t *s, void *ctx)
+{
+    const struct cluster_walk *w = ctx;
+    char name[ALLOT_NAME_MAX];
+    db_column_copy(s, 0, name, sizeof name);
+    return w->cb(name, w->arg);
+}
+
 int store_cluster_list(store_t *st, store_cluster_f cb, void *arg, struct allot_error *err)
 {
     if (store_ready(st, "cluster list", err) < 0)
@@ -259,18 +272,8 @@ int store_cluster_list(store_t *st, store_cluster_f cb, void *arg, struct allot_
     db_stmt_t *s = store_stmt(st, STMT_CLUSTER_LIST, SQL_CLUSTER_LIST, err);
     if (!s)
         return -1;
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        char name[ALLOT_NAME_MAX];
-        db_column_copy(s, 0, name, sizeof name);
-        int r = cb(name, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    struct cluster_walk w = {cb, arg};
+    return store_walk(s, cluster_row, &w, err);
 }
 
 /* ---- accounts ---- */
@@ -696,6 +699,19 @@ int store_user_remove(store_t *st, const char *name, struct allot_error *err)
     return db_run(s, err);
 }
 
+struct user_walk {
+    store_user_f cb;
+    void *arg;
+};
+
+static int user_row(db_stmt_t *s, void *ctx)
+{
+    const struct user_walk *w = ctx;
+    struct user u;
+    read_user(s, &u);
+    return w->cb(&u, w->arg);
+}
+
 int store_user_list(store_t *st, store_user_f cb, void *arg, struct allot_error *err)
 {
     if (store_ready(st, "user list", err) < 0)
@@ -703,18 +719,8 @@ int store_user_list(store_t *st, store_user_f cb, void *arg, struct allot_error 
     db_stmt_t *s = store_stmt(st, STMT_USER_LIST, SQL_USER_LIST, err);
     if (!s)
         return -1;
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct user u;
-        read_user(s, &u);
-        int r = cb(&u, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    struct user_walk w = {cb, arg};
+    return store_walk(s, user_row, &w, err);
 }
 
 /* ---- associations ---- */
@@ -931,6 +937,19 @@ int store_assoc_remove(store_t *st, const char *cluster, const char *account, co
     return drop_limits(st, LIMIT_SCOPE_ASSOC, owner, err);
 }
 
+struct assoc_walk {
+    store_assoc_f cb;
+    void *arg;
+};
+
+static int assoc_row(db_stmt_t *s, void *ctx)
+{
+    const struct assoc_walk *w = ctx;
+    struct assoc a;
+    read_assoc(s, &a);
+    return w->cb(&a, w->arg);
+}
+
 int store_assoc_list(store_t *st, const struct assoc_filter *f, store_assoc_f cb, void *arg,
                      struct allot_error *err)
 {
@@ -942,18 +961,8 @@ int store_assoc_list(store_t *st, const struct assoc_filter *f, store_assoc_f cb
     db_bind_text(s, 1, f && f->cluster ? f->cluster : "");
     db_bind_text(s, 2, f && f->account ? f->account : "");
     db_bind_text(s, 3, f && f->user ? f->user : "");
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct assoc a;
-        read_assoc(s, &a);
-        int r = cb(&a, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    struct assoc_walk w = {cb, arg};
+    return store_walk(s, assoc_row, &w, err);
 }
 
 /* ---- QOS ---- */
@@ -1113,6 +1122,19 @@ int store_qos_remove(store_t *st, const char *name, struct allot_error *err)
     return db_run(s, err);
 }
 
+struct qos_walk {
+    store_qos_f cb;
+    void *arg;
+};
+
+static int qos_row(db_stmt_t *s, void *ctx)
+{
+    const struct qos_walk *w = ctx;
+    struct qos q;
+    read_qos(s, &q);
+    return w->cb(&q, w->arg);
+}
+
 int store_qos_list(store_t *st, store_qos_f cb, void *arg, struct allot_error *err)
 {
     if (store_ready(st, "qos list", err) < 0)
@@ -1120,18 +1142,8 @@ int store_qos_list(store_t *st, store_qos_f cb, void *arg, struct allot_error *e
     db_stmt_t *s = store_stmt(st, STMT_QOS_LIST, SQL_QOS_LIST, err);
     if (!s)
         return -1;
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct qos q;
-        read_qos(s, &q);
-        int r = cb(&q, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    struct qos_walk w = {cb, arg};
+    return store_walk(s, qos_row, &w, err);
 }
 
 /* ---- partitions ---- */
@@ -1287,6 +1299,19 @@ int store_partition_remove(store_t *st, const char *cluster, const char *name,
     return db_run(s, err);
 }
 
+struct partition_walk {
+    store_partition_f cb;
+    void *arg;
+};
+
+static int partition_row(db_stmt_t *s, void *ctx)
+{
+    const struct partition_walk *w = ctx;
+    struct partition p;
+    read_part(s, &p);
+    return w->cb(&p, w->arg);
+}
+
 int store_partition_list(store_t *st, const char *cluster, store_partition_f cb, void *arg,
                          struct allot_error *err)
 {
@@ -1296,18 +1321,8 @@ int store_partition_list(store_t *st, const char *cluster, store_partition_f cb,
     if (!s)
         return -1;
     db_bind_text(s, 1, cluster ? cluster : "");
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct partition p;
-        read_part(s, &p);
-        int r = cb(&p, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    struct partition_walk w = {cb, arg};
+    return store_walk(s, partition_row, &w, err);
 }
 
 /* ---- limits ---- */
@@ -1402,6 +1417,24 @@ int store_limit_set(store_t *st, enum limit_scope scope, const char *owner, cons
     return db_run(s, err);
 }
 
+struct limit_walk {
+    enum limit_scope scope;
+    store_limit_f cb;
+    void *arg;
+};
+
+static int limit_row(db_stmt_t *s, void *ctx)
+{
+    const struct limit_walk *w = ctx;
+    struct limit_value l;
+    memset(&l, 0, sizeof l);
+    l.scope = w->scope;
+    db_column_copy(s, 1, l.owner, sizeof l.owner);
+    db_column_copy(s, 2, l.name, sizeof l.name);
+    db_column_copy(s, 3, l.value, sizeof l.value);
+    return w->cb(&l, w->arg);
+}
+
 int store_limit_list(store_t *st, enum limit_scope scope, const char *owner, store_limit_f cb,
                      void *arg, struct allot_error *err)
 {
@@ -1416,20 +1449,6 @@ int store_limit_list(store_t *st, enum limit_scope scope, const char *owner, sto
     db_bind_text(s, 1, model_limit_scope_name(scope));
     if (owner)
         db_bind_text(s, 2, owner);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct limit_value l;
-        memset(&l, 0, sizeof l);
-        l.scope = scope;
-        db_column_copy(s, 1, l.owner, sizeof l.owner);
-        db_column_copy(s, 2, l.name, sizeof l.name);
-        db_column_copy(s, 3, l.value, sizeof l.value);
-        int r = cb(&l, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    struct limit_walk w = {scope, cb, arg};
+    return store_walk(s, limit_row, &w, err);
 }
