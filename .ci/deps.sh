@@ -36,6 +36,8 @@ apt_install man-db groff-base bsdextrautils
 # (.ci/slurm-build.sh): MariaDB's client library for accounting_storage/mysql (the rest of
 # what that build needs, munge and the toolchain, is above).
 apt_install libmariadb-dev
+# allotd tells systemd when it is ready (sd_notify, Type=notify).
+apt_install libsystemd-dev
 # allot-step's integration tests read its JSON record with jq.
 apt_install jq
 # .ci/format-check.sh compares every C file with clang-format's output.

@@ -2,7 +2,8 @@
 /* main.c - allotd, the bank daemon: main() is the table of contents.
  *
  * Init in order (command line, config, log, signals, storage check, writer, HTTP), run
- * (wait for signals: SIGHUP re-reads the config, SIGTERM/SIGINT stop), fini in reverse
+ * (wait for signals: SIGHUP reopens LogFile and re-reads the config, SIGTERM/SIGINT stop),
+ * fini in reverse
  * (stop accepting, drain the writer queue and commit, close).  Startup errors go to the
  * terminal and exit non-zero before anything is served.
  *
@@ -23,6 +24,7 @@
 #include "allotd/crash.h"
 #include "allotd/http.h"
 #include "allotd/metrics.h"
+#include "allotd/notify.h"
 #include "allotd/partcache.h"
 #include "allotd/tokens.h"
 #include "allotd/tick.h"
@@ -136,8 +138,21 @@ static int parse_cmdline(int argc, char **argv, struct options *o)
     return 0;
 }
 
+/* LogFile's descriptor, -1 when lines go to stderr or syslog. */
+static int log_file_fd = -1;
+
+static int log_to_syslog(const struct allot_conf *c)
+{
+    return strcmp(c->log_file, "syslog") == 0;
+}
+
 static int open_log(const struct allot_conf *c)
 {
+    enum log_level lvl = (enum log_level)log_level_parse(c->log_level);
+    if (log_to_syslog(c)) {
+        log_init_syslog("allotd", lvl);
+        return 0;
+    }
     int fd = 2;
     if (c->log_file[0]) {
         fd = open(c->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
@@ -145,9 +160,28 @@ static int open_log(const struct allot_conf *c)
             fprintf(stderr, "allotd: LogFile %s: %s\n", c->log_file, strerror(errno));
             return -1;
         }
+        log_file_fd = fd;
     }
-    log_init("allotd", fd, 1, (enum log_level)log_level_parse(c->log_level));
+    log_init("allotd", fd, 1, lvl);
     return 0;
+}
+
+/* SIGHUP: open LogFile again (logrotate renamed it) and put the new file under the same
+ * descriptor, so every thread's next line goes there; on failure keep the old file. */
+static void reopen_log(const struct allot_conf *c)
+{
+    if (log_file_fd < 0)
+        return;
+    int fd = open(c->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    if (fd < 0) {
+        log_error("msg=\"cannot reopen LogFile; still writing the old one\" path=%s error=\"%s\"",
+                  c->log_file, strerror(errno));
+        return;
+    }
+    if (dup3(fd, log_file_fd, O_CLOEXEC) < 0)
+        log_error("msg=\"cannot reopen LogFile; still writing the old one\" path=%s error=\"%s\"",
+                  c->log_file, strerror(errno));
+    close(fd);
 }
 
 static int write_pidfile(const struct allot_conf *c)
@@ -249,9 +283,13 @@ static void run(struct allotd *d)
         sigsuspend(&empty);
         if (got_hup) {
             got_hup = 0;
+            notify_state("RELOADING=1");
+            reopen_log(d->conf);
             reload(d);
+            notify_state("READY=1");
         }
     }
+    notify_state("STOPPING=1");
 }
 
 int main(int argc, char **argv)
@@ -337,6 +375,7 @@ int main(int argc, char **argv)
              "threads=%u max_batch=%lld",
              (long)getpid(), d.conf->listen_addr, d.conf->listen_socket, d.conf->storage_type,
              d.schema_version, http_threads(d.conf), (long long)d.conf->max_batch);
+    notify_state("READY=1");
 
     run(&d);
     log_info("msg=\"stopping: draining writes\"");

@@ -214,7 +214,10 @@ static const struct conf_row conf_rows[] = {
       "file holding the bearer token a Prometheus scrape sends to see per-account series; "
       "empty = only authenticated admins, operators and superusers see them"},
      S(metrics_token_file)},
-    {{"LogFile", CONF_STRING, NULL, 0, 0, "", 0, "log file; empty = standard error"}, S(log_file)},
+    {{"LogFile", CONF_STRING, NULL, 0, 0, "", 0,
+      "log file, reopened on SIGHUP; syslog = the system logger (facility daemon); empty = "
+      "standard error"},
+     S(log_file)},
     {{"PidFile", CONF_STRING, NULL, 0, 0, "", 0, "pid file written at startup; empty = none"},
      S(pid_file)},
     {{"TestMode", CONF_ENUM, "|local", 0, 0, "", 0,

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@ enum log_level log_threshold = LOG_LVL_INFO;
 static const char *log_prog = "allot";
 static int log_fd = 2;
 static int log_kv;
+static int log_syslog;
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
@@ -23,6 +25,15 @@ void log_init(const char *prog, int fd, int kv, enum log_level threshold)
     log_fd = fd;
     log_kv = kv;
     log_threshold = threshold;
+}
+
+void log_init_syslog(const char *prog, enum log_level threshold)
+{
+    log_prog = prog;
+    log_kv = 1;
+    log_syslog = 1;
+    log_threshold = threshold;
+    openlog(prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
 int log_level_parse(const char *s)
@@ -85,7 +96,9 @@ void log_write(enum log_level lvl, const char *fmt, ...)
 {
     char line[2048], msg[2048];
     size_t off = 0;
-    if (log_kv) {
+    if (log_syslog) {
+        off = 0;
+    } else if (log_kv) {
         struct timespec ts;
         struct tm tm;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -103,6 +116,11 @@ void log_write(enum log_level lvl, const char *fmt, ...)
     if (n < 0)
         msg[0] = '\0';
     off += escape_into(line + off, sizeof(line) - off - 1, msg, 0);
+    if (log_syslog) {
+        static const int priorities[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
+        syslog(priorities[lvl], "%s", line);
+        return;
+    }
     line[off++] = '\n';
     ssize_t w = write(log_fd, line, off);
     (void)w; /* nowhere left to report a failed log write */

@@ -16,6 +16,10 @@ extern enum log_level log_threshold;
 /* prog: name printed by the human format; fd: where lines go; kv: 1 for key=value lines
  * with timestamps (daemons), 0 for "prog: level: msg" (tools). */
 void log_init(const char *prog, int fd, int kv, enum log_level threshold);
+/* Lines go to the system logger instead (syslog(3), facility daemon, as prog[pid]), each
+ * at its level's priority (err, warning, info, debug), in key=value form without ts= and
+ * level= (the logger records both). */
+void log_init_syslog(const char *prog, enum log_level threshold);
 /* Parse "error|warn|info|debug"; -1 if unknown. */
 int log_level_parse(const char *s);
 
