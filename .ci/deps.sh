@@ -38,6 +38,8 @@ apt_install man-db groff-base bsdextrautils
 apt_install libmariadb-dev
 # allotd tells systemd when it is ready (sd_notify, Type=notify).
 apt_install libsystemd-dev
+# The Debian packages (debian/, t0210): Debian's packaging tools and lintian.
+apt_install debhelper devscripts lintian
 # allot-step's integration tests read its JSON record with jq.
 apt_install jq
 # .ci/format-check.sh compares every C file with clang-format's output.

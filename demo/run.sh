@@ -5,6 +5,9 @@
 #
 #   bash demo/run.sh         install packages (as root), build, start allotd, run the tour
 #   bash demo/run.sh stop    stop the demo's allotd
+#   bash demo/run.sh tour    the tour alone, with the `allot` on PATH (an installed one)
+#                            and the allotd $ALLOT_URL names (default: the installed
+#                            allotd's socket); the Debian packages' test runs it
 #
 # State lives in demo/state/: allot.conf, bank.sqlite, allotd.sock, allotd.log.  allotd
 # authenticates with MUNGE (the system munged, started here if it is not running); root is
@@ -26,44 +29,12 @@ stop() {
 }
 if [ "${1:-}" = stop ]; then stop; echo "demo allotd stopped"; exit 0; fi
 
-# 1. Packages and build.
-bash .ci/deps.sh
-cmake -S . -B "${ALLOT_DEMO_BUILD:-build}" >/dev/null
-cmake --build "${ALLOT_DEMO_BUILD:-build}" -j"$(nproc)" >/dev/null
+allot=$bin/cli/allot
+run() { printf '\n$ allot %s\n' "$*"; "$allot" "$@"; }
+try() { printf '\n$ allot %s\n' "$*"; "$allot" "$@" || echo "(exit status $?)"; }
 
-# 2. MUNGE: the system daemon with Debian's key.
-if ! munge -n </dev/null >/dev/null 2>&1; then
-    mkdir -p /run/munge && chown munge: /run/munge
-    runuser -u munge -- /usr/sbin/munged
-    for _ in $(seq 50); do munge -n </dev/null >/dev/null 2>&1 && break; sleep 0.1; done
-fi
-
-# 3. allotd on a fresh SQLite bank.
-stop
-rm -rf "$state" && mkdir -p "$state"
-cat >"$state/allot.conf" <<CONF
-# The demo bank: SQLite file, Unix socket and loopback TCP, MUNGE auth, root is superuser.
-StorageType=sqlite
-StorageLoc=$state/bank.sqlite
-ListenSocket=$state/allotd.sock
-ListenAddr=127.0.0.1:8760
-AuthType=munge
-SuperUsers=root
-Operators=slurm
-LogFile=$state/allotd.log
-PidFile=$state/allotd.pid
-CONF
-"$bin/allotd/allotd" --config "$state/allot.conf" --check-config >/dev/null
-# allotd stays in the foreground (as under systemd); the demo detaches it with setsid.
-setsid "$bin/allotd/allotd" --config "$state/allot.conf" --foreground \
-    </dev/null >>"$state/allotd.stderr" 2>&1 &
-for _ in $(seq 100); do [ -S "$state/allotd.sock" ] && break; sleep 0.1; done
-[ -S "$state/allotd.sock" ] || { cat "$state/allotd.stderr" >&2; exit 1; }
-
-export ALLOT_URL=unix:$state/allotd.sock
-run() { printf '\n$ allot %s\n' "$*"; "$bin/allot/allot" "$@"; }
-try() { printf '\n$ allot %s\n' "$*"; "$bin/allot/allot" "$@" || echo "(exit status $?)"; }
-
+# 4. The tour: what an operator and a user would type.
+tour() {
 echo "== An operator sets up a site"
 run cluster add demo
 run account add science description="School of Science"
@@ -103,6 +74,48 @@ run failures
 echo
 echo "== The web dashboard: balances and burn-down charts, signed in by a read-only link"
 run dashboard
+}
+if [ "${1:-}" = tour ]; then
+    allot=$(command -v allot) || { echo "demo: no allot on PATH" >&2; exit 1; }
+    tour
+    exit 0
+fi
 
+# 1. Packages and build.
+bash .ci/deps.sh
+cmake -S . -B "${ALLOT_DEMO_BUILD:-build}" >/dev/null
+cmake --build "${ALLOT_DEMO_BUILD:-build}" -j"$(nproc)" >/dev/null
+
+# 2. MUNGE: the system daemon with Debian's key.
+if ! munge -n </dev/null >/dev/null 2>&1; then
+    mkdir -p /run/munge && chown munge: /run/munge
+    runuser -u munge -- /usr/sbin/munged
+    for _ in $(seq 50); do munge -n </dev/null >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+
+# 3. allotd on a fresh SQLite bank.
+stop
+rm -rf "$state" && mkdir -p "$state"
+cat >"$state/allot.conf" <<CONF
+# The demo bank: SQLite file, Unix socket and loopback TCP, MUNGE auth, root is superuser.
+StorageType=sqlite
+StorageLoc=$state/bank.sqlite
+ListenSocket=$state/allotd.sock
+ListenAddr=127.0.0.1:8760
+AuthType=munge
+SuperUsers=root
+Operators=slurm
+LogFile=$state/allotd.log
+PidFile=$state/allotd.pid
+CONF
+"$bin/allotd/allotd" --config "$state/allot.conf" --check-config >/dev/null
+# allotd stays in the foreground (as under systemd); the demo detaches it with setsid.
+setsid "$bin/allotd/allotd" --config "$state/allot.conf" --foreground \
+    </dev/null >>"$state/allotd.stderr" 2>&1 &
+for _ in $(seq 100); do [ -S "$state/allotd.sock" ] && break; sleep 0.1; done
+[ -S "$state/allotd.sock" ] || { cat "$state/allotd.stderr" >&2; exit 1; }
+
+export ALLOT_URL=unix:$state/allotd.sock
+tour
 echo
 echo "allotd is still running (log: $state/allotd.log); stop it with: bash demo/run.sh stop"

@@ -8,8 +8,10 @@
 #                                  PostgreSQL repeats of the integration tests (tNNNN-*-pg:
 #                                  the same code paths as their SQLite runs apart from
 #                                  db_pg.c, which the store_*_pg unit tests, t4100 and t4200
-#                                  still run under the sanitizers), those labelled no-asan,
-#                                  and no Slurm 24.11 set (the plugins' code is the same)
+#                                  still run under the sanitizers), those labelled no-asan
+#                                  or package (t0220 builds and installs the Debian
+#                                  packages, which hold no sanitizer build), and no Slurm
+#                                  24.11 set (the plugins' code is the same)
 #
 # Must run as root on Debian 12: it apt-get installs packages (.ci/deps.sh), fetches the
 # installed Slurm's source for the plugins (.ci/slurm-source.sh) and starts real daemons
@@ -27,7 +29,7 @@ slurm_src=$(bash .ci/slurm-source.sh | tail -n 1) || slurm_src=
 if [ "$mode" = sanitize ]; then
     bdir=build-asan
     cmake_args=(-DALLOT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
-    ctest_args=(-LE 'no-asan' -E '^t[0-9]+-.*-pg$')
+    ctest_args=(-LE 'no-asan|package' -E '^t[0-9]+-.*-pg$')
     # Leaks are errors; a sanitizer finding stops the test that hit it.  Tests that fake the
     # clock preload libfaketime ahead of the ASan runtime, which ASan refuses by default.
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:verify_asan_link_order=0
