@@ -60,6 +60,8 @@ cpu_report() {
 setup_bank() { # $1 = allotd instance
     pga "$1" POST /v1/clusters '{"name":"c1"}' >/dev/null &&
     pga "$1" POST /v1/accounts '{"name":"acct0","parent":"root"}' >/dev/null &&
+    pga "$1" POST /v1/users '{"name":"root","uid":0}' >/dev/null &&
+    pga "$1" POST /v1/assocs '{"cluster":"c1","account":"acct0","user":"root"}' >/dev/null &&
     pga "$1" POST /v1/partitions '{"cluster":"c1","name":"batch","resource":"cpu"}' >/dev/null &&
     pga "$1" POST /v1/allocations '{"account":"acct0","resource":"cpu","start":"2020-01-01","end":"2099-01-01","amount_sumin":100000000000}' >/dev/null
 }

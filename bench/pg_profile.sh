@@ -30,6 +30,8 @@ pg_psql "CREATE EXTENSION pg_stat_statements" >/dev/null || exit 1
 pg_allotd_start A "Threads=64" ConnectionsPerPeer=4096 || exit 1
 pga A POST /v1/clusters '{"name":"c1"}' >/dev/null &&
 pga A POST /v1/accounts '{"name":"acct0","parent":"root"}' >/dev/null &&
+pga A POST /v1/users '{"name":"root","uid":0}' >/dev/null &&
+pga A POST /v1/assocs '{"cluster":"c1","account":"acct0","user":"root"}' >/dev/null &&
 pga A POST /v1/partitions '{"cluster":"c1","name":"batch","resource":"cpu"}' >/dev/null &&
 pga A POST /v1/allocations '{"account":"acct0","resource":"cpu","start":"2020-01-01","end":"2099-01-01","amount_sumin":100000000000}' >/dev/null || exit 1
 top_statements() {

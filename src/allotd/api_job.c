@@ -305,6 +305,10 @@ int api_job_hold(struct req *r, struct allot_error *err)
         return -1;
     if (!q->start_s)
         q->start_s = q->now_s;
+    /* A hold for no association is not a refusal to record but a request naming nothing
+     * (404, as admit and settle): no job and no failure for an account that may not exist. */
+    if (store_assoc_exists(st, q->cluster, q->account, q->user, q->partition, err) < 0)
+        return -1;
     s->j = (struct bank_job){q->cluster,
                              q->account,
                              q->partition,

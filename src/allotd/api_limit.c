@@ -322,19 +322,8 @@ static int build_chain(store_t *st, const char *cluster, const char *user, const
     if (partition && store_partition_get(st, cluster, partition, &p, err) < 0)
         return allot_error_prefix(err, "partition");
     struct assoc a;
-    struct allot_error e2;
-    if (store_assoc_get(st, cluster, account, user, partition ? partition : "", &a, &e2) < 0) {
-        if (!partition || e2.code != ALLOT_ENOENT ||
-            store_assoc_get(st, cluster, account, user, "", &a, err) < 0) {
-            if (e2.code != ALLOT_ENOENT) {
-                *err = e2;
-                return -1;
-            }
-            return allot_errorf(err, ALLOT_ENOENT,
-                                "user %s has no association with account %s on cluster %s", user,
-                                account, cluster);
-        }
-    }
+    if (store_assoc_of_job(st, cluster, account, user, partition ? partition : "", &a, err) < 0)
+        return -1;
     chain->n = 0;
     if (p.qos[0] && add_qos_level(st, chain, bufs, LIMIT_LEVEL_PARTITION_QOS, p.qos, err) < 0)
         return -1;

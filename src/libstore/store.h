@@ -129,6 +129,16 @@ typedef int (*store_assoc_f)(const struct assoc *a, void *arg);
 int store_assoc_add(store_t *st, struct assoc *a, struct allot_error *err); /* sets id */
 int store_assoc_get(store_t *st, const char *cluster, const char *account, const char *user,
                     const char *partition, struct assoc *out, struct allot_error *err);
+/* The association a job of USER on ACCOUNT in PARTITION ("" for none) runs under on
+ * CLUSTER: the partition's own if there is one, else the one for all partitions.  None is
+ * ENOENT "user U has no association with account A on cluster C", saying also when the
+ * bank has no such user or account. */
+int store_assoc_of_job(store_t *st, const char *cluster, const char *account, const char *user,
+                       const char *partition, struct assoc *out, struct allot_error *err);
+/* 0 when a job of USER on ACCOUNT in PARTITION has an association on CLUSTER (either kind;
+ * the one for all partitions, the common one, is probed first), else as above. */
+int store_assoc_exists(store_t *st, const char *cluster, const char *account, const char *user,
+                       const char *partition, struct allot_error *err);
 int store_assoc_modify(store_t *st, const struct assoc *a, struct allot_error *err);
 int store_assoc_remove(store_t *st, const char *cluster, const char *account, const char *user,
                        const char *partition, struct allot_error *err);

@@ -25,6 +25,8 @@ test_expect_success 'start allotd; two clusters, alice in chem only' '
 	api POST /v1/accounts "{\"name\":\"phys\"}" &&
 	api POST /v1/users "{\"name\":\"alice\"}" &&
 	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\"}" &&
+	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"root\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p\",\"resource\":\"cpu\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"old\",\"name\":\"p\",\"resource\":\"cpu\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"10h\"}" &&

@@ -15,6 +15,9 @@ test_expect_success 'setup' '
 	api POST /v1/accounts "{\"name\":\"hadm\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"std\"}" &&
+	api POST /v1/users "{\"name\":\"u\"}" && api POST /v1/users "{\"name\":\"alice\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"hadm\",\"user\":\"u\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\"}" &&
 	api POST /v1/allocations "{\"account\":\"hadm\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"30h\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"100h\"}"
 '

@@ -56,6 +56,8 @@ test_expect_success 'setup' '
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"std\"}" &&
+	api POST /v1/users "{\"name\":\"alice\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"100000h\"}"
 '
 test_expect_success 'kill -9 under a 64-client storm' '

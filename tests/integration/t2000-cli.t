@@ -124,6 +124,26 @@ test_expect_success 'a hold the balance cannot cover: exit 1 and a failure row' 
 	test $(wc -l <f) = 1 &&
 	test "$(cut -d"|" -f3,4,5,7,8,9 f)" = "darwin:1002|alice|chem|hold|192h|98h"
 '
+test_expect_success 'a hold naming no association is not found: exit 3, no job, no failure' '
+	allot account add physics &&
+	allot user add bob uid=1002 &&
+	nohold() {
+		test_expect_code 3 allot job hold jobid=1003 "$@" partition=standard timelimit=60 \
+			tres=cpu=1 start=2026-03-02T00:00:00Z 2>err &&
+		grep "^allot: error: .*has no association with account" err
+	} &&
+	nohold user=nobody account=chem && grep "no such user" err &&
+	nohold user=alice account=nosuch && grep "no such account" err &&
+	nohold user=bob account=chem &&
+	nohold user=alice account=physics &&
+	test_expect_code 3 allot job show darwin:1003 &&
+	allot -P -n failures >f &&
+	test $(wc -l <f) = 1 &&
+	allot -P -n balance chem >b5 &&
+	test "$(cut -d"|" -f6-9 b5)" = "100h|2h|0h|98h" &&
+	allot account remove physics &&
+	allot user remove bob
+'
 test_expect_success 'ledger: credit, hold, release, debit of the job, in order' '
 	allot -P -n ledger chem >l &&
 	test "$(cut -d"|" -f4,5,7 l | tr "\n" " ")" = \

@@ -32,6 +32,8 @@ test_expect_success 'allotd with a slow clock; monthly policy on a current alloc
 	allotd_start AuthType=none TestMode=local Operators=slurm PolicyTickInterval=3600 &&
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
+	api POST /v1/users "{\"name\":\"alice\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"p\",\"resource\":\"cpu\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"cluster\":\"c1\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\"}" >out &&
 	api POST /v1/policies "{\"alloc\":$(json_get id <out),\"cluster\":\"c1\",\"period\":\"month\",\"base_sumin\":100,\"carryover\":false,\"slow_qos\":\"slow\",\"normal_qos\":\"normal\"}" &&

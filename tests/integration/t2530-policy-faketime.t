@@ -50,6 +50,8 @@ test_expect_success 'allotd at 2030-07-31 23:00 (faked); monthly policy; its tic
 	start "2030-07-31 23:00:00" &&
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
+	api POST /v1/users "{\"name\":\"alice\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"alice\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"cluster\":\"c1\",\"start\":\"2030-01-01\",\"end\":\"2031-01-01\"}" >out &&
 	json_get id <out >alloc &&
 	api POST /v1/policies "{\"alloc\":$(cat alloc),\"cluster\":\"c1\",\"period\":\"month\",\"base_sumin\":1000}" &&

@@ -48,6 +48,8 @@ test_expect_success 'PostgreSQL and two allotd on it' '
 test_expect_success 'bank set up through A is visible through B' '
 	pga A POST /v1/clusters "{\"name\":\"c1\"}" &&
 	pga A POST /v1/accounts "{\"name\":\"acct0\",\"parent\":\"root\"}" &&
+	pga A POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
+	pga A POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"acct0\",\"user\":\"root\"}" &&
 	pga A POST /v1/partitions \
 		"{\"cluster\":\"c1\",\"name\":\"batch\",\"resource\":\"cpu\"}" &&
 	pga A POST /v1/allocations "{\"account\":\"acct0\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":$GRANT}" &&
@@ -111,6 +113,7 @@ crash_client() {
 
 test_expect_success 'kill -9 one allotd and restart PostgreSQL mid-load: nothing lost or doubled' '
 	pga A POST /v1/accounts "{\"name\":\"acct1\",\"parent\":\"root\"}" &&
+	pga A POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"acct1\",\"user\":\"root\"}" &&
 	pga A POST /v1/allocations "{\"account\":\"acct1\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":1000000}" &&
 	rm -f acks.* &&
 	pids= &&

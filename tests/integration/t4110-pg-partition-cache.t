@@ -28,6 +28,8 @@ test_expect_success 'PostgreSQL, two allotd and a bank' '
 	pg_allotd_start A && pg_allotd_start B &&
 	pga A POST /v1/clusters "{\"name\":\"c1\"}" &&
 	pga A POST /v1/accounts "{\"name\":\"acct0\",\"parent\":\"root\"}" &&
+	pga A POST /v1/users "{\"name\":\"u1\"}" &&
+	pga A POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"acct0\",\"user\":\"u1\"}" &&
 	pga A POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"batch\",\"resource\":\"cpu\",\"billing_weights\":\"CPU=1.0\"}" &&
 	pga A POST /v1/allocations "{\"account\":\"acct0\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":100000}" &&
 	wait_for 20 grep -q "partition watch listening" A/allotd.log &&

@@ -43,6 +43,8 @@ test_expect_success 'PostgreSQL, and allotd on it under valgrind' '
 	pg_allotd_start A "Threads=4" &&
 	pga A POST /v1/clusters "{\"name\":\"c1\"}" >out &&
 	pga A POST /v1/accounts "{\"name\":\"acct0\",\"parent\":\"root\"}" >out &&
+	pga A POST /v1/users "{\"name\":\"u1\"}" >out &&
+	pga A POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"acct0\",\"user\":\"u1\"}" >out &&
 	pga A POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"batch\",\"resource\":\"cpu\"}" >out &&
 	pga A POST /v1/allocations "{\"account\":\"acct0\",\"resource\":\"cpu\",\"start\":\"2020-01-01\",\"end\":\"2099-01-01\",\"amount_sumin\":100000}" >out &&
 	wait_for 30 watch_up

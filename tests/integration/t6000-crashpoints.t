@@ -60,7 +60,9 @@ def ops():
          ("create", "POST", "/v1/accounts", {"name": "chem", "parent": "science"}),
          ("create", "POST", "/v1/partitions", {"cluster": "c1", "name": "std"}),
          ("create", "POST", "/v1/allocations", {"account": "science", "start": "2020-01-01",
-                                                "end": "2100-01-01", "su": "100h"})]
+                                                "end": "2100-01-01", "su": "100h"}),
+         ("create", "POST", "/v1/users", {"name": "alice"}),
+         ("create", "POST", "/v1/assocs", {"cluster": "c1", "account": "chem", "user": "alice"})]
     for j in range(1, JOBS + 1):
         if j % 4 == 1:
             o.append(("credit", "k%d" % j, 60 * j))
@@ -202,14 +204,14 @@ test_expect_success 'reference: the workload without a crash' '
 	allotd_start $CONF &&
 	python3 client.py "$ALLOTD_URL" ack 0 &&
 	python3 client.py "$ALLOTD_URL" ack --recover want &&
-	test $(wc -l <ack) = 32 &&
+	test $(wc -l <ack) = 34 &&
 	allotd_stop &&
 	test "$ALLOTD_EXIT" = 0
 '
 
-# Batches are counted from allotd start: 1 = the first write (the cluster), 32 = the last.
+# Batches are counted from allotd start: 1 = the first write (the cluster), 34 = the last.
 for point in writer.before_commit writer.after_commit writer.after_sync; do
-	for n in 1 2 4 6 9 13 18 24 29 32; do
+	for n in 1 2 4 6 9 13 18 24 29 34; do
 		test_expect_success "crash at $point pass $n: acknowledged ops once, resume equals reference" '
 			allotd_stop &&
 			rm -rf allotd ack &&

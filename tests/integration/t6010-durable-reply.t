@@ -90,6 +90,8 @@ test_expect_success 'allotd under strace: one client, holds and settles one at a
 	api POST /v1/clusters "{\"name\":\"c1\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"c1\",\"name\":\"std\"}" &&
+	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"root\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"1000h\"}" &&
 	for j in 1 2 3 4 5 6 7 8; do
 		api POST /v1/jobs/hold "{\"cluster\":\"c1\",\"job_id\":$j,\"user\":\"root\",\"account\":\"chem\",\"partition\":\"std\",\"time_limit_s\":600,\"billing\":1}" >out &&
