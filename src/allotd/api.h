@@ -8,6 +8,7 @@
 
 /* api_misc.c */
 int api_healthz(struct req *r, struct allot_error *err);
+int api_readyz(struct req *r, struct allot_error *err);
 int api_metrics(struct req *r, struct allot_error *err);
 /* api_dashboard.c: the web dashboard's page and its static files (public, no data). */
 int api_dashboard_page(struct req *r, struct allot_error *err);

@@ -35,6 +35,40 @@ int api_healthz(struct req *r, struct allot_error *err)
     return 0;
 }
 
+/* How long /readyz trusts the outcome of the last write: a load balancer or the plugins
+ * asking often cost at most one probe write per this, and none while writes flow. */
+#define READY_CACHE_US 1000000
+
+static int run_ready_probe(store_t *st, void *arg, struct allot_error *err)
+{
+    (void)arg;
+    return store_write_probe(st, err);
+}
+
+static int finish_ready(struct req *r, struct allot_error *err)
+{
+    (void)err;
+    r->out = json_pack("{s:s}", "status", "ready");
+    return 0;
+}
+
+/* Readiness: whether a write can commit now (doc/allotd.md "Liveness and readiness").  The
+ * outcome of a write in the last second answers; else a write of no value goes through
+ * the writer like any other, and its commit (or its error, 503 when the storage cannot
+ * take it) is the answer.  /healthz stays the liveness: the process answers and reads. */
+int api_readyz(struct req *r, struct allot_error *err)
+{
+    int rc = writer_ready(r->d->writer, READY_CACHE_US, err);
+    if (rc == 1)
+        return finish_ready(r, err);
+    if (rc == 0) {
+        err->code = ALLOT_EUNAVAIL;
+        return -1;
+    }
+    r->op.rerunnable = 1;
+    return req_defer_write(r, run_ready_probe, NULL, finish_ready);
+}
+
 /* 1 when the Authorization header is "Bearer <the token in MetricsTokenFile>".  The file
  * is read at each scrape (one every few seconds at most), so a new token takes effect
  * without a reload; compared in constant time. */

@@ -34,6 +34,7 @@ struct route {
 
 static const struct route routes[] = {
     {"GET", "/healthz", ACCESS_PUBLIC, api_healthz, 0, NULL, NULL},
+    {"GET", "/readyz", ACCESS_PUBLIC, api_readyz, 0, NULL, NULL},
     {"GET", "/metrics", ACCESS_PUBLIC, api_metrics, 0, NULL, NULL},
     {"GET", "/dashboard", ACCESS_PUBLIC, api_dashboard_page, 0, NULL, NULL},
     {"GET", "/dashboard/{}", ACCESS_PUBLIC, api_dashboard_asset, 0, "file", NULL},

@@ -65,6 +65,10 @@ struct writer {
     int batch_jobs;  /* store_batches_jobs: holds and settles go to store_job_batch first */
     struct store_job_op *jobs; /* max_batch slots: a batch's job ops for store_job_batch */
     struct write_op **job_of;  /* jobs[i] belongs to job_of[i] */
+    /* Readiness (writer_ready): when an op last committed, and when one last failed for
+     * want of storage (EUNAVAIL) with its error; monotonic us, under c_lock. */
+    int64_t ok_us, fail_us;
+    struct allot_error fail_err;
 };
 
 struct sync_wait {
@@ -279,6 +283,46 @@ static void run_batch(struct writer *w, struct write_op *batch, struct write_op 
     pthread_mutex_unlock(&w->c_lock);
 }
 
+/* Remember for writer_ready whether the ops of OP's list committed or found the storage
+ * unavailable (other errors are the op's own: they say nothing of the storage). */
+static void note_outcomes(struct writer *w, const struct write_op *op, int64_t now_us)
+{
+    const struct write_op *failed = NULL;
+    int ok = 0;
+    for (; op; op = op->next) {
+        if (op->rc == 0)
+            ok = 1;
+        else if (op->err.code == ALLOT_EUNAVAIL)
+            failed = op;
+    }
+    if (!ok && !failed)
+        return;
+    pthread_mutex_lock(&w->c_lock);
+    if (ok)
+        w->ok_us = now_us;
+    if (failed && !ok) {
+        w->fail_us = now_us;
+        w->fail_err = failed->err;
+    }
+    pthread_mutex_unlock(&w->c_lock);
+}
+
+int writer_ready(struct writer *w, int64_t max_age_us, struct allot_error *err)
+{
+    int64_t now = metrics_now_us();
+    int rc = -1;
+    pthread_mutex_lock(&w->c_lock);
+    if (w->fail_us > w->ok_us && now - w->fail_us <= max_age_us) {
+        if (err)
+            *err = w->fail_err;
+        rc = 0;
+    } else if (w->ok_us && w->ok_us >= w->fail_us && now - w->ok_us <= max_age_us) {
+        rc = 1;
+    }
+    pthread_mutex_unlock(&w->c_lock);
+    return rc;
+}
+
 /* Complete ops handed over so far: one flush for all of them, then done() in order.
  * WRITER_COMPLETERS threads run this; each takes everything handed over when it looks. */
 static void *completer_main(void *arg)
@@ -306,6 +350,7 @@ static void *completer_main(void *arg)
         }
         ALLOT_CRASHPOINT("writer.after_sync");
         int64_t t1 = metrics_now_us();
+        note_outcomes(w, op, t1);
         while (op) { /* done() may free or reuse the op: read next first */
             struct write_op *next = op->next;
             op->done(op);

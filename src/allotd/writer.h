@@ -77,6 +77,11 @@ int writer_submit(struct writer *w, struct write_op *op, int wait_ms, struct all
 /* Run op and wait for its completion (for callers that may block, e.g. startup tasks).
  * op->done must be NULL; returns op->rc. */
 int writer_run(struct writer *w, struct write_op *op, struct allot_error *err);
+/* Readiness from the outcomes of the last writes (/readyz, api_misc.c): 1 when the newest was a
+ * commit no older than max_age_us, 0 with err when it was a failure for want of storage
+ * (EUNAVAIL: full, read-only, I/O error, database gone) no older than that, -1 when
+ * nothing that recent is known (the caller then probes with a write of its own). */
+int writer_ready(struct writer *w, int64_t max_age_us, struct allot_error *err);
 /* Ops currently queued (for /metrics). */
 long writer_depth(struct writer *w);
 /* Refuse new ops (EUNAVAIL), finish every queued op (commit), stop the thread, close the

@@ -36,6 +36,12 @@ static const char SQL_SCHEMA_VERSION[] = "SELECT COALESCE(MAX(version), 0) FROM 
 static const char SQL_SCHEMA_RECORD[] =
     "INSERT INTO schema_version (version, applied_s) VALUES ($1, $2)";
 
+/* The newest schema row negated, run twice: a real write (SQLite skips a row written with
+ * the bytes it has, not one changed and changed back: the page is dirty and goes to the
+ * WAL; PostgreSQL writes tuples and WAL) that leaves every value as it was. */
+static const char SQL_WRITE_PROBE[] = "UPDATE schema_version SET applied_s = -applied_s "
+                                      "WHERE version = (SELECT MAX(version) FROM schema_version)";
+
 static int latest_version(const char *backend)
 {
     int v = 0;
@@ -313,6 +319,18 @@ int store_schema_version(store_t *st, int *current, int *latest, struct allot_er
         *current = cur;
     if (latest)
         *latest = st->schema_latest;
+    return 0;
+}
+
+int store_write_probe(store_t *st, struct allot_error *err)
+{
+    if (store_ready_write(st, "write probe", err) < 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        db_stmt_t *s = store_stmt(st, STMT_WRITE_PROBE, SQL_WRITE_PROBE, err);
+        if (!s || db_run(s, err) < 0)
+            return -1;
+    }
     return 0;
 }
 

@@ -57,6 +57,9 @@ const char *store_backend(const store_t *st);
 /* Schema (doc/design.md §9.2): versions are numbered migrations schema/<backend>/NNNN-*.sql.
  * current = 0 for an empty database. */
 int store_schema_version(store_t *st, int *current, int *latest, struct allot_error *err);
+/* Readiness (allotd's /readyz): write one row as it is, in the caller's transaction, so
+ * that its commit tells whether a write can commit now.  Changes no value. */
+int store_write_probe(store_t *st, struct allot_error *err);
 /* Apply pending migrations, each in its own transaction; idempotent. */
 int store_upgrade(store_t *st, struct allot_error *err);
 
