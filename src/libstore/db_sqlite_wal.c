@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* db_sqlite_wal.c - the "allot" SQLite VFS: the default VFS, except that a commit's writes
- * to the WAL file reach the kernel as one write instead of two per page.
+ * to the WAL file reach the kernel as one write instead of two per page, and that an
+ * exclusive lock of the shared-memory index is refused while its file cannot be written
+ * (shm_unwritable: an I/O error instead of a SIGBUS).
  *
  * Why: SQLite writes each WAL frame as a 24-byte header then the page, one pwrite each, so
  * a group commit of a few dozen pages costs ~100 system calls on the writer's serial path
@@ -20,10 +22,16 @@
  */
 #include "libstore/db_sqlite_wal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #define WALBUF_MAX (8 << 20) /* a larger run of writes goes straight through */
 /* The unix VFS writes at most 128 KiB - 1 bytes per call (it masks the count with 0x1ffff
@@ -38,6 +46,9 @@ struct walbuf_file {
     size_t len, cap;
     sqlite3_int64 off;         /* file offset of buf[0] */
     sqlite3_int64 commit_page; /* offset of the commit frame's page; -1 = none pending */
+    const char *name;          /* the database's path (SQLite keeps it until xClose); NULL: none */
+    int shm_fd;                /* its -shm file, read-only, for shm_unwritable; -1: not open yet */
+    int shm_noflags;           /* the file system keeps no inode flags: nothing to check */
 };
 
 static sqlite3_vfs walbuf_vfs;
@@ -67,6 +78,9 @@ static int x_close(sqlite3_file *f)
     struct walbuf_file *p = wf(f);
     int rc = flush(p);
     int rc2 = p->real->pMethods->xClose(p->real);
+    if (p->shm_fd >= 0)
+        close(p->shm_fd);
+    p->shm_fd = -1;
     free(p->buf);
     p->buf = NULL;
     p->len = p->cap = 0;
@@ -177,8 +191,37 @@ static int x_shm_map(sqlite3_file *f, int pg, int pgsz, int extend, void volatil
     return wf(f)->real->pMethods->xShmMap(wf(f)->real, pg, pgsz, extend, pp);
 }
 
+/* 1 when the -shm file is immutable or append-only (chattr +i / +a).  SQLite maps it
+ * shared; the kernel then refuses the page fault of a store to a page it had written back
+ * with SIGBUS, which no error path could catch: the process died without a word.  Every
+ * store to the wal-index is made under an exclusive shm lock (the writer's, a reader's
+ * read mark, a checkpoint's), so refusing such a lock while the file cannot be written
+ * turns the fault into an I/O error of the statement (503, and a retry once the file is
+ * writable again).  An ioctl per exclusive lock: once per write transaction. */
+static int shm_unwritable(struct walbuf_file *p)
+{
+    if (!p->name || p->shm_noflags)
+        return 0;
+    if (p->shm_fd < 0) {
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s-shm", p->name) >= (int)sizeof path)
+            return 0;
+        p->shm_fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (p->shm_fd < 0)
+            return 0; /* not there yet: SQLite creates it, and its errors are its own */
+    }
+    int fl = 0;
+    if (ioctl(p->shm_fd, FS_IOC_GETFLAGS, &fl) < 0) {
+        p->shm_noflags = errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL;
+        return 0;
+    }
+    return (fl & (FS_IMMUTABLE_FL | FS_APPEND_FL)) != 0;
+}
+
 static int x_shm_lock(sqlite3_file *f, int offset, int n, int flags)
 {
+    if ((flags & SQLITE_SHM_LOCK) && (flags & SQLITE_SHM_EXCLUSIVE) && shm_unwritable(wf(f)))
+        return SQLITE_IOERR_SHMLOCK;
     return wf(f)->real->pMethods->xShmLock(wf(f)->real, offset, n, flags);
 }
 
@@ -239,6 +282,8 @@ static int v_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags
     p->real = (sqlite3_file *)(p + 1);
     p->commit_page = -1;
     p->is_wal = (flags & SQLITE_OPEN_WAL) != 0;
+    p->shm_fd = -1;
+    p->name = (flags & SQLITE_OPEN_MAIN_DB) ? name : NULL;
     int rc = real_vfs()->xOpen(real_vfs(), name, p->real, flags, out_flags);
     if (rc != SQLITE_OK || !p->real->pMethods) {
         p->base.pMethods = NULL; /* SQLite calls no method of a file that failed to open */

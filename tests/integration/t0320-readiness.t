@@ -4,7 +4,9 @@
 # bank allotd cannot write while it runs (doc/allotd.md "Storage faults").  The bank's WAL
 # made immutable: every write fails, /healthz (the process lives and reads) stays 200 while
 # /readyz (a write can commit now) answers 503, also once its cached answer has aged, and
-# both are 200 again, with no restart, when the file can be written.  Needs root (chattr).
+# both are 200 again, with no restart, when the file can be written.  The shared-memory
+# index (-shm) made immutable: allotd, which maps it, must not die of SIGBUS; its writes
+# answer 503 meanwhile and succeed again afterwards.  Needs root (chattr).
 test_description='liveness vs readiness; a bank that stops taking writes'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -51,6 +53,23 @@ test_expect_success CHATTR 'storage back: ready again and writes commit, no rest
 	wait_for 10 sh -c "test \"\$(curl -s -o /dev/null -w %{http_code} $ALLOTD_URL/readyz)\" = 200" &&
 	test "$(write w2)" = 201 &&
 	kill -0 "$ALLOTD_PID" &&
+	api GET /v1/check >out && test "$(json_get ok <out)" = true
+'
+test_expect_success CHATTR 'shared-memory index immutable: no SIGBUS, 503, then recovery' '
+	chattr +i "$BANK-shm" &&
+	# written back, its pages are write-protected again: the next store faults
+	sync "$BANK-shm" &&
+	got=$(write s1) &&
+	echo "write with -shm immutable: $got $(cat wbody)" &&
+	kill -0 "$ALLOTD_PID" &&
+	test "$got" = 503 &&
+	test "$(status /healthz)" = 200 &&
+	test "$(status /readyz)" = 503 &&
+	chattr -i "$BANK-shm" &&
+	wait_for 10 sh -c "test \"\$(curl -s -o /dev/null -w %{http_code} $ALLOTD_URL/readyz)\" = 200" &&
+	test "$(write s2)" = 201 &&
+	kill -0 "$ALLOTD_PID" &&
+	! grep -i "sigbus" allotd/stderr &&
 	api GET /v1/check >out && test "$(json_get ok <out)" = true &&
 	allotd_stop
 '
