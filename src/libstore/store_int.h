@@ -184,6 +184,12 @@ enum store_stmt_id {
     /* store_policy.c: a block of ids, numbered inside that file */
     STMT_POLICY_FIRST,
     STMT_POLICY_LAST = STMT_POLICY_FIRST + 39,
+    /* store_command.c: the command outbox and the agents' last claims */
+    STMT_COMMAND_FIRST,
+    STMT_COMMAND_LAST = STMT_COMMAND_FIRST + 15,
+    /* store_reconcile.c */
+    STMT_RECONCILE_GET,
+    STMT_RECONCILE_SET,
     /* store_ref.c: associations and partitions naming a QOS (qos remove) */
     STMT_QOS_USED,
     /* store_job_ids.c */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store_policy.c - periodic policies, the boundary transaction, the evaluation log and the
- * command outbox of store.h (doc/design.md §5).
+/* store_policy.c - periodic policies, the boundary transaction and the evaluation log of
+ * store.h (doc/design.md §5); their commands go to the outbox of store_command.c.
  *
  * Exactly once: a period boundary writes its ledger entries under idempotency keys
  * "policy:<id>:<period>:<what>", its commands under the same kind of keys (UNIQUE in the
@@ -43,20 +43,8 @@ enum pstmt {
     PP_CLOSE,
     PP_LIST,
     PP_CLOSED,
-    C_ADD,
-    C_BY_KEY,
-    C_GET,
-    C_LIST,
-    C_CLAIM,
-    C_MARK_SENT,
-    C_RESULT,
-    C_WAITING,
-    A_SEEN,
-    A_GET,
     E_ADD,
     E_LIST,
-    R_GET,
-    R_SET,
     PP_ADD_TOTAL,
     PP_REFUNDS,
     P_NSTMT
@@ -112,36 +100,6 @@ static const char SQL_PP_LIST[] =
     "opened_s, closed_s, used_sumin, expired_sumin FROM policy_periods WHERE policy_id = $1 "
     "ORDER BY opened_s, start_s";
 
-#define COMMAND_COLS                                                                               \
-    "id, cluster, kind, target, payload, policy_id, period, state, attempts, result, idem_key, "   \
-    "created_s, sent_s, done_s"
-static const char SQL_C_ADD[] =
-    "INSERT INTO commands (cluster, kind, target, payload, policy_id, period, idem_key, "
-    "created_s) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (idem_key) DO NOTHING "
-    "RETURNING id";
-static const char SQL_C_BY_KEY[] = "SELECT " COMMAND_COLS " FROM commands WHERE idem_key = $1";
-static const char SQL_C_GET[] = "SELECT " COMMAND_COLS " FROM commands WHERE id = $1";
-static const char SQL_C_LIST[] =
-    "SELECT " COMMAND_COLS " FROM commands WHERE ($1 = '' OR cluster = $1) "
-    "AND (CAST($2 AS BIGINT) = 0 OR policy_id = $2) AND ($3 = '' OR period = $3) AND ($4 = '' OR "
-    "state = $4) "
-    "AND id > $5 ORDER BY id LIMIT $6";
-static const char SQL_C_CLAIM[] =
-    "SELECT " COMMAND_COLS " FROM commands WHERE cluster = $1 AND (state = 'pending' OR "
-    "(state = 'sent' AND sent_s <= $2)) ORDER BY id LIMIT $3";
-static const char SQL_C_MARK_SENT[] =
-    "UPDATE commands SET state = 'sent', attempts = attempts + 1, sent_s = $1 WHERE id = $2";
-static const char SQL_C_RESULT[] =
-    "UPDATE commands SET state = $1, result = $2, done_s = $3 WHERE id = $4 "
-    "AND state IN ('pending', 'sent')";
-static const char SQL_C_WAITING[] =
-    "SELECT COUNT(*), COALESCE(MIN(created_s), 0) FROM commands WHERE cluster = $1 "
-    "AND state IN ('pending', 'sent')";
-static const char SQL_A_SEEN[] =
-    "INSERT INTO agents (cluster, last_seen_s) VALUES ($1, $2) "
-    "ON CONFLICT (cluster) DO UPDATE SET last_seen_s = excluded.last_seen_s";
-static const char SQL_A_GET[] = "SELECT last_seen_s FROM agents WHERE cluster = $1";
-
 #define EVAL_COLS                                                                                  \
     "id, policy_id, period, time_s, used_sumin, total_sumin, usage_ppm, prev_flags, new_flags, "   \
     "actions, command_ids"
@@ -153,38 +111,12 @@ static const char SQL_E_LIST[] =
     "SELECT " EVAL_COLS " FROM evaluations WHERE (CAST($1 AS BIGINT) = 0 OR policy_id = $1) "
     "AND ($2 = '' OR period = $2) ORDER BY id DESC LIMIT $3";
 
-static const char SQL_R_GET[] = "SELECT until_s, updated_s, settled, unknown, report "
-                                "FROM reconcile_marks WHERE cluster = $1";
-/* The marker only moves forward (a late or replayed report cannot move it back). */
-static const char SQL_R_SET[] =
-    "INSERT INTO reconcile_marks (cluster, until_s, updated_s, settled, unknown, report) "
-    "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (cluster) DO UPDATE SET until_s = CASE WHEN "
-    "excluded.until_s > reconcile_marks.until_s THEN excluded.until_s ELSE "
-    "reconcile_marks.until_s END, updated_s = excluded.updated_s, settled = "
-    "reconcile_marks.settled + excluded.settled, unknown = reconcile_marks.unknown + "
-    "excluded.unknown, report = excluded.report";
-
 static db_stmt_t *pstmt(store_t *st, enum pstmt id, const char *sql, struct allot_error *err)
 {
     return store_stmt(st, STMT_POLICY_FIRST + (int)id, sql, err);
 }
 
 static const char *const LIMIT_TYPES[] = {"GrpTRESMins", "MaxTRESMins", "GrpTRES"};
-static const char *const STATE_NAMES[] = {"pending", "sent", "confirmed", "failed"};
-
-const char *store_command_state_name(enum command_state s)
-{
-    return (unsigned)s < 4 ? STATE_NAMES[s] : "?";
-}
-
-static enum command_state state_parse(const char *s)
-{
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, STATE_NAMES[i]) == 0)
-            return (enum command_state)i;
-    return COMMAND_FAILED; /* unreachable: the store writes only these names */
-}
-
 /* ---- readers ---- */
 
 static void read_policy(db_stmt_t *s, struct policy *p)
@@ -215,25 +147,6 @@ static void read_policy(db_stmt_t *s, struct policy *p)
     p->period_total_sumin = db_column_int64(s, 22);
     p->period_used_open_sumin = db_column_int64(s, 23);
     p->forecast_days = db_column_int64(s, 24);
-}
-
-static void read_command(db_stmt_t *s, struct command *c)
-{
-    memset(c, 0, sizeof *c);
-    c->id = db_column_int64(s, 0);
-    db_column_copy(s, 1, c->cluster, sizeof c->cluster);
-    db_column_copy(s, 2, c->kind, sizeof c->kind);
-    db_column_copy(s, 3, c->target, sizeof c->target);
-    db_column_copy(s, 4, c->payload, sizeof c->payload);
-    c->policy_id = db_column_int64(s, 5);
-    db_column_copy(s, 6, c->period, sizeof c->period);
-    c->state = state_parse(db_column_text(s, 7));
-    c->attempts = db_column_int64(s, 8);
-    db_column_copy(s, 9, c->result, sizeof c->result);
-    db_column_copy(s, 10, c->idem_key, sizeof c->idem_key);
-    c->created_s = db_column_int64(s, 11);
-    c->sent_s = db_column_int64(s, 12);
-    c->done_s = db_column_int64(s, 13);
 }
 
 static void read_eval(db_stmt_t *s, struct policy_eval *e)
@@ -1216,299 +1129,4 @@ int store_eval_list(store_t *st, const struct eval_filter *f, store_eval_f cb, v
     }
     db_reset(s);
     return rc < 0 ? -1 : 0;
-}
-
-/* ---- command outbox ---- */
-
-static int command_by(store_t *st, enum pstmt id, const char *sql, const char *key, int64_t num,
-                      struct command *out, struct allot_error *err)
-{
-    db_stmt_t *s = pstmt(st, id, sql, err);
-    if (!s)
-        return -1;
-    if (key)
-        db_bind_text(s, 1, key);
-    else
-        db_bind_int64(s, 1, num);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0) {
-        db_reset(s);
-        return allot_errorf(err, ALLOT_ENOENT, "command %lld does not exist", (long long)num);
-    }
-    read_command(s, out);
-    db_reset(s);
-    return 0;
-}
-
-int store_command_add(store_t *st, struct command *c, int64_t now_s, int *replay,
-                      struct allot_error *err)
-{
-    char tmp[ALLOT_TRES_MAX];
-    if (replay)
-        *replay = 0;
-    if (store_ready_write(st, "command add", err) < 0)
-        return -1;
-    if (model_check_name("cluster", c->cluster, 0, err) < 0 ||
-        model_check_name("kind", c->kind, 0, err) < 0 ||
-        model_check_name("target", c->target, 0, err) < 0 ||
-        model_copy_text(tmp, sizeof tmp, "payload", c->payload, err) < 0)
-        return -1;
-    if (!c->idem_key[0])
-        return allot_errorf(err, ALLOT_EINVAL, "command: an idempotency key is required");
-    db_stmt_t *s = pstmt(st, C_ADD, SQL_C_ADD, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, c->cluster);
-    db_bind_text(s, 2, c->kind);
-    db_bind_text(s, 3, c->target);
-    db_bind_text(s, 4, c->payload);
-    db_bind_int64(s, 5, c->policy_id);
-    db_bind_text(s, 6, c->period);
-    db_bind_text(s, 7, c->idem_key);
-    db_bind_int64(s, 8, now_s);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 1) {
-        c->id = db_column_int64(s, 0);
-        db_reset(s);
-        c->state = COMMAND_PENDING;
-        c->attempts = 0;
-        c->result[0] = 0;
-        c->created_s = now_s;
-        c->sent_s = c->done_s = 0;
-        return 0;
-    }
-    db_reset(s);
-    if (command_by(st, C_BY_KEY, SQL_C_BY_KEY, c->idem_key, 0, c, err) < 0)
-        return -1;
-    if (replay)
-        *replay = 1;
-    return 0;
-}
-
-int store_command_get(store_t *st, int64_t id, struct command *out, struct allot_error *err)
-{
-    if (store_ready(st, "command get", err) < 0)
-        return -1;
-    return command_by(st, C_GET, SQL_C_GET, NULL, id, out, err);
-}
-
-int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb, void *arg,
-                       struct allot_error *err)
-{
-    if (store_ready(st, "command list", err) < 0)
-        return -1;
-    db_stmt_t *s = pstmt(st, C_LIST, SQL_C_LIST, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, f && f->cluster ? f->cluster : "");
-    db_bind_int64(s, 2, f ? f->policy_id : 0);
-    db_bind_text(s, 3, f && f->period ? f->period : "");
-    db_bind_text(s, 4, f && f->state >= 0 ? store_command_state_name(f->state) : "");
-    db_bind_int64(s, 5, f ? f->after_id : 0);
-    db_bind_int64(s, 6, f && f->limit > 0 ? f->limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct command c;
-        read_command(s, &c);
-        int r = cb(&c, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
-}
-
-int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s, int max,
-                        store_command_f cb, void *arg, struct allot_error *err)
-{
-    if (store_ready_write(st, "command claim", err) < 0)
-        return -1;
-    if (model_check_name("cluster", cluster, 0, err) < 0)
-        return -1;
-    if (max <= 0 || max > 1000)
-        return allot_errorf(err, ALLOT_EINVAL, "max: must be 1..1000");
-    db_stmt_t *s = pstmt(st, A_SEEN, SQL_A_SEEN, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    db_bind_int64(s, 2, now_s);
-    if (db_run(s, err) < 0)
-        return -1;
-    /* Read first, then mark: SQLite must not update rows under an open SELECT. */
-    struct command *v = calloc((size_t)max, sizeof *v);
-    if (!v)
-        return allot_errorf(err, ALLOT_ENOMEM, "command claim: out of memory");
-    int n = 0, rc;
-    s = pstmt(st, C_CLAIM, SQL_C_CLAIM, err);
-    if (!s) {
-        free(v);
-        return -1;
-    }
-    db_bind_text(s, 1, cluster);
-    db_bind_int64(s, 2, now_s - lease_s);
-    db_bind_int64(s, 3, max);
-    while (n < max && (rc = db_step(s, err)) == 1)
-        read_command(s, &v[n++]);
-    db_reset(s);
-    if (n < max && rc < 0) {
-        free(v);
-        return -1;
-    }
-    int ret = 0;
-    for (int i = 0; i < n; i++) {
-        s = pstmt(st, C_MARK_SENT, SQL_C_MARK_SENT, err);
-        if (!s) {
-            ret = -1;
-            break;
-        }
-        db_bind_int64(s, 1, now_s);
-        db_bind_int64(s, 2, v[i].id);
-        if (db_run(s, err) < 0) {
-            ret = -1;
-            break;
-        }
-        v[i].state = COMMAND_SENT;
-        v[i].attempts++;
-        v[i].sent_s = now_s;
-    }
-    for (int i = 0; ret == 0 && i < n; i++) {
-        int r = cb(&v[i], arg);
-        if (r) {
-            ret = r;
-            break;
-        }
-    }
-    free(v);
-    return ret;
-}
-
-int store_command_result(store_t *st, int64_t id, enum command_state state, const char *result,
-                         int64_t now_s, int *replay, struct allot_error *err)
-{
-    char tmp[ALLOT_TEXT_MAX];
-    struct command c;
-    if (replay)
-        *replay = 0;
-    if (store_ready_write(st, "command result", err) < 0)
-        return -1;
-    if (state != COMMAND_CONFIRMED && state != COMMAND_FAILED)
-        return allot_errorf(err, ALLOT_EINVAL, "state: must be confirmed or failed");
-    /* Long sacctmgr errors are cut to fit rather than refused: the text is evidence. */
-    text_copy(tmp, sizeof tmp, result ? result : "");
-    if (store_command_get(st, id, &c, err) < 0)
-        return -1;
-    /* A final result stays: the same state again is a replay (an agent that lost the
-     * answer), the other state is a conflict (two agents under expired leases disagree),
-     * refused rather than reported as if it had been taken. */
-    if (c.state == COMMAND_CONFIRMED || c.state == COMMAND_FAILED) {
-        if (c.state != state)
-            return allot_errorf(err, ALLOT_ECONFLICT,
-                                "state: command %lld is already %s (result '%s'); a %s "
-                                "result cannot replace it",
-                                (long long)id, store_command_state_name(c.state), c.result,
-                                store_command_state_name(state));
-        if (replay)
-            *replay = 1;
-        return 0;
-    }
-    db_stmt_t *s = pstmt(st, C_RESULT, SQL_C_RESULT, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, store_command_state_name(state));
-    db_bind_text(s, 2, tmp);
-    db_bind_int64(s, 3, now_s);
-    db_bind_int64(s, 4, id);
-    if (db_run(s, err) < 0)
-        return -1;
-    if (db_changes(s) != 1) /* the row was read in this transaction as pending or sent */
-        return allot_errorf(err, ALLOT_EINTERNAL, "command %lld: result not written",
-                            (long long)id);
-    return 0;
-}
-
-int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
-                       int64_t *oldest_waiting_s, int64_t *waiting, struct allot_error *err)
-{
-    if (store_ready(st, "agent status", err) < 0)
-        return -1;
-    db_stmt_t *s = pstmt(st, A_GET, SQL_A_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    *last_seen_s = rc == 1 ? db_column_int64(s, 0) : 0;
-    db_reset(s);
-    s = pstmt(st, C_WAITING, SQL_C_WAITING, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    *waiting = rc == 1 ? db_column_int64(s, 0) : 0;
-    *oldest_waiting_s = rc == 1 ? db_column_int64(s, 1) : 0;
-    db_reset(s);
-    return 0;
-}
-
-int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark *out,
-                        struct allot_error *err)
-{
-    if (store_ready(st, "reconcile marker", err) < 0)
-        return -1;
-    db_stmt_t *s = pstmt(st, R_GET, SQL_R_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    memset(out, 0, sizeof *out);
-    text_copy(out->cluster, sizeof out->cluster, cluster);
-    if (rc == 1) {
-        out->until_s = db_column_int64(s, 0);
-        out->updated_s = db_column_int64(s, 1);
-        out->settled = db_column_int64(s, 2);
-        out->unknown = db_column_int64(s, 3);
-        db_column_copy(s, 4, out->report, sizeof out->report);
-    }
-    db_reset(s);
-    return 0;
-}
-
-int store_reconcile_set(store_t *st, const char *cluster, int64_t until_s, int64_t settled,
-                        int64_t unknown, const char *report, int64_t now_s, struct allot_error *err)
-{
-    char tmp[ALLOT_TEXT_MAX];
-    if (store_ready_write(st, "reconcile marker", err) < 0)
-        return -1;
-    if (until_s <= 0)
-        return allot_errorf(err, ALLOT_EINVAL, "until: must be a time after 1970");
-    if (settled < 0 || unknown < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "settled, unknown: must not be negative");
-    int ex = store_cluster_exists(st, cluster, err);
-    if (ex < 0)
-        return -1;
-    if (!ex)
-        return allot_errorf(err, ALLOT_ENOENT, "cluster: '%s' does not exist", cluster);
-    /* A long list of unknown jobs is cut to fit rather than refused: it is a report. */
-    text_copy(tmp, sizeof tmp, report ? report : "");
-    db_stmt_t *s = pstmt(st, R_SET, SQL_R_SET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    db_bind_int64(s, 2, until_s);
-    db_bind_int64(s, 3, now_s);
-    db_bind_int64(s, 4, settled);
-    db_bind_int64(s, 5, unknown);
-    db_bind_text(s, 6, tmp);
-    return db_run(s, err);
 }
