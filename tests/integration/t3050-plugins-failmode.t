@@ -9,7 +9,7 @@
 #   charges it (its ledger stays empty);
 # - allotd hung (SIGSTOP): five concurrent sbatch each cost at most about one
 #   PluginTimeoutMs (the circuit breaker), FailMode refuses them, and after SIGCONT the
-#   breaker closes and jobs are admitted again;
+#   breaker closes, its probe having asked GET /readyz first, and jobs are admitted again;
 # - FailMode=open, allotd stopped: the run is charged exactly once, on sacct's elapsed.
 test_description='allot plugins: fail modes, void runs, circuit breaker, elapsed time'
 . /usr/share/sharness/sharness.sh
@@ -188,7 +188,10 @@ test_expect_success 'after SIGCONT the breaker closes and jobs are admitted agai
 	job=$(cat admitted) &&
 	slurm_wait_job $job COMPLETED 90 &&
 	wait_for 30 run_settled $job &&
-	ctld_log | grep "job_submit/allot: circuit breaker closed: allotd answers again after"
+	ctld_log | grep "job_submit/allot: circuit breaker closed: allotd answers again after" &&
+	# the probe asked readiness before a job'"'"'s request went (doc/slurm.md "A hung allotd")
+	curl -sf "$ALLOTD_URL/metrics" >metrics &&
+	grep "allot_requests_total{route=\"GET /readyz\",status=\"200\"}" metrics
 '
 
 test_expect_success 'FailMode=open, allotd stopped: the run is charged exactly once, on sacct'"'"'s elapsed' '

@@ -53,6 +53,7 @@
 #include "libslurmtext/arrayspec.h"
 #include "libutil/text.h"
 #include "plugins/common/breaker.h"
+#include "plugins/common/breaker_ready.h"
 #include "plugins/common/plugin_conf.h"
 #include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
@@ -277,6 +278,8 @@ static int breaker_gate(enum breaker_verdict *v, int64_t *t0_ms, struct allot_er
 {
     *t0_ms = breaker_now_ms();
     *v = breaker_enter(&js_breaker, *t0_ms);
+    if (*v == BREAKER_PROBE && breaker_ready_gate(&js_breaker, *v, js_client, err) == BREAKER_SKIP)
+        return (*v = BREAKER_SKIP), -1; /* err says why */
     if (*v != BREAKER_SKIP)
         return 0;
     return allot_errorf(err, ALLOT_EUNAVAIL,

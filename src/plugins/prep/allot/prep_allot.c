@@ -71,6 +71,7 @@
 #include "plugins/slurm_compat.h"
 
 #include "plugins/common/breaker.h"
+#include "plugins/common/breaker_ready.h"
 #include "plugins/common/plugin_conf.h"
 #include "plugins/common/slurm_price.h"
 #include "plugins/common/submit_token.h"
@@ -457,6 +458,8 @@ static enum prep_outcome handle_hold(prep_job_t *j, allot_client_t *c, int attem
     } else if (bv == BREAKER_SKIP) {
         v = PREP_JOB_UNREACHABLE;
         breaker_skipped(&err, pc);
+    } else if (breaker_ready_gate(&allot_breaker, bv, c, &err) == BREAKER_SKIP) {
+        v = PREP_JOB_UNREACHABLE; /* the probe found allotd not ready to write: FailMode */
     } else {
         v = prep_job_call(c, j, attempt, prep_pool_now_ms(), budget, due_ms, &res, &err);
         breaker_done(bv, t0, v, &err, pc);
@@ -512,6 +515,8 @@ static enum prep_outcome handle_settle(prep_job_t *j, allot_client_t *c, int att
 
     int64_t t0 = breaker_now_ms();
     enum breaker_verdict bv = c ? breaker_enter(&allot_breaker, t0) : BREAKER_SKIP;
+    struct allot_error rerr = {0};
+    bv = breaker_ready_gate(&allot_breaker, bv, c, &rerr); /* not ready: wait as if open */
     if (bv == BREAKER_SKIP) {
         *due_ms = prep_pool_now_ms() + (c ? 1000 : 5000);
         return PREP_RETRY;
