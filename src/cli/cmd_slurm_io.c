@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "libcore/model.h"
+#include "libslurmtext/sacctmgr_dump.h"
 #include "libutil/xalloc.h"
 
 #define INPUT_MAX (16 * 1024 * 1024) /* allotd's body limit for the import */
@@ -132,16 +134,43 @@ static void print_lines(json_t *reply, const char *key, FILE *f)
     json_array_foreach(json_object_get(reply, key), i, v) fprintf(f, "%s\n", json_string_value(v));
 }
 
-/* POST the import; prints the changes (or "no changes") and the notes. */
-static int post(struct cli *cli, json_t *body, int dry_run, struct allot_error *err)
+/* The records of a dump (Cluster, Parent, Account and User lines), for the progress line;
+ * allotd reads the dump itself and says where a bad line is, so a bad one here only stops
+ * the count. */
+static int64_t dump_records(const char *dump, size_t len)
+{
+    struct slt_dump_cursor c;
+    struct slt_dump_record r;
+    struct slt_span parent;
+    struct allot_error e = {0};
+    long line;
+    int64_t n = 0;
+    slt_dump_cursor_init(&c, dump, len);
+    while (slt_dump_next(&c, &r, &line, &parent, &e) == 1)
+        n++;
+    return n;
+}
+
+/* POST the import; prints the changes (or "no changes") and the notes.  allotd applies a
+ * dump in one transaction, so the progress line has two states: none of the dump's records
+ * done while the request runs, all of them (with the rate) when it is answered. */
+static int post(struct cli *cli, json_t *body, int64_t records, int dry_run,
+                struct allot_error *err)
 {
     char *reply = NULL;
+    struct progress pg;
     json_object_set_new(body, "dry_run", json_boolean(dry_run));
+    progress_start(&pg, "import slurm", "records", records);
+    pg.last -= 1; /* draw "0 / N" now: the request may take seconds */
+    progress_show(&pg, 0);
     int rc = cli_request(cli, "POST", "/v1/import/slurm", body, &reply, err);
     if (rc < 0) {
+        progress_show(&pg, 1);
         free(reply);
         return -1;
     }
+    pg.done = records;
+    progress_show(&pg, 1);
     json_t *doc = json_loads(reply ? reply : "{}", 0, NULL);
     if (cli->json) {
         cli_print_json_text(reply);
@@ -237,7 +266,7 @@ static int do_import(struct cli *cli, int argc, char **argv, struct allot_error 
     }
     if (cli->timeout_ms < IMPORT_TIMEOUT_MS)
         cli->timeout_ms = IMPORT_TIMEOUT_MS;
-    rc = post(cli, body, cli->dry_run, err);
+    rc = post(cli, body, dump_records(dump, dlen), cli->dry_run, err);
     json_decref(body);
 out:
     free(dump);

@@ -1,9 +1,9 @@
 #!/bin/bash
 # t2004-cli-progress.t - the progress line of the long CLI commands (src/cli/progress.c):
 # `allot db export`, `allot db import` (from a file: done / total; from a pipe: done and the
-# rate) and `allot import sacct` draw "WHAT: done / total UNIT (P%), R UNIT/s" on stderr when
-# it is a terminal (script(1) gives them one), and print nothing of it otherwise.
-test_description='allot: progress of db export, db import and import sacct on a terminal'
+# rate), `allot import sacct` and `allot import slurm` draw "WHAT: done / total UNIT (P%),
+# R UNIT/s" on stderr when it is a terminal (script(1) gives them one), and print nothing of it otherwise.
+test_description='allot: progress of db export, db import and the imports on a terminal'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
@@ -37,6 +37,21 @@ test_expect_success PYTHON3 'import sacct: jobs done / total on a terminal' '
 	python3 "$ALLOT_SRC_DIR/tests/lib/sacct_gen.py" 200 --accounts 2 --users 4 >jobs.txt &&
 	on_tty "$ALLOT_BIN --url $ALLOTD_URL import sacct jobs.txt cluster=c1" >tty &&
 	grep "^import: 200 / 200 jobs (100%), [0-9]* jobs/s" tty
+'
+test_expect_success 'import slurm: the dump records done / total on a terminal' '
+	cat >dump.cfg <<-\EOF &&
+	Cluster - '"'"'c1'"'"':Fairshare=1
+	Parent - '"'"'root'"'"'
+	Account - '"'"'b0'"'"':Description='"'"'b0'"'"':Organization='"'"'b0'"'"':Fairshare=1
+	Parent - '"'"'b0'"'"'
+	User - '"'"'u9'"'"':DefaultAccount='"'"'b0'"'"':Fairshare=1
+	EOF
+	on_tty "$ALLOT_BIN --url $ALLOTD_URL import slurm file=dump.cfg" >tty &&
+	grep "^import slurm: 5 / 5 records (100%), [0-9]* records/s" tty &&
+	grep "^import slurm cluster c1: read" tty &&
+	allot import slurm file=dump.cfg >out 2>err &&
+	grep "no changes" out &&
+	test_must_be_empty err
 '
 test_expect_success 'db export to a file: rows done / total on a terminal, nothing without one' '
 	allotd_stop &&
