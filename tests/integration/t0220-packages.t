@@ -167,7 +167,9 @@ test_expect_success 'a Slurm job is admitted, held and charged through the insta
 	allot assoc add cluster=demo account=chem user=root &&
 	sleep 1.2 &&
 	wait_for 30 sh -c "grep -q \"job_submit/allot: .* partition(s) loaded\" \"$SLURM_DIR/log/slurmctld.log\"" &&
-	sbatch -A chem -p bank -t 5 --wrap true >sbatch.out &&
+	# Two seconds at least: a job that ends within its first second costs ceil(0) = 0 and
+	# leaves no debit in the ledger (doc/money.md).
+	sbatch -A chem -p bank -t 5 --wrap "sleep 2" >sbatch.out &&
 	jobid=$(sed -n "s/^Submitted batch job //p" sbatch.out) && test -n "$jobid" &&
 	slurm_wait_job "$jobid" COMPLETED 120 &&
 	wait_for 60 sh -c "allot job show demo:$jobid | grep -q \" settled \"" &&
