@@ -1,5 +1,5 @@
 #!/bin/bash
-# t2020-cli-complete.t - bash completion of allot (completion/allot.bash, src/cli/complete.c),
+# t2005-cli-complete.t - bash completion of allot (completion/allot.bash, src/cli/complete.c),
 # driven as bash drives it: COMP_LINE and COMP_POINT set, _allot called, COMPREPLY read.
 # Nouns, verbs and key= words come from allot's command table (every noun of allot --help
 # completes), account and user names from the bank; a bank that does not answer costs at
