@@ -20,13 +20,20 @@ test_expect_success 'set up a bank with the CLI' '
 	A account add bio &&
 	A user add bob &&
 	A assoc add cluster=c1 account=bio user=bob &&
+	A account add empty &&
+	A assoc add cluster=c1 account=empty user=bob &&
 	A partition add std cluster=c1 resource=cpu &&
 	A alloc add bio resource=cpu su=100h start=2026-01-01 end=2030-01-01
 '
-test_expect_success 'admit, refuse, hold, replay, settle through liballot.so' '
+test_expect_success 'admit, refuse, hold, replay, settle, not found through liballot.so' '
 	"$PROG" "unix:$ALLOTD_SOCKET" c1 bio bob std >out &&
 	cat out &&
 	grep "^PASSED" out
+'
+test_expect_success 'the hold for an unknown account recorded no job' '
+	test_expect_code 3 A job show c1:4245 &&
+	A job show c1:4243 >empty.out &&
+	grep -i "refus\|fail" empty.out
 '
 test_expect_success 'the ledger shows exactly one hold, release and debit' '
 	"$ALLOT_BIN" --url "unix:$ALLOTD_SOCKET" -P -n ledger bio job=4242 >l &&

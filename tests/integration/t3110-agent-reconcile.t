@@ -35,6 +35,8 @@ test_expect_success 'Slurm without allot plugins; allotd with chem (allocation) 
 	api POST /v1/clusters "{\"name\":\"$SLURM_CLUSTER\"}" &&
 	api POST /v1/accounts "{\"name\":\"chem\"}" &&
 	api POST /v1/accounts "{\"name\":\"ghost\"}" &&
+	api POST /v1/users "{\"name\":\"root\",\"uid\":0}" &&
+	api POST /v1/assocs "{\"cluster\":\"$SLURM_CLUSTER\",\"account\":\"chem\",\"user\":\"root\"}" &&
 	api POST /v1/partitions "{\"cluster\":\"$SLURM_CLUSTER\",\"name\":\"debug\",\"resource\":\"cpu\"}" &&
 	api POST /v1/allocations "{\"account\":\"chem\",\"cluster\":\"$SLURM_CLUSTER\",\"start\":\"2020-01-01\",\"end\":\"2100-01-01\",\"su\":\"100h\"}" >out &&
 	json_get id <out >alloc

@@ -78,22 +78,35 @@ int main(int argc, char **argv)
     EXPECT(res.ok == 1 && res.charge_sumin == 3, "settle charge");
     EXPECT(allot_job_settle(c, &job, &res, &err) == 0 && res.replay == 1, "settle replay");
 
-    /* No allocation for the account at hold: a refusal (a failure row), not an error. */
+    /* No allocation for the account at hold (t2002 gives bob an association with account
+     * "empty", which has none): a refusal (a failure row), not an error. */
     struct allot_job_desc none = job;
-    none.account = "no-such-account";
+    none.account = "empty";
     none.job_id = 4243;
     EXPECT(allot_job_hold(c, &none, &res, &err) == 0, "hold without allocation: %s", err.msg);
-    printf("hold-unknown ok=%d refusal=%s message=%s\n", res.ok, allot_errname(res.refusal),
+    printf("hold-empty ok=%d refusal=%s message=%s\n", res.ok, allot_errname(res.refusal),
            res.message);
-    EXPECT(res.ok == 0 && res.refusal == ALLOT_EFUNDS && strstr(res.message, "no-such-account"),
+    EXPECT(res.ok == 0 && res.refusal == ALLOT_EFUNDS && strstr(res.message, "empty"),
            "refusal naming the account");
+
+    /* An account the bank does not know: no decision and nothing recorded, -1 with ENOENT
+     * naming the account. */
+    struct allot_job_desc unknown = job;
+    unknown.account = "no-such-account";
+    unknown.job_id = 4245;
+    allot_error_clear(&err);
+    int rc = allot_job_hold(c, &unknown, &res, &err);
+    printf("hold-unknown rc=%d code=%s msg=%s\n", rc, allot_errname(err.code), err.msg);
+    EXPECT(rc == -1 && err.code == ALLOT_ENOENT && strstr(err.msg, "no-such-account") &&
+               res.ok == 0,
+           "ENOENT naming the account");
 
     /* A malformed request gets no decision: -1 with allotd's code and message. */
     struct allot_job_desc bad = job;
     bad.cluster = "bad cluster name";
     bad.job_id = 4244;
     allot_error_clear(&err);
-    int rc = allot_job_hold(c, &bad, &res, &err);
+    rc = allot_job_hold(c, &bad, &res, &err);
     printf("hold-bad rc=%d code=%s msg=%s\n", rc, allot_errname(err.code), err.msg);
     EXPECT(rc == -1 && err.code == ALLOT_EINVAL && strstr(err.msg, "cluster") && res.ok == 0,
            "EINVAL naming the cluster");
