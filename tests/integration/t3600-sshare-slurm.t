@@ -123,9 +123,16 @@ test_expect_success 'Slurm with slurmdbd, multifactor priority, no decay' '
 	chmod 0755 "$MUNGE_DIR"
 '
 # The tree: two accounts under root, a sub-account, a user in two accounts, unequal shares.
+# No two siblings can tie on LevelFS whatever the jobs' elapsed seconds (each may run a
+# second or two longer than asked): acct_a's shares are 41 against acct_b's 60, and its
+# usage stays under 41 units; the users' shares and usages keep apart the same way.  With
+# acct_a at 40, a run whose usages came out 10 and 15 tied the two accounts exactly, and
+# Slurm 24.11 ranked their users as if they did not tie (a CI run on 2026-11-28 at d521b5c)
+# while 22.05 and allot merged them: whether Slurm sees a tie rests on the last bits of its
+# long double arithmetic, not on the Fair Tree rules this test compares.
 test_expect_success 'accounts and users with shares in Slurm' '
 	C=$SLURM_CLUSTER &&
-	sacctmgr -i add account acct_a fairshare=40 cluster=$C >/dev/null &&
+	sacctmgr -i add account acct_a fairshare=41 cluster=$C >/dev/null &&
 	sacctmgr -i add account acct_b fairshare=60 cluster=$C >/dev/null &&
 	sacctmgr -i add account acct_c parent=acct_b fairshare=2 cluster=$C >/dev/null &&
 	sacctmgr -i add user allot_fs1 account=acct_a fairshare=1 cluster=$C >/dev/null &&
@@ -162,7 +169,7 @@ test_expect_success 'allotd with the same tree and the same jobs settled' '
 		PriorityUsageResetPeriod=YEARLY FairShareAlgorithm=fair_tree &&
 	C=$SLURM_CLUSTER &&
 	allot cluster add $C &&
-	allot account add acct_a fairshare=40 &&
+	allot account add acct_a fairshare=41 &&
 	allot account add acct_b fairshare=60 &&
 	allot account add acct_c parent=acct_b fairshare=2 &&
 	for u in root $USERS; do allot user add $u || return 1; done &&
