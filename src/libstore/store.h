@@ -210,7 +210,7 @@ int store_find_payer(store_t *st, const char *account, const char *resource, con
  * original entry in *e and sets *replay = 1 (a different amount or allocation under the same
  * key is ECONFLICT).  On an allocation whose policy has an open period, an entry that is not
  * a refund also moves that period's total (a credit, adjustment or carryover by its signed
- * amount, an expiry down) and enqueues a set_limit with the new value (store_policy.c). */
+ * amount, an expiry down) and enqueues a set_limit with the new value (store_policy_period.c). */
 int store_credit(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err);
 
 struct ledger_filter {
@@ -591,7 +591,8 @@ int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb,
 int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *deleted,
                     struct allot_error *err);
 
-/* ---- Periodic policies, command outbox, evaluation log (doc/design.md §5; store_policy.c) ---- */
+/* ---- Periodic policies, command outbox, evaluation log (doc/design.md §5; store_policy*.c) ----
+ */
 
 #define STORE_PERIOD_MAX 16           /* "2026-Q3", "total" (PERIOD_STR_MAX of libcore/period.h) */
 #define POLICY_FORECAST_DAYS_MAX 3660 /* forecast_days: ten years */
@@ -761,7 +762,7 @@ int store_command_result(store_t *st, int64_t id, enum command_state state, cons
 int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
                        int64_t *oldest_waiting_s, int64_t *waiting, struct allot_error *err);
 
-/* The agent's sacct reconciliation marker of a cluster (store_policy.c): every job that
+/* The agent's sacct reconciliation marker of a cluster (store_reconcile.c): every job that
  * ended before until_s has been settled or reported.  get: a cluster never reconciled
  * reads until_s = 0.  set (write verb): moves until_s forward only (a smaller value keeps
  * the stored one), adds the counts, replaces the report; ENOENT for an unknown cluster. */

@@ -181,7 +181,7 @@ enum store_stmt_id {
     STMT_CHECK_JOBS,
     STMT_CHECK_ORPHANS,
     STMT_CHECK_INDEX,
-    /* store_policy.c: a block of ids, numbered inside that file */
+    /* store_policy*.c: a block of ids, numbered by enum pstmt in store_policy_int.h */
     STMT_POLICY_FIRST,
     STMT_POLICY_LAST = STMT_POLICY_FIRST + 39,
     /* store_command.c: the command outbox and the agents' last claims */
@@ -315,12 +315,12 @@ int store_ledger_apply_pair(store_t *st, struct ledger_entry *e1, struct ledger_
 int store_ledger_index_pass(store_t *st, struct allot_error *err);
 
 /* store_credit without its effect on a policy's period: for the policy's own boundary
- * entries (store_policy.c), which make the period total rather than move it. */
+ * entries (store_policy_period.c), which make the period total rather than move it. */
 int store_credit_entry(store_t *st, struct ledger_entry *e, int *replay, struct allot_error *err);
 /* Entry e, just made by hand (store_credit, not a replay), on an allocation whose policy has
  * an open period at e->time_s: a credit, adjustment or carryover raises that period's total
  * (an expiry lowers it; a refund, which lowers the period's use, leaves it), and a set_limit
- * with the new value is enqueued when the value changed (store_policy.c).  0 also when there
+ * with the new value is enqueued when the value changed (store_policy_period.c).  0 also when there
  * is no policy or no open period; -1 with err. */
 int store_policy_hand_credit(store_t *st, const struct ledger_entry *e, struct allot_error *err);
 
