@@ -155,6 +155,97 @@ static int query_int(db_stmt_t *s, int64_t *out, struct allot_error *err)
     return 0;
 }
 
+/* One entity's statement and its row decoder (which fills the struct of that entity). */
+struct ref_query {
+    int id;
+    const char *sql;
+    void (*decode)(db_stmt_t *s, void *row);
+};
+
+/* q prepared, with the text parameters keys[0..n) bound. */
+static db_stmt_t *ref_prepare(store_t *st, int id, const char *sql, const char *const *keys, int n,
+                              struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt(st, id, sql, err);
+    for (int i = 0; s && i < n; i++)
+        db_bind_text(s, i + 1, keys[i]);
+    return s;
+}
+
+/* The row q finds for keys[0..n), decoded into row: 0, 1 when there is none, or -1. */
+static int ref_get(store_t *st, const struct ref_query *q, const char *const *keys, int n,
+                   void *row, struct allot_error *err)
+{
+    db_stmt_t *s = ref_prepare(st, q->id, q->sql, keys, n, err);
+    if (!s)
+        return -1;
+    int rc = db_step(s, err);
+    if (rc == 1)
+        q->decode(s, row);
+    db_reset(s);
+    return rc < 0 ? -1 : rc == 0;
+}
+
+/* Run the statement (id, sql) with the text parameters keys[0..n): a remove.  0 or -1. */
+static int ref_exec(store_t *st, int id, const char *sql, const char *const *keys, int n,
+                    struct allot_error *err)
+{
+    db_stmt_t *s = ref_prepare(st, id, sql, keys, n, err);
+    return s ? db_run(s, err) : -1;
+}
+
+/* The first column of the statement's one row with keys[0..n) into *out (0 without a row):
+ * how many rows name an object about to be removed.  0 or -1. */
+static int ref_count(store_t *st, int id, const char *sql, const char *const *keys, int n,
+                     int64_t *out, struct allot_error *err)
+{
+    db_stmt_t *s = ref_prepare(st, id, sql, keys, n, err);
+    return s ? query_int(s, out, err) : -1;
+}
+
+/* A listing: each row of q decoded into a union ref_row and handed to the callback of its
+ * entity (one member of cb; call picks it). */
+union ref_row {
+    char cluster[ALLOT_NAME_MAX];
+    struct user user;
+    struct assoc assoc;
+    struct qos qos;
+    struct partition partition;
+    struct limit_value limit;
+};
+struct ref_walk {
+    const struct ref_query *q;
+    int (*call)(const struct ref_walk *w, union ref_row *row);
+    union {
+        store_cluster_f cluster;
+        store_user_f user;
+        store_assoc_f assoc;
+        store_qos_f qos;
+        store_partition_f partition;
+        store_limit_f limit;
+    } cb;
+    void *arg;
+    enum limit_scope scope; /* of a limit listing */
+};
+
+static int ref_row(db_stmt_t *s, void *ctx)
+{
+    const struct ref_walk *w = ctx;
+    union ref_row row;
+    w->q->decode(s, &row);
+    return w->call(w, &row);
+}
+
+/* The verb `what` (a read) listing w's rows for keys[0..n). */
+static int ref_list(store_t *st, const char *what, struct ref_walk *w, const char *const *keys,
+                    int n, struct allot_error *err)
+{
+    if (store_ready(st, what, err) < 0)
+        return -1;
+    db_stmt_t *s = ref_prepare(st, w->q->id, w->q->sql, keys, n, err);
+    return s ? store_walk(s, ref_row, w, err) : -1;
+}
+
 /* Replace a driver's unique-violation text by one naming the object. */
 static int exists_error(struct allot_error *err, const char *what, const char *name)
 {
@@ -234,46 +325,31 @@ int store_cluster_remove(store_t *st, const char *name, struct allot_error *err)
         model_check_name("name", name, 0, err) < 0 || need_cluster(st, name, err) < 0)
         return -1;
     int64_t used;
-    db_stmt_t *s = store_stmt(st, STMT_CLUSTER_USED, SQL_CLUSTER_USED, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    if (query_int(s, &used, err) < 0)
+    if (ref_count(st, STMT_CLUSTER_USED, SQL_CLUSTER_USED, &name, 1, &used, err) < 0)
         return -1;
     if (used > 0)
         return allot_errorf(err, ALLOT_ECONFLICT,
                             "cluster '%s' is in use by %lld associations, partitions or "
                             "allocations",
                             name, (long long)used);
-    s = store_stmt(st, STMT_CLUSTER_REMOVE, SQL_CLUSTER_REMOVE, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    return db_run(s, err);
+    return ref_exec(st, STMT_CLUSTER_REMOVE, SQL_CLUSTER_REMOVE, &name, 1, err);
 }
 
-struct cluster_walk {
-    store_cluster_f cb;
-    void *arg;
-};
-
-static int cluster_row(db_stmt_t *s, void *ctx)
+static void read_cluster(db_stmt_t *s, void *row)
 {
-    const struct cluster_walk *w = ctx;
-    char name[ALLOT_NAME_MAX];
-    db_column_copy(s, 0, name, sizeof name);
-    return w->cb(name, w->arg);
+    db_column_copy(s, 0, row, ALLOT_NAME_MAX);
+}
+
+static int cluster_call(const struct ref_walk *w, union ref_row *row)
+{
+    return w->cb.cluster(row->cluster, w->arg);
 }
 
 int store_cluster_list(store_t *st, store_cluster_f cb, void *arg, struct allot_error *err)
 {
-    if (store_ready(st, "cluster list", err) < 0)
-        return -1;
-    db_stmt_t *s = store_stmt(st, STMT_CLUSTER_LIST, SQL_CLUSTER_LIST, err);
-    if (!s)
-        return -1;
-    struct cluster_walk w = {cb, arg};
-    return store_walk(s, cluster_row, &w, err);
+    static const struct ref_query q = {STMT_CLUSTER_LIST, SQL_CLUSTER_LIST, read_cluster};
+    struct ref_walk w = {.q = &q, .call = cluster_call, .cb.cluster = cb, .arg = arg};
+    return ref_list(st, "cluster list", &w, NULL, 0, err);
 }
 
 /* ---- accounts ---- */
@@ -281,8 +357,9 @@ int store_cluster_list(store_t *st, store_cluster_f cb, void *arg, struct allot_
 static int qos_fields_check(store_t *st, const char *list, const char *dflt,
                             struct allot_error *err);
 
-static void read_account(db_stmt_t *s, struct account *a)
+static void read_account(db_stmt_t *s, void *row)
 {
+    struct account *a = row;
     memset(a, 0, sizeof *a);
     a->id = db_column_int64(s, 0);
     db_column_copy(s, 1, a->name, sizeof a->name);
@@ -350,20 +427,13 @@ int store_account_add(store_t *st, struct account *a, struct allot_error *err)
 
 int store_account_get(store_t *st, const char *name, struct account *out, struct allot_error *err)
 {
+    static const struct ref_query q = {STMT_ACCOUNT_GET, SQL_ACCOUNT_GET, read_account};
     if (store_ready(st, "account get", err) < 0 || model_check_name("name", name, 0, err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_ACCOUNT_GET, SQL_ACCOUNT_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
+    int rc = ref_get(st, &q, &name, 1, out, err);
+    if (rc == 1)
         return allot_errorf(err, ALLOT_ENOENT, "account '%s' does not exist", name);
-    read_account(s, out);
-    db_reset(s);
-    return 0;
+    return rc;
 }
 
 int store_account_ancestors(store_t *st, const char *name, struct account *out, int max, int *n,
@@ -575,8 +645,9 @@ out:
 
 /* ---- users ---- */
 
-static void read_user(db_stmt_t *s, struct user *u)
+static void read_user(db_stmt_t *s, void *row)
 {
+    struct user *u = row;
     memset(u, 0, sizeof *u);
     db_column_copy(s, 0, u->name, sizeof u->name);
     u->uid = db_column_int64(s, 1);
@@ -639,18 +710,11 @@ int store_user_add(store_t *st, const struct user *u, struct allot_error *err)
 
 static int user_get(store_t *st, const char *name, struct user *out, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_USER_GET, SQL_USER_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
+    static const struct ref_query q = {STMT_USER_GET, SQL_USER_GET, read_user};
+    int rc = ref_get(st, &q, &name, 1, out, err);
+    if (rc == 1)
         return allot_errorf(err, ALLOT_ENOENT, "user '%s' does not exist", name);
-    read_user(s, out);
-    db_reset(s);
-    return 0;
+    return rc;
 }
 
 int store_user_get(store_t *st, const char *name, struct user *out, struct allot_error *err)
@@ -682,51 +746,32 @@ int store_user_remove(store_t *st, const char *name, struct allot_error *err)
     if (store_ready_write(st, "user remove", err) < 0 ||
         model_check_name("name", name, 0, err) < 0 || user_get(st, name, &cur, err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_USER_USED, SQL_USER_USED, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    if (query_int(s, &n, err) < 0)
+    if (ref_count(st, STMT_USER_USED, SQL_USER_USED, &name, 1, &n, err) < 0)
         return -1;
     if (n > 0)
         return allot_errorf(err, ALLOT_ECONFLICT,
                             "user '%s' still has %lld associations: remove them first", name,
                             (long long)n);
-    s = store_stmt(st, STMT_USER_REMOVE, SQL_USER_REMOVE, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    return db_run(s, err);
+    return ref_exec(st, STMT_USER_REMOVE, SQL_USER_REMOVE, &name, 1, err);
 }
 
-struct user_walk {
-    store_user_f cb;
-    void *arg;
-};
-
-static int user_row(db_stmt_t *s, void *ctx)
+static int user_call(const struct ref_walk *w, union ref_row *row)
 {
-    const struct user_walk *w = ctx;
-    struct user u;
-    read_user(s, &u);
-    return w->cb(&u, w->arg);
+    return w->cb.user(&row->user, w->arg);
 }
 
 int store_user_list(store_t *st, store_user_f cb, void *arg, struct allot_error *err)
 {
-    if (store_ready(st, "user list", err) < 0)
-        return -1;
-    db_stmt_t *s = store_stmt(st, STMT_USER_LIST, SQL_USER_LIST, err);
-    if (!s)
-        return -1;
-    struct user_walk w = {cb, arg};
-    return store_walk(s, user_row, &w, err);
+    static const struct ref_query q = {STMT_USER_LIST, SQL_USER_LIST, read_user};
+    struct ref_walk w = {.q = &q, .call = user_call, .cb.user = cb, .arg = arg};
+    return ref_list(st, "user list", &w, NULL, 0, err);
 }
 
 /* ---- associations ---- */
 
-static void read_assoc(db_stmt_t *s, struct assoc *a)
+static void read_assoc(db_stmt_t *s, void *row)
 {
+    struct assoc *a = row;
     memset(a, 0, sizeof *a);
     a->id = db_column_int64(s, 0);
     db_column_copy(s, 1, a->cluster, sizeof a->cluster);
@@ -820,24 +865,15 @@ static int assoc_fields_check(store_t *st, const struct assoc *a, struct allot_e
 static int assoc_lookup(store_t *st, const char *cluster, const char *account, const char *user,
                         const char *partition, struct assoc *out, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_ASSOC_GET, SQL_ASSOC_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    db_bind_text(s, 2, account);
-    db_bind_text(s, 3, user);
-    db_bind_text(s, 4, partition);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
+    static const struct ref_query q = {STMT_ASSOC_GET, SQL_ASSOC_GET, read_assoc};
+    const char *key[] = {cluster, account, user, partition};
+    int rc = ref_get(st, &q, key, 4, out, err);
+    if (rc == 1)
         return allot_errorf(err, ALLOT_ENOENT,
                             "association cluster=%s account=%s user=%s partition=%s does not "
                             "exist",
                             cluster, account, user, partition);
-    read_assoc(s, out);
-    db_reset(s);
-    return 0;
+    return rc;
 }
 
 int store_assoc_add(store_t *st, struct assoc *a, struct allot_error *err)
@@ -980,12 +1016,8 @@ int store_assoc_remove(store_t *st, const char *cluster, const char *account, co
         return -1;
     /* The user's default account must stay one of its associations' accounts. */
     int64_t stale;
-    s = store_stmt(st, STMT_ASSOC_DEFAULT_USED, SQL_ASSOC_DEFAULT_USED, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, user);
-    db_bind_text(s, 2, account);
-    if (query_int(s, &stale, err) < 0)
+    const char *key[] = {user, account};
+    if (ref_count(st, STMT_ASSOC_DEFAULT_USED, SQL_ASSOC_DEFAULT_USED, key, 2, &stale, err) < 0)
         return -1;
     if (stale)
         return allot_errorf(err, ALLOT_ECONFLICT,
@@ -997,38 +1029,26 @@ int store_assoc_remove(store_t *st, const char *cluster, const char *account, co
     return drop_limits(st, LIMIT_SCOPE_ASSOC, owner, err);
 }
 
-struct assoc_walk {
-    store_assoc_f cb;
-    void *arg;
-};
-
-static int assoc_row(db_stmt_t *s, void *ctx)
+static int assoc_call(const struct ref_walk *w, union ref_row *row)
 {
-    const struct assoc_walk *w = ctx;
-    struct assoc a;
-    read_assoc(s, &a);
-    return w->cb(&a, w->arg);
+    return w->cb.assoc(&row->assoc, w->arg);
 }
 
 int store_assoc_list(store_t *st, const struct assoc_filter *f, store_assoc_f cb, void *arg,
                      struct allot_error *err)
 {
-    if (store_ready(st, "assoc list", err) < 0)
-        return -1;
-    db_stmt_t *s = store_stmt(st, STMT_ASSOC_LIST, SQL_ASSOC_LIST, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, f && f->cluster ? f->cluster : "");
-    db_bind_text(s, 2, f && f->account ? f->account : "");
-    db_bind_text(s, 3, f && f->user ? f->user : "");
-    struct assoc_walk w = {cb, arg};
-    return store_walk(s, assoc_row, &w, err);
+    static const struct ref_query q = {STMT_ASSOC_LIST, SQL_ASSOC_LIST, read_assoc};
+    struct ref_walk w = {.q = &q, .call = assoc_call, .cb.assoc = cb, .arg = arg};
+    const char *key[] = {f && f->cluster ? f->cluster : "", f && f->account ? f->account : "",
+                         f && f->user ? f->user : ""};
+    return ref_list(st, "assoc list", &w, key, 3, err);
 }
 
 /* ---- QOS ---- */
 
-static void read_qos(db_stmt_t *s, struct qos *q)
+static void read_qos(db_stmt_t *s, void *row)
 {
+    struct qos *q = row;
     memset(q, 0, sizeof *q);
     db_column_copy(s, 0, q->name, sizeof q->name);
     q->priority = db_column_int64(s, 1);
@@ -1082,18 +1102,11 @@ static int qos_validate(const struct qos *q, struct allot_error *err)
 
 static int qos_lookup(store_t *st, const char *name, struct qos *out, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_QOS_GET, SQL_QOS_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
+    static const struct ref_query q = {STMT_QOS_GET, SQL_QOS_GET, read_qos};
+    int rc = ref_get(st, &q, &name, 1, out, err);
+    if (rc == 1)
         return allot_errorf(err, ALLOT_ENOENT, "qos '%s' does not exist", name);
-    read_qos(s, out);
-    db_reset(s);
-    return 0;
+    return rc;
 }
 
 int store_qos_add(store_t *st, const struct qos *q, struct allot_error *err)
@@ -1175,41 +1188,26 @@ int store_qos_remove(store_t *st, const char *name, struct allot_error *err)
         model_check_name("name", name, 0, err) < 0 || qos_lookup(st, name, &cur, err) < 0 ||
         qos_unused(st, name, err) < 0 || drop_limits(st, LIMIT_SCOPE_QOS, name, err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_QOS_REMOVE, SQL_QOS_REMOVE, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    return db_run(s, err);
+    return ref_exec(st, STMT_QOS_REMOVE, SQL_QOS_REMOVE, &name, 1, err);
 }
 
-struct qos_walk {
-    store_qos_f cb;
-    void *arg;
-};
-
-static int qos_row(db_stmt_t *s, void *ctx)
+static int qos_call(const struct ref_walk *w, union ref_row *row)
 {
-    const struct qos_walk *w = ctx;
-    struct qos q;
-    read_qos(s, &q);
-    return w->cb(&q, w->arg);
+    return w->cb.qos(&row->qos, w->arg);
 }
 
 int store_qos_list(store_t *st, store_qos_f cb, void *arg, struct allot_error *err)
 {
-    if (store_ready(st, "qos list", err) < 0)
-        return -1;
-    db_stmt_t *s = store_stmt(st, STMT_QOS_LIST, SQL_QOS_LIST, err);
-    if (!s)
-        return -1;
-    struct qos_walk w = {cb, arg};
-    return store_walk(s, qos_row, &w, err);
+    static const struct ref_query q = {STMT_QOS_LIST, SQL_QOS_LIST, read_qos};
+    struct ref_walk w = {.q = &q, .call = qos_call, .cb.qos = cb, .arg = arg};
+    return ref_list(st, "qos list", &w, NULL, 0, err);
 }
 
 /* ---- partitions ---- */
 
-static void read_part(db_stmt_t *s, struct partition *p)
+static void read_part(db_stmt_t *s, void *row)
 {
+    struct partition *p = row;
     memset(p, 0, sizeof *p);
     db_column_copy(s, 0, p->cluster, sizeof p->cluster);
     db_column_copy(s, 1, p->name, sizeof p->name);
@@ -1247,20 +1245,13 @@ static int part_validate(store_t *st, const struct partition *p, struct allot_er
 static int part_lookup(store_t *st, const char *cluster, const char *name, struct partition *out,
                        struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_PART_GET, SQL_PART_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    db_bind_text(s, 2, name);
-    int rc = db_step(s, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
+    static const struct ref_query q = {STMT_PART_GET, SQL_PART_GET, read_part};
+    const char *key[] = {cluster, name};
+    int rc = ref_get(st, &q, key, 2, out, err);
+    if (rc == 1)
         return allot_errorf(err, ALLOT_ENOENT, "partition '%s' of cluster '%s' does not exist",
                             name, cluster);
-    read_part(s, out);
-    db_reset(s);
-    return 0;
+    return rc;
 }
 
 int store_partition_add(store_t *st, const struct partition *p, struct allot_error *err)
@@ -1351,38 +1342,22 @@ int store_partition_remove(store_t *st, const char *cluster, const char *name,
     snprintf(owner, sizeof owner, "%s:%s", cluster, name);
     if (drop_limits(st, LIMIT_SCOPE_PARTITION, owner, err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_PART_REMOVE, SQL_PART_REMOVE, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    db_bind_text(s, 2, name);
-    return db_run(s, err);
+    const char *key[] = {cluster, name};
+    return ref_exec(st, STMT_PART_REMOVE, SQL_PART_REMOVE, key, 2, err);
 }
 
-struct partition_walk {
-    store_partition_f cb;
-    void *arg;
-};
-
-static int partition_row(db_stmt_t *s, void *ctx)
+static int partition_call(const struct ref_walk *w, union ref_row *row)
 {
-    const struct partition_walk *w = ctx;
-    struct partition p;
-    read_part(s, &p);
-    return w->cb(&p, w->arg);
+    return w->cb.partition(&row->partition, w->arg);
 }
 
 int store_partition_list(store_t *st, const char *cluster, store_partition_f cb, void *arg,
                          struct allot_error *err)
 {
-    if (store_ready(st, "partition list", err) < 0)
-        return -1;
-    db_stmt_t *s = store_stmt(st, STMT_PART_LIST, SQL_PART_LIST, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster ? cluster : "");
-    struct partition_walk w = {cb, arg};
-    return store_walk(s, partition_row, &w, err);
+    static const struct ref_query q = {STMT_PART_LIST, SQL_PART_LIST, read_part};
+    struct ref_walk w = {.q = &q, .call = partition_call, .cb.partition = cb, .arg = arg};
+    const char *key = cluster ? cluster : "";
+    return ref_list(st, "partition list", &w, &key, 1, err);
 }
 
 /* ---- limits ---- */
@@ -1477,38 +1452,32 @@ int store_limit_set(store_t *st, enum limit_scope scope, const char *owner, cons
     return db_run(s, err);
 }
 
-struct limit_walk {
-    enum limit_scope scope;
-    store_limit_f cb;
-    void *arg;
-};
-
-static int limit_row(db_stmt_t *s, void *ctx)
+static void read_limit(db_stmt_t *s, void *row)
 {
-    const struct limit_walk *w = ctx;
-    struct limit_value l;
-    memset(&l, 0, sizeof l);
-    l.scope = w->scope;
-    db_column_copy(s, 1, l.owner, sizeof l.owner);
-    db_column_copy(s, 2, l.name, sizeof l.name);
-    db_column_copy(s, 3, l.value, sizeof l.value);
-    return w->cb(&l, w->arg);
+    struct limit_value *l = row;
+    memset(l, 0, sizeof *l);
+    db_column_copy(s, 1, l->owner, sizeof l->owner);
+    db_column_copy(s, 2, l->name, sizeof l->name);
+    db_column_copy(s, 3, l->value, sizeof l->value);
+}
+
+static int limit_call(const struct ref_walk *w, union ref_row *row)
+{
+    row->limit.scope = w->scope;
+    return w->cb.limit(&row->limit, w->arg);
 }
 
 int store_limit_list(store_t *st, enum limit_scope scope, const char *owner, store_limit_f cb,
                      void *arg, struct allot_error *err)
 {
+    static const struct ref_query all = {STMT_LIMIT_LIST, SQL_LIMIT_LIST, read_limit};
+    static const struct ref_query one = {STMT_LIMIT_LIST_OWNER, SQL_LIMIT_LIST_OWNER, read_limit};
     if (store_ready(st, "limit list", err) < 0)
         return -1;
     if (scope < LIMIT_SCOPE_ASSOC || scope > LIMIT_SCOPE_PARTITION)
         return allot_errorf(err, ALLOT_EINVAL, "scope: unknown limit scope %d", (int)scope);
-    db_stmt_t *s = owner ? store_stmt(st, STMT_LIMIT_LIST_OWNER, SQL_LIMIT_LIST_OWNER, err)
-                         : store_stmt(st, STMT_LIMIT_LIST, SQL_LIMIT_LIST, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, model_limit_scope_name(scope));
-    if (owner)
-        db_bind_text(s, 2, owner);
-    struct limit_walk w = {scope, cb, arg};
-    return store_walk(s, limit_row, &w, err);
+    struct ref_walk w = {
+        .q = owner ? &one : &all, .call = limit_call, .cb.limit = cb, .arg = arg, .scope = scope};
+    const char *key[] = {model_limit_scope_name(scope), owner};
+    return ref_list(st, "limit list", &w, key, owner ? 2 : 1, err);
 }
