@@ -95,6 +95,15 @@ static void print_fields(const char *title, const struct field *fields)
         printf("  %-16s %s\n", f->key, f->help ? f->help : "");
 }
 
+/* A plain crud noun has no run function of its own: crud_run serves it. */
+static int command_run(const struct cli_command *cmd, struct cli *cli, const char *verb, int argc,
+                       char **argv, struct allot_error *err)
+{
+    if (cmd->run)
+        return cmd->run(cli, verb, argc, argv, err);
+    return crud_run(cli, cmd->crud, verb, argc, argv, err);
+}
+
 static void command_help(const struct cli_command *c)
 {
     fputs(c->help, stdout);
@@ -307,10 +316,10 @@ int main(int argc, char **argv)
         goto out;
     }
     if (cmd->needs_verb)
-        rc = cmd->run(&cli, nwords > 1 ? words[1] : NULL, nwords > 2 ? nwords - 2 : 0,
-                      words + (nwords > 2 ? 2 : nwords), &err);
+        rc = command_run(cmd, &cli, nwords > 1 ? words[1] : NULL, nwords > 2 ? nwords - 2 : 0,
+                         words + (nwords > 2 ? 2 : nwords), &err);
     else
-        rc = cmd->run(&cli, NULL, nwords - 1, words + 1, &err);
+        rc = command_run(cmd, &cli, NULL, nwords - 1, words + 1, &err);
     if (rc == 0 && !print_err.code && cli.format && !cli.json && cli_tables_printed() == 0)
         allot_errorf(&print_err, ALLOT_EINVAL, "format: 'allot %s' prints no columns to pick from",
                      cmd->noun);

@@ -194,7 +194,7 @@ struct crud {
                                     ("cluster" for partitions) or NULL */
     const struct field *add;     /* accepted by add (key == NULL ends) */
     const struct field *modify;  /* accepted by modify; NULL = same as add */
-    const struct field *filters; /* show: query parameters */
+    const struct field *filters; /* show: query parameters; NULL: none */
     const struct field *keys;    /* CRUD_BODY_KEY: key fields for modify/remove */
     const struct column *columns;
     unsigned flags;
@@ -211,9 +211,9 @@ typedef int (*cmd_f)(struct cli *cli, const char *verb, int argc, char **argv,
 
 struct cli_command {
     const char *noun;
-    const char *summary; /* one line for `allot --help` */
-    const char *help;    /* full text for `allot NOUN --help` */
-    cmd_f run;
+    const char *summary;     /* one line for `allot --help` */
+    const char *help;        /* full text for `allot NOUN --help` */
+    cmd_f run;               /* NULL: a plain crud noun, run by crud_run */
     int needs_verb;          /* 1: the first word after the noun is a verb */
     const char *verbs;       /* the words that may follow the noun as its verb, ", "-separated
                                 (errors, completion); NULL: none, or a crud noun's (flags) */

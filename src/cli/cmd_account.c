@@ -23,8 +23,6 @@ static const struct field modify_fields[] = {
     {0},
 };
 
-static const struct field filters[] = {{0}};
-
 static const struct column columns[] = {
     {"Account", "name", C_STR},
     {"Parent", "parent", C_STR},
@@ -40,14 +38,8 @@ static const struct crud crud = {
     .name_json = "name",
     .add = fields,
     .modify = modify_fields,
-    .filters = filters,
     .columns = columns,
 };
-
-static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
-{
-    return crud_run(cli, &crud, verb, argc, argv, err);
-}
 
 const struct cli_command cmd_account = {
     .noun = "account",
@@ -66,7 +58,6 @@ const struct cli_command cmd_account = {
             "  allot account add chem parent=science fairshare=100 description=\"Chemistry\"\n"
             "  allot account modify chem fairshare=200\n"
             "  allot account show\n",
-    .run = run,
     .needs_verb = 1,
     .crud = &crud,
 };

@@ -58,11 +58,6 @@ static const struct crud crud = {
     .flags = CRUD_BODY_KEY,
 };
 
-static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
-{
-    return crud_run(cli, &crud, verb, argc, argv, err);
-}
-
 const struct cli_command cmd_assoc = {
     .noun = "assoc",
     .summary = "associations: which users may charge which accounts on which cluster",
@@ -76,7 +71,6 @@ const struct cli_command cmd_assoc = {
             "  allot assoc add cluster=darwin account=chem user=alice fairshare=10\n"
             "  allot assoc show account=chem\n"
             "  allot assoc modify cluster=darwin account=chem user=alice qos=normal,long\n",
-    .run = run,
     .needs_verb = 1,
     .crud = &crud,
 };

@@ -14,15 +14,9 @@ static const struct crud crud = {
     .collection = "/v1/clusters",
     .name_json = "name",
     .add = no_fields,
-    .filters = no_fields,
     .columns = columns,
     .flags = CRUD_NO_MODIFY | CRUD_NO_GET_ONE,
 };
-
-static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
-{
-    return crud_run(cli, &crud, verb, argc, argv, err);
-}
 
 const struct cli_command cmd_cluster = {
     .noun = "cluster",
@@ -36,7 +30,6 @@ const struct cli_command cmd_cluster = {
             "examples:\n"
             "  allot cluster add darwin\n"
             "  allot -P cluster show\n",
-    .run = run,
     .needs_verb = 1,
     .crud = &crud,
 };

@@ -55,11 +55,6 @@ static const struct crud crud = {
     .columns = columns,
 };
 
-static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
-{
-    return crud_run(cli, &crud, verb, argc, argv, err);
-}
-
 const struct cli_command cmd_partition = {
     .noun = "partition",
     .summary = "partitions: resource type and TRES billing weights",
@@ -78,7 +73,6 @@ const struct cli_command cmd_partition = {
             "  allot partition add gpu-v100 cluster=darwin resource=gpu \\\n"
             "        billing=CPU=0.0625,Mem=0.03125G,GRES/gpu=1.0 maxtres=yes maxtime=7-00:00:00\n"
             "  allot partition show cluster=darwin\n",
-    .run = run,
     .needs_verb = 1,
     .crud = &crud,
 };

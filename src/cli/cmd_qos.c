@@ -11,8 +11,6 @@ static const struct field fields[] = {
     {0},
 };
 
-static const struct field filters[] = {{0}};
-
 static const struct column columns[] = {
     {"Name", "name", C_STR},
     {"Priority", "priority", C_INT},
@@ -28,14 +26,8 @@ static const struct crud crud = {
     .collection = "/v1/qos",
     .name_json = "name",
     .add = fields,
-    .filters = filters,
     .columns = columns,
 };
-
-static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
-{
-    return crud_run(cli, &crud, verb, argc, argv, err);
-}
 
 const struct cli_command cmd_qos = {
     .noun = "qos",
@@ -49,7 +41,6 @@ const struct cli_command cmd_qos = {
             "examples:\n"
             "  allot qos add normal priority=10\n"
             "  allot qos add slow priority=0 usagefactor=0.5 flags=DenyOnLimit\n",
-    .run = run,
     .needs_verb = 1,
     .crud = &crud,
 };

@@ -9,8 +9,6 @@ static const struct field fields[] = {
     {0},
 };
 
-static const struct field filters[] = {{0}};
-
 static const struct column columns[] = {
     {"User", "name", C_STR},
     {"UID", "uid", C_OPTINT},
@@ -23,14 +21,8 @@ static const struct crud crud = {
     .collection = "/v1/users",
     .name_json = "name",
     .add = fields,
-    .filters = filters,
     .columns = columns,
 };
-
-static int run(struct cli *cli, const char *verb, int argc, char **argv, struct allot_error *err)
-{
-    return crud_run(cli, &crud, verb, argc, argv, err);
-}
 
 const struct cli_command cmd_user = {
     .noun = "user",
@@ -45,7 +37,6 @@ const struct cli_command cmd_user = {
             "  allot assoc add cluster=darwin account=chem user=alice\n"
             "  allot user modify alice defaultaccount=chem\n"
             "  allot user modify alice uid=\n",
-    .run = run,
     .needs_verb = 1,
     .crud = &crud,
 };
