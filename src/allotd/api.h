@@ -138,7 +138,8 @@ int api_job_release(struct req *r, struct allot_error *err);
 int api_job_list(struct req *r, struct allot_error *err);
 int api_job_get(struct req *r, struct allot_error *err);
 int api_failure_list(struct req *r, struct allot_error *err);
-int api_job_import(struct req *r, struct allot_error *err); /* api_import_jobs.c */
+int api_job_import(struct req *r, struct allot_error *err);      /* api_import_jobs.c */
+int api_job_settle_bulk(struct req *r, struct allot_error *err); /* api_job_bulk.c */
 /* api_job_adjust.c */
 int api_job_adjust(struct req *r, struct allot_error *err);
 /* api_job_void.c; its message also answers a settle or release of a void run (api_job.c) */

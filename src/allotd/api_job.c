@@ -9,6 +9,7 @@
 
 #include "allotd/api.h"
 #include "allotd/api_job_ids.h"
+#include "allotd/api_settle.h"
 #include "allotd/auth.h"
 #include "allotd/bank.h"
 #include "allotd/json.h"
@@ -382,6 +383,101 @@ struct settle_op {
     struct store_job_op job; /* offered to the batch (writer.h); not for release */
 };
 
+size_t api_settle_fields(struct settle_req *q, struct job_slurm_ids *ids, struct settle_in *in,
+                         struct jfield *f)
+{
+    memset(in, 0, sizeof(*in));
+    text_copy(in->source, sizeof(in->source), "api");
+    q->charge_sumin = -1;
+    api_job_ids_none(ids);
+    struct jfield t[] = {
+        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = q->cluster},
+        {.name = "job_id", .type = JF_INT, .required = 1, .dst = &q->job_id, .min = 1},
+        {.name = "run", .type = JF_INT, .required = 0, .dst = &in->run},
+        {.name = "start", .type = JF_TIME, .required = 0, .dst = &q->start_s},
+        {.name = "end", .type = JF_TIME, .required = 0, .dst = &q->end_s},
+        {.name = "elapsed_s", .type = JF_INT, .required = 1, .dst = &q->elapsed_s},
+        {.name = "state",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = q->slurm_state,
+         .size = sizeof(q->slurm_state)},
+        {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &in->billing},
+        {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &in->billing_micro},
+        {.name = "alloc_tres",
+         .type = JF_TEXT,
+         .required = 0,
+         .dst = q->alloc_tres,
+         .size = sizeof(q->alloc_tres)},
+        {.name = "source", .type = JF_NAME, .required = 0, .dst = in->source},
+        {.name = "user", .type = JF_NAME, .required = 0, .dst = q->user},
+        {.name = "account", .type = JF_NAME, .required = 0, .dst = q->account},
+        {.name = "partition", .type = JF_NAME, .required = 0, .dst = q->partition},
+        {.name = "qos", .type = JF_NAME, .required = 0, .dst = q->qos, .allow_empty = 1},
+        {.name = "time_limit_s", .type = JF_INT, .required = 0, .dst = &q->time_limit_s},
+        API_JOB_IDS_FIELDS(*ids),
+    };
+    _Static_assert(sizeof(t) / sizeof(t[0]) == API_SETTLE_FIELDS, "api_settle_fields");
+    memcpy(f, t, sizeof(t));
+    return API_SETTLE_FIELDS;
+}
+
+int api_settle_check(struct req *r, struct settle_req *q, const struct job_slurm_ids *ids,
+                     const struct settle_in *in, struct allot_error *err)
+{
+    if (api_cluster_served(r, q->cluster, err) < 0 || store_job_ids_check(ids, err) < 0)
+        return -1;
+    if (in->run > INT32_MAX)
+        return allot_errorf(err, ALLOT_EINVAL, "run: too large");
+    if (check_state(q->slurm_state, err) < 0)
+        return -1;
+    if (strcmp(in->source, "epilog") && strcmp(in->source, "sacct") && strcmp(in->source, "api"))
+        return allot_errorf(err, ALLOT_EINVAL, "source: must be epilog, sacct or api");
+    if (job_times_check(q->start_s, q->end_s, q->elapsed_s, (int64_t)time(NULL), err) < 0)
+        return -1;
+    if (in->billing_micro < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "billing_micro: must not be negative");
+    q->run = (int32_t)in->run;
+    /* Only a run never held uses this billing (a held one keeps its hold's, store.h): the
+     * exact billing_micro when given, else its allocated TRES priced as a hold prices them,
+     * else Slurm's integer billing (truncated, so the last resort). */
+    q->billing_micro = in->billing_micro > 0 ? in->billing_micro : in->billing;
+    text_copy(q->settle_source, sizeof(q->settle_source), in->source);
+    text_copy(q->actor, sizeof(q->actor), r->who.user);
+    q->now_s = (int64_t)time(NULL);
+    return 0;
+}
+
+int api_settle_price(struct req *r, struct settle_req *q, const struct settle_in *in,
+                     struct allot_error *err)
+{
+    if (!q->account[0] || !q->partition[0])
+        return 0;
+    /* A run that may never have been held: resolve its resource for the store. */
+    store_t *st = req_reader(r, err);
+    struct partition p;
+    if (!st || partcache_get(r->d->partcache, st, q->cluster, q->partition, &p, err) < 0)
+        return -1;
+    memcpy(q->resource, p.resource, sizeof(q->resource));
+    if (in->billing_micro <= 0 && q->alloc_tres[0] &&
+        bank_billing(&p, "alloc_tres", q->alloc_tres, &q->billing_micro, err) < 0)
+        return -1;
+    return 0;
+}
+
+int api_settle_apply(store_t *st, const struct settle_req *q, const struct job_slurm_ids *ids,
+                     int done, struct settle_result *res, struct allot_error *err)
+{
+    if (!done && store_settle(st, q, res, err) < 0)
+        return -1;
+    if (api_job_ids_given(ids) && store_job_ids_put(st, q->cluster, q->job_id, ids, err) < 0)
+        return -1;
+    /* doc/design.md §5.5: thresholds on each settle (of an allocation with a policy) */
+    if (!res->replay && !res->no_policy)
+        tick_after_write(st, res->job.alloc_id, q->now_s, "settle", 0);
+    return 0;
+}
+
 static int run_settle(store_t *st, void *arg, struct allot_error *err)
 {
     struct settle_op *s = arg;
@@ -393,15 +489,7 @@ static int run_settle(store_t *st, void *arg, struct allot_error *err)
     if (s->release)
         return store_release(st, s->q.cluster, s->q.job_id, s->q.run, s->q.actor, s->comment,
                              s->q.now_s, &s->res, err);
-    if (!s->job.done && store_settle(st, &s->q, &s->res, err) < 0)
-        return -1;
-    if (api_job_ids_given(&s->ids) &&
-        store_job_ids_put(st, s->q.cluster, s->q.job_id, &s->ids, err) < 0)
-        return -1;
-    /* doc/design.md §5.5: thresholds on each settle (of an allocation with a policy) */
-    if (!s->res.replay && !s->res.no_policy)
-        tick_after_write(st, s->res.job.alloc_id, s->q.now_s, "settle", 0);
-    return 0;
+    return api_settle_apply(st, &s->q, &s->ids, s->job.done, &s->res, err);
 }
 
 static int finish_settle(struct req *r, struct allot_error *err)
@@ -431,73 +519,15 @@ int api_job_settle(struct req *r, struct allot_error *err)
 {
     struct settle_op *s = xcalloc(1, sizeof(*s));
     r->scratch = s;
-    struct settle_req *q = &s->q;
-    int64_t billing = 0, billing_micro = 0, run = 0;
-    char source[ALLOT_NAME_MAX] = "api";
-    q->charge_sumin = -1;
-    struct jfield f[] = {
-        {.name = "cluster", .type = JF_NAME, .required = 1, .dst = q->cluster},
-        {.name = "job_id", .type = JF_INT, .required = 1, .dst = &q->job_id, .min = 1},
-        {.name = "run", .type = JF_INT, .required = 0, .dst = &run},
-        {.name = "start", .type = JF_TIME, .required = 0, .dst = &q->start_s},
-        {.name = "end", .type = JF_TIME, .required = 0, .dst = &q->end_s},
-        {.name = "elapsed_s", .type = JF_INT, .required = 1, .dst = &q->elapsed_s},
-        {.name = "state",
-         .type = JF_TEXT,
-         .required = 0,
-         .dst = q->slurm_state,
-         .size = sizeof(q->slurm_state)},
-        {.name = "billing", .type = JF_BILLING, .required = 0, .dst = &billing},
-        {.name = "billing_micro", .type = JF_INT, .required = 0, .dst = &billing_micro},
-        {.name = "alloc_tres",
-         .type = JF_TEXT,
-         .required = 0,
-         .dst = q->alloc_tres,
-         .size = sizeof(q->alloc_tres)},
-        {.name = "source", .type = JF_NAME, .required = 0, .dst = source},
-        {.name = "user", .type = JF_NAME, .required = 0, .dst = q->user},
-        {.name = "account", .type = JF_NAME, .required = 0, .dst = q->account},
-        {.name = "partition", .type = JF_NAME, .required = 0, .dst = q->partition},
-        {.name = "qos", .type = JF_NAME, .required = 0, .dst = q->qos, .allow_empty = 1},
-        {.name = "time_limit_s", .type = JF_INT, .required = 0, .dst = &q->time_limit_s},
-        API_JOB_IDS_FIELDS(s->ids),
-    };
-    api_job_ids_none(&s->ids);
-    if (json_fast_body(r, f, sizeof(f) / sizeof(f[0]), err) < 0 ||
-        api_cluster_served(r, q->cluster, err) < 0 || store_job_ids_check(&s->ids, err) < 0)
+    struct settle_in in;
+    struct jfield f[API_SETTLE_FIELDS];
+    size_t n = api_settle_fields(&s->q, &s->ids, &in, f);
+    if (json_fast_body(r, f, n, err) < 0 || api_settle_check(r, &s->q, &s->ids, &in, err) < 0 ||
+        api_settle_price(r, &s->q, &in, err) < 0)
         return -1;
-    if (run > INT32_MAX)
-        return allot_errorf(err, ALLOT_EINVAL, "run: too large");
-    if (check_state(q->slurm_state, err) < 0)
-        return -1;
-    if (strcmp(source, "epilog") && strcmp(source, "sacct") && strcmp(source, "api"))
-        return allot_errorf(err, ALLOT_EINVAL, "source: must be epilog, sacct or api");
-    if (job_times_check(q->start_s, q->end_s, q->elapsed_s, (int64_t)time(NULL), err) < 0)
-        return -1;
-    if (billing_micro < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "billing_micro: must not be negative");
-    q->run = (int32_t)run;
-    /* Only a run never held uses this billing (a held one keeps its hold's, store.h): the
-     * exact billing_micro when given, else its allocated TRES priced as a hold prices them,
-     * else Slurm's integer billing (truncated, so the last resort). */
-    q->billing_micro = billing_micro > 0 ? billing_micro : billing;
-    memcpy(q->settle_source, source, sizeof(source));
-    if (q->account[0] && q->partition[0]) {
-        /* A run that may never have been held: resolve its resource for the store. */
-        store_t *st = req_reader(r, err);
-        struct partition p;
-        if (!st || partcache_get(r->d->partcache, st, q->cluster, q->partition, &p, err) < 0)
-            return -1;
-        memcpy(q->resource, p.resource, sizeof(q->resource));
-        if (billing_micro <= 0 && q->alloc_tres[0] &&
-            bank_billing(&p, "alloc_tres", q->alloc_tres, &q->billing_micro, err) < 0)
-            return -1;
-    }
-    text_copy(q->actor, sizeof(q->actor), r->who.user);
-    q->now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1;              /* run_settle rewrites its result (a rerun may log twice) */
     if (!api_job_ids_given(&s->ids)) { /* with ids: one transaction, in run_settle */
-        s->job.settle = q;
+        s->job.settle = &s->q;
         s->job.settle_res = &s->res;
         r->op.job = &s->job;
     }

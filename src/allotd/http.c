@@ -344,7 +344,8 @@ static int check_request(struct req *r, struct allot_error *err)
 static size_t body_max(const char *method, const char *url)
 {
     if (strcmp(method, "POST") == 0 &&
-        (strcmp(url, "/v1/import/slurm") == 0 || strcmp(url, "/v1/jobs/import") == 0))
+        (strcmp(url, "/v1/import/slurm") == 0 || strcmp(url, "/v1/jobs/import") == 0 ||
+         strcmp(url, "/v1/jobs/settle/bulk") == 0))
         return REQ_IMPORT_BODY_MAX;
     return REQ_BODY_MAX;
 }

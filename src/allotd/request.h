@@ -25,7 +25,8 @@
 #define REQ_BODY_MAX (64 * 1024) /* doc/api.md: bodies are at most 64 KiB */
 /* ... except POST /v1/import/slurm, which carries a whole `sacctmgr dump` (a site's
  * thousands of associations) so that it is applied in one transaction, and POST
- * /v1/jobs/import, thousands of sacct rows a request (a year of a busy cluster in tens). */
+ * /v1/jobs/import, thousands of sacct rows a request (a year of a busy cluster in tens), and
+ * POST /v1/jobs/settle/bulk, up to 10,000 settles. */
 #define REQ_IMPORT_BODY_MAX (16 * 1024 * 1024)
 /* A body over REQ_BODY_MAX sent without waiting for "100 Continue" is read and dropped
  * before its 413 when it is at most this long (http.c); curl asks only above 1 MiB. */

@@ -94,6 +94,7 @@ static const struct route routes[] = {
     {"POST", "/v1/jobs/settle", ACCESS_OPERATOR, api_job_settle, 1, NULL, NULL},
     {"POST", "/v1/jobs/release", ACCESS_OPERATOR, api_job_release, 0, NULL, NULL},
     {"POST", "/v1/jobs/import", ACCESS_SUPER, api_job_import, 0, NULL, NULL},
+    {"POST", "/v1/jobs/settle/bulk", ACCESS_OPERATOR, api_job_settle_bulk, 0, NULL, NULL},
     {"POST", "/v1/jobs/adjust", ACCESS_OPERATOR, api_job_adjust, 0, NULL, NULL},
     {"POST", "/v1/jobs/void", ACCESS_OPERATOR, api_job_void, 0, NULL, NULL},
     {"GET", "/v1/jobs", ACCESS_ANY, api_job_list, 0, NULL,
