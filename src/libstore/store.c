@@ -145,6 +145,30 @@ db_stmt_t *store_stmt(store_t *st, int id, const char *sql, struct allot_error *
     return db_stmt(st->db, id, sql, err);
 }
 
+db_stmt_t *store_stmt_texts(store_t *st, int id, const char *sql, const char *const *keys, int n,
+                            struct allot_error *err)
+{
+    db_stmt_t *s = db_stmt(st->db, id, sql, err);
+    for (int i = 0; s && i < n; i++)
+        db_bind_text(s, i + 1, keys[i]);
+    return s;
+}
+
+int store_first_row(store_t *st, int id, const char *sql, const char *const *keys, int n,
+                    db_stmt_t **row, struct allot_error *err)
+{
+    db_stmt_t *s = store_stmt_texts(st, id, sql, keys, n, err);
+    if (!s)
+        return -1;
+    int rc = db_step(s, err);
+    if (rc != 1) {
+        db_reset(s);
+        return rc < 0 ? -1 : 0;
+    }
+    *row = s;
+    return 1;
+}
+
 int store_ready(store_t *st, const char *verb, struct allot_error *err)
 {
     if (st->schema_current != st->schema_latest)

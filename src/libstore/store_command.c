@@ -318,24 +318,19 @@ int store_agent_status(store_t *st, const char *cluster, int64_t *last_seen_s,
 {
     if (store_ready(st, "agent status", err) < 0)
         return -1;
-    db_stmt_t *s = cstmt(st, A_GET, SQL_A_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    int rc = db_step(s, err);
+    db_stmt_t *s;
+    int rc = store_first_row(st, STMT_COMMAND_FIRST + A_GET, SQL_A_GET, &cluster, 1, &s, err);
     if (rc < 0)
         return -1;
     *last_seen_s = rc == 1 ? db_column_int64(s, 0) : 0;
-    db_reset(s);
-    s = cstmt(st, C_WAITING, SQL_C_WAITING, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    rc = db_step(s, err);
+    if (rc == 1)
+        db_reset(s);
+    rc = store_first_row(st, STMT_COMMAND_FIRST + C_WAITING, SQL_C_WAITING, &cluster, 1, &s, err);
     if (rc < 0)
         return -1;
     *waiting = rc == 1 ? db_column_int64(s, 0) : 0;
     *oldest_waiting_s = rc == 1 ? db_column_int64(s, 1) : 0;
-    db_reset(s);
+    if (rc == 1)
+        db_reset(s);
     return 0;
 }

@@ -213,6 +213,15 @@ int store_ready_write(store_t *st, const char *verb, struct allot_error *err);
 /* The cached statement id for sql (db_stmt). */
 db_stmt_t *store_stmt(store_t *st, int id, const char *sql, struct allot_error *err);
 
+/* Statement id (text sql) prepared, with the text parameters keys[0..n) bound as $1..$n;
+ * NULL with err. */
+db_stmt_t *store_stmt_texts(store_t *st, int id, const char *sql, const char *const *keys, int n,
+                            struct allot_error *err);
+/* The same, stepped to its first row: 1 with *row on it (read its columns, then db_reset
+ * it), 0 when there is none, -1 with err (reset either way). */
+int store_first_row(store_t *st, int id, const char *sql, const char *const *keys, int n,
+                    db_stmt_t **row, struct allot_error *err);
+
 /* The walk of a list verb: steps s (bound) to its last row, calling row(s, ctx) on each; a
  * nonzero row ends the walk and is returned.  -1 with err when a step fails, else 0; s is
  * reset either way. */

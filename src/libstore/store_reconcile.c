@@ -24,11 +24,8 @@ int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark 
 {
     if (store_ready(st, "reconcile marker", err) < 0)
         return -1;
-    db_stmt_t *s = store_stmt(st, STMT_RECONCILE_GET, SQL_R_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, cluster);
-    int rc = db_step(s, err);
+    db_stmt_t *s;
+    int rc = store_first_row(st, STMT_RECONCILE_GET, SQL_R_GET, &cluster, 1, &s, err);
     if (rc < 0)
         return -1;
     memset(out, 0, sizeof *out);
@@ -39,8 +36,8 @@ int store_reconcile_get(store_t *st, const char *cluster, struct reconcile_mark 
         out->settled = db_column_int64(s, 2);
         out->unknown = db_column_int64(s, 3);
         db_column_copy(s, 4, out->report, sizeof out->report);
+        db_reset(s);
     }
-    db_reset(s);
     return 0;
 }
 

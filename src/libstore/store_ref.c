@@ -162,35 +162,24 @@ struct ref_query {
     void (*decode)(db_stmt_t *s, void *row);
 };
 
-/* q prepared, with the text parameters keys[0..n) bound. */
-static db_stmt_t *ref_prepare(store_t *st, int id, const char *sql, const char *const *keys, int n,
-                              struct allot_error *err)
-{
-    db_stmt_t *s = store_stmt(st, id, sql, err);
-    for (int i = 0; s && i < n; i++)
-        db_bind_text(s, i + 1, keys[i]);
-    return s;
-}
-
 /* The row q finds for keys[0..n), decoded into row: 0, 1 when there is none, or -1. */
 static int ref_get(store_t *st, const struct ref_query *q, const char *const *keys, int n,
                    void *row, struct allot_error *err)
 {
-    db_stmt_t *s = ref_prepare(st, q->id, q->sql, keys, n, err);
-    if (!s)
-        return -1;
-    int rc = db_step(s, err);
-    if (rc == 1)
-        q->decode(s, row);
+    db_stmt_t *s;
+    int rc = store_first_row(st, q->id, q->sql, keys, n, &s, err);
+    if (rc != 1)
+        return rc < 0 ? -1 : 1;
+    q->decode(s, row);
     db_reset(s);
-    return rc < 0 ? -1 : rc == 0;
+    return 0;
 }
 
 /* Run the statement (id, sql) with the text parameters keys[0..n): a remove.  0 or -1. */
 static int ref_exec(store_t *st, int id, const char *sql, const char *const *keys, int n,
                     struct allot_error *err)
 {
-    db_stmt_t *s = ref_prepare(st, id, sql, keys, n, err);
+    db_stmt_t *s = store_stmt_texts(st, id, sql, keys, n, err);
     return s ? db_run(s, err) : -1;
 }
 
@@ -199,7 +188,7 @@ static int ref_exec(store_t *st, int id, const char *sql, const char *const *key
 static int ref_count(store_t *st, int id, const char *sql, const char *const *keys, int n,
                      int64_t *out, struct allot_error *err)
 {
-    db_stmt_t *s = ref_prepare(st, id, sql, keys, n, err);
+    db_stmt_t *s = store_stmt_texts(st, id, sql, keys, n, err);
     return s ? query_int(s, out, err) : -1;
 }
 
@@ -242,7 +231,7 @@ static int ref_list(store_t *st, const char *what, struct ref_walk *w, const cha
 {
     if (store_ready(st, what, err) < 0)
         return -1;
-    db_stmt_t *s = ref_prepare(st, w->q->id, w->q->sql, keys, n, err);
+    db_stmt_t *s = store_stmt_texts(st, w->q->id, w->q->sql, keys, n, err);
     return s ? store_walk(s, ref_row, w, err) : -1;
 }
 
@@ -256,23 +245,18 @@ static int exists_error(struct allot_error *err, const char *what, const char *n
 
 int store_cluster_exists(store_t *st, const char *name, struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_CLUSTER_GET, SQL_CLUSTER_GET, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    int rc = db_step(s, err);
-    db_reset(s);
+    db_stmt_t *s;
+    int rc = store_first_row(st, STMT_CLUSTER_GET, SQL_CLUSTER_GET, &name, 1, &s, err);
+    if (rc == 1)
+        db_reset(s);
     return rc;
 }
 
 int store_account_id(store_t *st, const char *field, const char *name, int64_t *id,
                      struct allot_error *err)
 {
-    db_stmt_t *s = store_stmt(st, STMT_ACCOUNT_ID, SQL_ACCOUNT_ID, err);
-    if (!s)
-        return -1;
-    db_bind_text(s, 1, name);
-    int rc = db_step(s, err);
+    db_stmt_t *s;
+    int rc = store_first_row(st, STMT_ACCOUNT_ID, SQL_ACCOUNT_ID, &name, 1, &s, err);
     if (rc < 0)
         return -1;
     if (rc == 0)
