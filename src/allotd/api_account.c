@@ -102,6 +102,10 @@ static int read_account(json_t *in, struct account *a, int adding, struct allot_
         {.name = "organization", .type = JF_NAME, .dst = a->organization, .allow_empty = 1},
         {.name = "qos", .type = JF_TEXT, .dst = a->qos, .size = sizeof(a->qos)},
         {.name = "default_qos", .type = JF_NAME, .dst = a->default_qos, .allow_empty = 1},
+        {.name = "coordinators",
+         .type = JF_TEXT,
+         .dst = a->coordinators,
+         .size = sizeof(a->coordinators)},
     };
     size_t n = sizeof(f) / sizeof(f[0]);
     /* PATCH names the account in the path: "name" is not a field of its body. */

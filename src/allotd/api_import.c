@@ -10,8 +10,9 @@
  * cannot take rolls back every write before it: nothing is half-imported.  A dry run is the
  * same walk on the reader without the writes.  Each change is a line of the reply's
  * "changes" ("+" added, "~" changed with old -> new, "-" limit cleared); what a dump holds
- * that the bank cannot keep (AdminLevel, Coordinator, WCKeys, association Priority, QOS
- * preemption settings) is a line of "notes", never dropped in silence.
+ * that the bank cannot keep (AdminLevel, WCKeys, association Priority, QOS preemption
+ * settings) is a line of "notes", never dropped in silence.  Coordinator= on User lines
+ * makes the accounts' coordinators (api_import_coord.c).
  * Import creates and updates; it removes no account, user or association the dump lacks
  * (the bank may serve other clusters), but an imported object's limits are exactly the
  * dump's afterwards (a limit the dump does not set is cleared).
@@ -69,6 +70,11 @@ static struct seen_account *find_account(struct walk *w, const char *name)
         if (strcmp(w->acc[i].name, name) == 0)
             return &w->acc[i];
     return NULL;
+}
+
+int import_account_seen(struct walk *w, const char *name)
+{
+    return find_account(w, name) != NULL;
 }
 
 static struct seen_user *find_user(struct walk *w, const char *name)
@@ -232,9 +238,11 @@ static int read_options(struct walk *w, const struct slt_dump_record *r, long li
             if (!slt_eq_nocase(o->value, "None"))
                 note(w, line, "the bank has no Slurm administrators", who,
                      (struct slt_dump_opt *)o);
-        } else if (is_user &&
-                   (opt_is(o, "Coordinator") || opt_is(o, "DefaultWCKey") || opt_is(o, "WCKeys"))) {
-            note(w, line, "the bank has no coordinators or WCKeys", who, (struct slt_dump_opt *)o);
+        } else if (is_user && opt_is(o, "Coordinator")) {
+            if (import_coord_note(w, who + 1, o->value, err) < 0)
+                return -1;
+        } else if (is_user && (opt_is(o, "DefaultWCKey") || opt_is(o, "WCKeys"))) {
+            note(w, line, "the bank has no WCKeys", who, (struct slt_dump_opt *)o);
         } else if (opt_is(o, "Priority")) {
             note(w, line, "the bank has no association priority", who, (struct slt_dump_opt *)o);
         } else if (limits_find(scope, key)) {
@@ -543,7 +551,7 @@ int import_slurm_walk(store_t *st, const struct import_input *in, int apply, jso
         }
     }
     free(r);
-    if (n != 0 || set_defaults(&w, err) < 0)
+    if (n != 0 || set_defaults(&w, err) < 0 || import_coords_apply(&w, err) < 0)
         goto out;
     *reply =
         json_pack("{s:s, s:b, s:I, s:O, s:O, s:{s:I, s:I, s:I, s:I, s:I}}", "cluster", cluster,
@@ -555,6 +563,7 @@ int import_slurm_walk(store_t *st, const struct import_input *in, int apply, jso
 out:
     json_decref(w.changes);
     json_decref(w.notes);
+    json_decref(w.coords);
     free(w.acc);
     free(w.usr);
     free(w.qos_names);

@@ -56,7 +56,16 @@ struct walk {
     size_t npart, cappart;
     const struct import_input *in;
     long counts[5]; /* accounts, users, assocs, qos, partitions */
+    json_t *coords; /* Coordinator=: account -> {user: true}; NULL = none yet */
 };
+
+/* 1 when the dump defined account name before this point, else 0. */
+int import_account_seen(struct walk *w, const char *name);
+/* Remember that user coordinates each account of list (Coordinator='a,b'). */
+int import_coord_note(struct walk *w, const char *user, struct slt_span list,
+                      struct allot_error *err);
+/* Add the remembered coordinators to their accounts, listing each change. */
+int import_coords_apply(struct walk *w, struct allot_error *err);
 
 /* One line of the reply's "changes" (printf format). */
 void import_change(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -787,11 +787,19 @@ int api_failure_list(struct req *r, struct allot_error *err)
         return -1;
     f.limit = limit > 100000 ? 100000 : (int)limit;
     const char *asked_user = f.user;
-    if (r->who.role == ROLE_USER) {
-        if (f.user && strcmp(f.user, r->who.user) != 0)
-            return allot_errorf(err, ALLOT_EPERM, "user: %s may read only its own failures",
+    /* A plain user reads its own refusals; a coordinator of account= reads every user's on
+     * that account (its PI view). */
+    if (r->who.role == ROLE_USER && (!f.user || strcmp(f.user, r->who.user) != 0)) {
+        int coord = f.account ? auth_coordinates(r, f.account, err) : 0;
+        if (coord < 0)
+            return -1;
+        if (!coord && f.user)
+            return allot_errorf(err, ALLOT_EPERM,
+                                "user: %s may read only its own failures, or every user's on "
+                                "an account it coordinates (account=)",
                                 r->who.user);
-        f.user = r->who.user;
+        if (!coord)
+            f.user = r->who.user;
     }
     json_t *items = json_array();
     if (store_failure_list(st, &f, on_failure, items, err) < 0 ||

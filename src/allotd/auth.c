@@ -335,6 +335,23 @@ static int on_assoc(const struct assoc *a, void *arg)
     return 0;
 }
 
+int auth_coordinates(struct req *r, const char *account, struct allot_error *err)
+{
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    struct account a;
+    struct allot_error e = {0};
+    if (store_account_get(st, account, &a, &e) < 0) {
+        if (e.code == ALLOT_ENOENT || e.code == ALLOT_EINVAL)
+            return 0; /* no such account: nobody coordinates it */
+        if (err)
+            *err = e;
+        return -1;
+    }
+    return conf_list_contains(a.coordinators, r->who.user);
+}
+
 int auth_sees_account(struct req *r, const char *account, struct allot_error *err)
 {
     if (r->who.role != ROLE_USER)
@@ -346,12 +363,40 @@ int auth_sees_account(struct req *r, const char *account, struct allot_error *er
     struct seen_arg s = {.account = account};
     if (store_assoc_list(st, &f, on_assoc, &s, err) < 0)
         return -1;
-    return s.found;
+    return s.found ? 1 : auth_coordinates(r, account, err);
 }
 
 static int on_member(const struct assoc *a, void *arg)
 {
     json_object_set_new(arg, a->account, json_true());
+    return 0;
+}
+
+struct coord_arg {
+    const char *user;
+    json_t *set;
+};
+
+static int on_coordinated(const struct account *a, void *arg)
+{
+    struct coord_arg *c = arg;
+    if (conf_list_contains(a->coordinators, c->user))
+        json_object_set_new(c->set, a->name, json_true());
+    return 0;
+}
+
+int auth_coordinated(struct req *r, json_t **out, struct allot_error *err)
+{
+    *out = NULL;
+    store_t *st = req_reader(r, err);
+    if (!st)
+        return -1;
+    struct coord_arg c = {r->who.user, json_object()};
+    if (store_account_list(st, on_coordinated, &c, err) < 0) {
+        json_decref(c.set);
+        return -1;
+    }
+    *out = c.set;
     return 0;
 }
 
@@ -365,10 +410,13 @@ int auth_account_set(struct req *r, json_t **out, struct allot_error *err)
         return -1;
     json_t *set = json_object();
     struct assoc_filter f = {.user = r->who.user};
-    if (store_assoc_list(st, &f, on_member, set, err) < 0) {
+    json_t *coord = NULL;
+    if (store_assoc_list(st, &f, on_member, set, err) < 0 || auth_coordinated(r, &coord, err) < 0) {
         json_decref(set);
         return -1;
     }
+    json_object_update(set, coord);
+    json_decref(coord);
     *out = set;
     return 0;
 }

@@ -12,7 +12,8 @@
  * and a request that carries a credential is judged by MUNGE alone (its uid, not the peer's).
  * AuthType=none (ALLOT_TEST builds with TestMode=local only): loopback peers only; the
  * caller is X-Allot-User (default root).
- * Roles come from the current conf: SuperUsers, Admins, Operators, else user.  X-Allot-As
+ * Roles come from the current conf: SuperUsers, Admins, Operators, else user; a user may
+ * also coordinate accounts (stored per account), which lets it read them.  X-Allot-As
  * lets a superuser or admin act as another user; the effective role is the lower of the
  * two users' roles.
  * Threads: auth_request() is reentrant; the per-thread munge_ctx is freed at thread exit.
@@ -34,12 +35,20 @@ const char *auth_role_name(enum role role);
 /* Create the thread key for the per-thread munge contexts.  Call once before serving. */
 int auth_init(struct allot_error *err);
 
+/* 1 if the effective user is one of account's coordinators (its PIs: they may read the
+ * account's per-user usage, jobs, refusals and forecasts, never write), else 0 (also for an
+ * account that does not exist).  -1 with err on a storage error. */
+int auth_coordinates(struct req *r, const char *account, struct allot_error *err);
+/* The accounts the effective user coordinates: *out is a new object keyed by their names
+ * (the caller json_decref()s it).  -1 with err on a storage error. */
+int auth_coordinated(struct req *r, json_t **out, struct allot_error *err);
 /* For ROLE_USER callers: 1 if the effective user has an association with account on any
- * cluster, else 0; for other roles always 1.  -1 with err on a storage error. */
+ * cluster or coordinates it, else 0; for other roles always 1.  -1 with err on a storage
+ * error. */
 int auth_sees_account(struct req *r, const char *account, struct allot_error *err);
-/* The same rule for a listing of many rows, with one store read: for ROLE_USER callers
+/* The same rule for a listing of many rows, with two store reads: for ROLE_USER callers
  * *out is a new object whose keys are the accounts the effective user has an association
- * with (the caller json_decref()s it); for other roles *out is NULL (they see all).
+ * with or coordinates (the caller json_decref()s it); for other roles *out is NULL (they see all).
  * -1 with err on a storage error. */
 int auth_account_set(struct req *r, json_t **out, struct allot_error *err);
 /* 1 if account is in set (from auth_account_set) or set is NULL, else 0. */

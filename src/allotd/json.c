@@ -266,10 +266,10 @@ json_t *json_time(int64_t t_s)
 
 json_t *json_account(const struct account *a)
 {
-    return json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:o}", "name", a->name, "parent",
+    return json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:o}", "name", a->name, "parent",
                      a->parent, "shares", (json_int_t)a->shares, "description", a->description,
                      "organization", a->organization, "qos", a->qos, "default_qos", a->default_qos,
-                     "created", json_time(a->created_s));
+                     "coordinators", a->coordinators, "created", json_time(a->created_s));
 }
 
 static json_t *json_factor(int64_t ppm)

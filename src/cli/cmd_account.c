@@ -10,6 +10,7 @@ static const struct field fields[] = {
     {"organization", "organization", V_STR, "organization name"},
     {"qos", "qos", V_STR, "the account association's QOS list (\"\" = inherited)"},
     {"defaultqos", "default_qos", V_STR, "its default QOS (\"\" = inherited)"},
+    {"coordinators", "coordinators", V_STR, "users who may read its members' usage (A,B)"},
     {0},
 };
 
@@ -20,6 +21,7 @@ static const struct field modify_fields[] = {
     {"shares", "shares", V_INT, "same as fairshare"},
     {"description", "description", V_STR, "free text"},
     {"organization", "organization", V_STR, "organization name"},
+    {"coordinators", "coordinators", V_STR, "users who may read its members' usage (\"\" = none)"},
     {0},
 };
 
@@ -29,6 +31,7 @@ static const struct column columns[] = {
     {"Shares", "shares", C_INT},
     {"Organization", "organization", C_STR},
     {"Description", "description", C_STR},
+    {"Coordinators", "coordinators", C_STR},
     {0},
 };
 
@@ -53,10 +56,15 @@ const struct cli_command cmd_account = {
             "Accounts form a tree under 'root'.  An account cannot be removed while it has\n"
             "children, associations or allocations (exit 3).\n"
             "\n"
+            "coordinators=USER,... names the account's coordinators (its PIs, as Slurm's\n"
+            "coordinators): each may read the account's per-user usage, jobs, refusals and\n"
+            "forecasts, on the command line and on the dashboard; they change nothing.\n"
+            "\n"
             "examples:\n"
             "  allot account add science\n"
             "  allot account add chem parent=science fairshare=100 description=\"Chemistry\"\n"
             "  allot account modify chem fairshare=200\n"
+            "  allot account modify chem coordinators=alice\n"
             "  allot account show\n",
     .needs_verb = 1,
     .crud = &crud,

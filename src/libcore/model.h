@@ -32,8 +32,9 @@ struct account {
     char description[ALLOT_TEXT_MAX];
     char organization[ALLOT_NAME_MAX];
     int64_t created_s;
-    char qos[ALLOT_TEXT_MAX];         /* the account association's QOS list; "" = inherited */
-    char default_qos[ALLOT_NAME_MAX]; /* its default QOS; "" = inherited */
+    char qos[ALLOT_TEXT_MAX];          /* the account association's QOS list; "" = inherited */
+    char default_qos[ALLOT_NAME_MAX];  /* its default QOS; "" = inherited */
+    char coordinators[ALLOT_TEXT_MAX]; /* users who read its members' usage; "" = none */
 };
 
 struct user {

@@ -73,7 +73,7 @@ static const char SQL_ACCOUNTS_SELECT[] =
     "WITH RECURSIVE tree(id, depth) AS (SELECT id, 0 FROM accounts WHERE parent_id IS NULL "
     "UNION ALL SELECT a.id, tree.depth + 1 FROM accounts a JOIN tree ON a.parent_id = tree.id) "
     "SELECT a.id, a.name, a.parent_id, a.shares, a.description, a.organization, a.created_s, "
-    "a.qos, a.default_qos "
+    "a.qos, a.default_qos, a.coordinators "
     "FROM accounts a JOIN tree ON tree.id = a.id ORDER BY tree.depth, a.id";
 
 static const struct dump_table dump_tables[] = {
@@ -91,7 +91,8 @@ static const struct dump_table dump_tables[] = {
       T("organization"),
       I("created_s"),
       T("qos"),
-      T("default_qos")}},
+      T("default_qos"),
+      T("coordinators")}},
     {"users",
      "name",
      NULL,

@@ -28,17 +28,17 @@ static const char SQL_CLUSTER_LIST[] = "SELECT name FROM clusters ORDER BY name"
 
 #define ACCOUNT_COLS                                                                               \
     "a.id, a.name, COALESCE(p.name, ''), a.shares, a.description, a.organization, a.created_s, "   \
-    "a.qos, a.default_qos"
+    "a.qos, a.default_qos, a.coordinators"
 static const char SQL_ACCOUNT_ID[] = "SELECT id FROM accounts WHERE name = $1";
 static const char SQL_ACCOUNT_ADD[] =
     "INSERT INTO accounts (name, parent_id, shares, description, organization, created_s, qos, "
-    "default_qos) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
+    "default_qos, coordinators) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id";
 static const char SQL_ACCOUNT_GET[] = "SELECT " ACCOUNT_COLS " FROM accounts a "
                                       "LEFT JOIN accounts p ON p.id = a.parent_id "
                                       "WHERE a.name = $1";
 static const char SQL_ACCOUNT_MODIFY[] = "UPDATE accounts SET parent_id = $1, shares = $2, "
                                          "description = $3, organization = $4, qos = $5, "
-                                         "default_qos = $6 WHERE id = $7";
+                                         "default_qos = $6, coordinators = $7 WHERE id = $8";
 static const char SQL_ACCOUNT_USED[] =
     "SELECT (SELECT COUNT(*) FROM accounts WHERE parent_id = $1), "
     "(SELECT COUNT(*) FROM assocs WHERE account_id = $1), "
@@ -340,6 +340,7 @@ int store_cluster_list(store_t *st, store_cluster_f cb, void *arg, struct allot_
 
 static int qos_fields_check(store_t *st, const char *list, const char *dflt,
                             struct allot_error *err);
+static int coordinators_check(store_t *st, const char *list, struct allot_error *err);
 
 static void read_account(db_stmt_t *s, void *row)
 {
@@ -354,6 +355,7 @@ static void read_account(db_stmt_t *s, void *row)
     a->created_s = db_column_int64(s, 6);
     db_column_copy(s, 7, a->qos, sizeof a->qos);
     db_column_copy(s, 8, a->default_qos, sizeof a->default_qos);
+    db_column_copy(s, 9, a->coordinators, sizeof a->coordinators);
 }
 
 /* Validate the fields add and modify share; "" parent means root. */
@@ -376,7 +378,8 @@ int store_account_add(store_t *st, struct account *a, struct allot_error *err)
     const char *parent;
     int64_t parent_id;
     if (store_ready_write(st, "account add", err) < 0 || account_validate(a, &parent, err) < 0 ||
-        qos_fields_check(st, a->qos, a->default_qos, err) < 0)
+        qos_fields_check(st, a->qos, a->default_qos, err) < 0 ||
+        coordinators_check(st, a->coordinators, err) < 0)
         return -1;
     if (store_account_id(st, "parent", parent, &parent_id, err) < 0) {
         if (err && err->code == ALLOT_ENOENT)
@@ -395,6 +398,7 @@ int store_account_add(store_t *st, struct account *a, struct allot_error *err)
     db_bind_int64(s, 6, created);
     db_bind_text(s, 7, a->qos);
     db_bind_text(s, 8, a->default_qos);
+    db_bind_text(s, 9, a->coordinators);
     int rc = db_step(s, err);
     if (rc < 0)
         return exists_error(err, "account", a->name);
@@ -453,6 +457,7 @@ int store_account_modify(store_t *st, const struct account *a, struct allot_erro
     struct account cur;
     if (store_ready_write(st, "account modify", err) < 0 || account_validate(a, &parent, err) < 0 ||
         qos_fields_check(st, a->qos, a->default_qos, err) < 0 ||
+        coordinators_check(st, a->coordinators, err) < 0 ||
         store_account_get(st, a->name, &cur, err) < 0)
         return -1;
     int is_root = strcmp(a->name, "root") == 0;
@@ -495,7 +500,8 @@ int store_account_modify(store_t *st, const struct account *a, struct allot_erro
     db_bind_text(s, 4, a->organization);
     db_bind_text(s, 5, a->qos);
     db_bind_text(s, 6, a->default_qos);
-    db_bind_int64(s, 7, cur.id);
+    db_bind_text(s, 7, a->coordinators);
+    db_bind_int64(s, 8, cur.id);
     return db_run(s, err);
 }
 
@@ -723,6 +729,21 @@ int store_user_modify(store_t *st, const struct user *u, struct allot_error *err
     return db_run(s, err);
 }
 
+struct coord_find {
+    const char *user;
+    char account[ALLOT_NAME_MAX]; /* the first account user coordinates; "" = none */
+};
+
+static int qos_list_has(const char *list, const char *name);
+
+static int on_coord_find(const struct account *a, void *arg)
+{
+    struct coord_find *cf = arg;
+    if (!cf->account[0] && qos_list_has(a->coordinators, cf->user))
+        memcpy(cf->account, a->name, sizeof cf->account);
+    return 0;
+}
+
 int store_user_remove(store_t *st, const char *name, struct allot_error *err)
 {
     struct user cur;
@@ -736,6 +757,16 @@ int store_user_remove(store_t *st, const char *name, struct allot_error *err)
         return allot_errorf(err, ALLOT_ECONFLICT,
                             "user '%s' still has %lld associations: remove them first", name,
                             (long long)n);
+    /* A name left in a coordinators list would hand the account to whoever is added
+     * under that name next. */
+    struct coord_find cf = {.user = name};
+    if (store_account_list(st, on_coord_find, &cf, err) < 0)
+        return -1;
+    if (cf.account[0])
+        return allot_errorf(err, ALLOT_ECONFLICT,
+                            "user '%s' coordinates account '%s': take it out of the account's "
+                            "coordinators first",
+                            name, cf.account);
     return ref_exec(st, STMT_USER_REMOVE, SQL_USER_REMOVE, &name, 1, err);
 }
 
@@ -835,6 +866,40 @@ static int qos_fields_check(store_t *st, const char *list, const char *dflt,
             return allot_errorf(err, ALLOT_EINVAL,
                                 "default_qos: '%s' is not in the association's qos list '%s'", dflt,
                                 list);
+    }
+    return 0;
+}
+
+/* An account's coordinators: known users, each named once (as sacctmgr add coordinator
+ * insists on existing users). */
+static int coordinators_check(store_t *st, const char *list, struct allot_error *err)
+{
+    char tmp[ALLOT_TEXT_MAX];
+    if (model_copy_text(tmp, sizeof tmp, "coordinators", list, err) < 0)
+        return -1;
+    size_t l;
+    for (const char *p = list, *it; comma_next(&p, &it, &l);) {
+        char name[ALLOT_NAME_MAX];
+        if (l >= sizeof name)
+            return allot_errorf(err, ALLOT_EINVAL, "coordinators: name longer than %d characters",
+                                ALLOT_NAME_MAX - 1);
+        memcpy(name, it, l);
+        name[l] = '\0';
+        struct user u;
+        if (model_check_name("coordinators", name, 0, err) < 0)
+            return -1;
+        if (user_get(st, name, &u, err) < 0) {
+            if (err && err->code == ALLOT_ENOENT)
+                err->code = ALLOT_EINVAL; /* store.h: a missing referent is invalid input */
+            return allot_error_prefix(err, "coordinators");
+        }
+        /* A name seen earlier in the list: it + l is past this item. */
+        char probe[ALLOT_TEXT_MAX];
+        size_t before = (size_t)(it - list);
+        memcpy(probe, list, before);
+        probe[before] = '\0';
+        if (qos_list_has(probe, name))
+            return allot_errorf(err, ALLOT_EINVAL, "coordinators: '%s' is named twice", name);
     }
     return 0;
 }

@@ -46,7 +46,7 @@ test_expect_success 'show prints tables; -P is |-separated with a header; -n dro
 	grep "^Account  *Parent  *Shares" table &&
 	grep "^chem  *science  *100 " table &&
 	allot -P account show chem >p &&
-	printf "Account|Parent|Shares|Organization|Description\nchem|science|100||Chemistry dept\n" >expect &&
+	printf "Account|Parent|Shares|Organization|Description|Coordinators\nchem|science|100||Chemistry dept|\n" >expect &&
 	test_cmp expect p &&
 	allot -P -n assoc show account=chem >assocs &&
 	test $(wc -l <assocs) = 2 &&

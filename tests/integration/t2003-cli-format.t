@@ -67,7 +67,7 @@ test_expect_success 'Name%W: the column is W wide; a longer cell is cut with a +
 '
 test_expect_success '-p ends every line with |, -P does not, -n drops the header' '
 	allot -p account show chem >p &&
-	printf "Account|Parent|Shares|Organization|Description|\nchem|root|1||Chemistry department|\n" >expect &&
+	printf "Account|Parent|Shares|Organization|Description|Coordinators|\nchem|root|1||Chemistry department||\n" >expect &&
 	test_cmp expect p &&
 	allot -pn account show chem >pn && sed -n 2p expect >expect2 && test_cmp expect2 pn &&
 	allot -p -n balance format=Account >pb && grep -x "chem|" pb &&
