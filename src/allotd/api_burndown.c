@@ -10,7 +10,13 @@
  * commits in between (PostgreSQL hands out ids before commit): their counts and id sums are
  * compared, and a differing pair is read again.  Memory is the points, whatever the
  * ledger's length.  "balance" is the totals of the entries read, so the last point equals
- * it even under concurrent writes; the money invariant (store.h) makes it the stored one. */
+ * it even under concurrent writes; the money invariant (store.h) makes it the stored one.
+ *
+ * Times are the jobs', not the ledger's: an entry about a job run counts when the run did
+ * (a hold at the run's start, its debit, release or refund at its end, each never later
+ * than the entry itself), and the allocation's first credit, its grant, counts from its
+ * start.  So an allocation entered after its start, or charged late (history imported with
+ * backfill, a settle the agent reconciled), shows when its money was spent. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -39,6 +45,9 @@ struct seen {
 };
 
 struct fill {
+    store_t *st;
+    const struct allocation *a;
+    int granted; /* the allocation's first credit was seen */
     struct burndown *bd;
     struct seen seen;
     int64_t upto_id; /* the scan's last id */
@@ -63,6 +72,33 @@ static int on_scan(const struct ledger_entry *e, void *arg)
     return 0;
 }
 
+/* Move e->time_s to when its money moved (the file's comment); never later. */
+static int when(struct fill *f, struct ledger_entry *e, struct allot_error *err)
+{
+    int64_t t = e->time_s;
+    if (e->kind == LEDGER_CREDIT && !e->job_id && !f->granted) {
+        f->granted = 1;
+        t = f->a->start_s;
+    } else if (e->job_id && e->cluster[0]) {
+        struct job j;
+        struct allot_error je = {0};
+        if (store_job_get(f->st, e->cluster, e->job_id, e->run, &j, &je) < 0) {
+            if (je.code != ALLOT_ENOENT) { /* a scrubbed run keeps its entry's time */
+                if (err)
+                    *err = je;
+                return -1;
+            }
+        } else if (e->kind == LEDGER_HOLD) {
+            t = j.start_s > 0 ? j.start_s : t;
+        } else {
+            t = j.end_s > 0 ? j.end_s : t;
+        }
+    }
+    if (t < e->time_s)
+        e->time_s = t;
+    return 0;
+}
+
 static int on_fill(const struct ledger_entry *e, void *arg)
 {
     struct fill *f = arg;
@@ -73,7 +109,10 @@ static int on_fill(const struct ledger_entry *e, void *arg)
         return 1;
     }
     see(&f->seen, e);
-    if (burndown_add(f->bd, e, f->err) < 0) {
+    struct ledger_entry at = *e;
+    if (when(f, &at, f->err) < 0)
+        return -1;
+    if (burndown_add(f->bd, &at, f->err) < 0) {
         /* Stored entries whose totals leave int64: the bank's fault, not the request's. */
         if (f->err)
             f->err->code = ALLOT_EINTERNAL;
@@ -99,7 +138,7 @@ static int read_series(store_t *st, const struct allocation *a, int64_t now_s, i
             err->code = ALLOT_EINTERNAL; /* from <= to and n are checked: a bug */
         return -1;
     }
-    struct fill f = {&s->bd, {0}, scan.last_id, s->to_s, 0, a->id, err};
+    struct fill f = {st, a, 0, &s->bd, {0}, scan.last_id, s->to_s, 0, a->id, err};
     if (store_ledger_list(st, &lf, on_fill, &f, err) < 0)
         return -1;
     if (f.changed || f.seen.count != scan.count || f.seen.id_sum != scan.id_sum)

@@ -1,22 +1,27 @@
 #!/bin/bash
 # t1061-burndown.t - GET /v1/allocations/{id}/burndown: an allocation's granted / used / held
-# at N+1 instants from its start, checked against its ledger entry by entry and its last
-# point against GET /v1/balances; the series' end (now, the end, or a later entry), one
-# point for an allocation not yet started, zeros without entries, bad points= refused
-# naming the field, and who may read it exactly as GET /v1/allocations/{id}.
+# at N+1 instants from its start, checked against its ledger entry by entry (each at its
+# job's time, the grant at the start) and its last point against GET /v1/balances; the
+# series' end (now, the end, or a later entry), one point for an allocation not yet
+# started, zeros without entries, an allocation entered after the jobs it paid for ran
+# showing their history, bad points= refused naming the field, and who may read it exactly
+# as GET /v1/allocations/{id}.
 test_description='allocation burndown series'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
 test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
 
 # check_series ID FILE: FILE is ID's burndown; its points are the running totals of ID's
-# ledger (read here, summed by kind) at their instants, the first at "from", the last at
+# ledger (read here, summed by kind) at their instants, each entry at the time its money
+# moved: the first credit at the allocation's start, a job's hold at its start, its other
+# entries at its end, never later than the entry; the first point at "from", the last at
 # "to", times ascending, the last point equal to GET /v1/balances and to "balance", and
 # "alloc" equal to GET /v1/allocations/ID.  Prints the number of points.
 check_series() {
 	api GET "/v1/ledger?alloc=$1" >"$2.ledger" &&
 	api GET "/v1/balances" >"$2.balances" &&
 	api GET "/v1/allocations/$1" >"$2.alloc" &&
+	api GET "/v1/jobs?limit=100000" >"$2.jobs" &&
 	python3 - "$1" "$2" <<-\EOF
 	import json, sys, calendar, time
 	aid, f = int(sys.argv[1]), sys.argv[2]
@@ -25,6 +30,19 @@ check_series() {
 	bal = [b for b in json.load(open(f + ".balances"))["items"] if b["id"] == aid]
 	def t(s):
 	    return calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
+	jobs = {(j["cluster"], j["job_id"], j["run"]): j for j in json.load(open(f + ".jobs"))["items"]}
+	start = t(json.load(open(f + ".alloc"))["start"])
+	granted = False
+	for e in sorted(led, key=lambda e: e["id"]):
+	    w = t(e["time"])
+	    j = jobs.get((e["cluster"], e["job_id"], e["run"])) if e["job_id"] else None
+	    if e["kind"] == "credit" and not e["job_id"] and not granted:
+	        granted, w = True, min(w, start)
+	    elif j and e["kind"] == "hold" and j["start"]:
+	        w = min(w, t(j["start"]))
+	    elif j and e["kind"] != "hold" and j["end"]:
+	        w = min(w, t(j["end"]))
+	    e["when"] = w
 	sign = {"credit": (0, 1), "carryover": (0, 1), "adjustment": (0, 1), "expiry": (0, -1),
 	        "debit": (1, 1), "refund": (1, -1), "hold": (2, 1), "release": (2, -1)}
 	pts = d["points"]
@@ -36,7 +54,7 @@ check_series() {
 	for p in pts:
 	    s = [0, 0, 0]
 	    for e in led:
-	        if t(e["time"]) <= t(p["time"]):
+	        if e["when"] <= t(p["time"]):
 	            i, k = sign[e["kind"]]
 	            s[i] += k * e["amount_sumin"]
 	    want = [s[0], s[1], s[2], s[0] - s[1] - s[2]]
@@ -105,7 +123,7 @@ test_expect_success 'default: 51 points from the start to now, the ledger summed
 	after=$(date +%s) &&
 	test "$(check_series $id bd)" = 51 &&
 	test "$(json_get points.50.available_sumin <bd)" = 600 &&
-	test "$(json_get points.0.granted_sumin <bd)" = 0 &&
+	test "$(json_get points.0.granted_sumin <bd)" = 600 &&
 	python3 -c "
 import calendar, json, time
 d = json.load(open(\"bd\"))
@@ -140,8 +158,38 @@ test_expect_success 'ended: the series runs on to its newest entry, written afte
 	test "$(check_series $id bd)" = 5 &&
 	api GET "/v1/ledger?alloc=$id" >led &&
 	test "$(json_get to <bd)" = "$(json_get items.0.time <led)" &&
-	test "$(json_get points.3.granted_sumin <bd)" = 0 &&
+	test "$(json_get points.0.granted_sumin <bd)" = 120 &&
 	test "$(json_get points.4.granted_sumin <bd)" = 120
+'
+test_expect_success 'entered after the jobs it paid for ran: their history, before its entry' '
+	api POST /v1/accounts "{\"name\":\"late\"}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"late\",\"user\":\"bob\"}" &&
+	s0=$(date -u -d "-40 days" +%F) && e0=$(date -u -d "+40 days" +%F) &&
+	id=$(alloc_add late $s0 $e0 100h) &&
+	entered=$(date +%s) &&
+	j1s=$(date -u -d "-30 days" +%Y-%m-%dT%H:%M:%S) && j1e=$(date -u -d "-30 days +1 hour" +%Y-%m-%dT%H:%M:%S) &&
+	j2s=$(date -u -d "-10 days" +%Y-%m-%dT%H:%M:%S) && j2e=$(date -u -d "-10 days +2 hours" +%Y-%m-%dT%H:%M:%S) &&
+	api POST /v1/jobs/import "{\"cluster\":\"c1\",\"backfill\":true,
+		\"header\":\"JobIDRaw|State|User|Account|Partition|Start|End|Elapsed|AllocTRES\",
+		\"lines\":[\"901|COMPLETED|bob|late|std|$j1s|$j1e|01:00:00|cpu=2\",
+		\"902|COMPLETED|bob|late|std|$j2s|$j2e|02:00:00|cpu=3\"]}" >out &&
+	test "$(json_get imported <out)" = 2 &&
+	api GET "/v1/allocations/$id/burndown?points=80" >bd &&
+	test "$(check_series $id bd)" = 81 &&
+	api GET "/v1/ledger?alloc=$id" >led &&
+	python3 - $entered <<-\EOF
+	import calendar, json, sys, time
+	entered = int(sys.argv[1])
+	t = lambda s: calendar.timegm(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
+	led = json.load(open("led"))["items"]
+	assert all(t(e["time"]) >= entered - 5 for e in led), led
+	pts = json.load(open("bd"))["points"]
+	before = [p for p in pts if t(p["time"]) < entered - 5]
+	assert len(before) > 40, len(before)
+	assert all(p["granted_sumin"] == 6000 for p in pts), pts[0]
+	steps = sorted({p["used_sumin"] for p in before})
+	assert steps == [0, 120, 480], steps
+	EOF
 '
 test_expect_success 'no entries: zeros, up to now' '
 	id=$(alloc_add empty 2020-01-01 2100-01-01) &&

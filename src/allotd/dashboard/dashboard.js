@@ -479,8 +479,8 @@
       }))
       .filter((p) => Number.isFinite(p.t) && Number.isFinite(p.g) && Number.isFinite(p.u))
       .sort((a, b) => a.t - b.t);
-    // Nothing to draw before the first ledger entry: an allocation entered after its start
-    // would otherwise show a grant of 0 until the day it was entered.
+    // Nothing to draw before the first point with money in it (allotd counts the grant from
+    // the start and job entries at the jobs' times, so this trims only empty leading points).
     const first = pts.findIndex((p) => p.g !== 0 || p.u !== 0 || p.h !== 0);
     if (first > 0)
       pts.splice(0, first);
