@@ -10,6 +10,9 @@
 # pg_stop [-m MODE]  stop (fast by default; "-m immediate" is a crash: no checkpoint).
 # pg_restart [-m MODE]  stop then start on the same port and data.
 # pg_psql SQL...     run SQL in the test database (psql -tA, stops on error).
+# pg_standby_start DIR NAME  a streaming standby of the server pg_start started last, in
+#                    DIR/data (pg_basebackup -R), application_name NAME; then PG_DIR,
+#                    PG_PORT and ALLOT_TEST_PG name the standby (save the primary's first).
 # allot_storage_conf FILE  append the storage lines of allot.conf for ALLOT_TEST_BACKEND
 #                    (sqlite: a file in the test dir; pg: ALLOT_TEST_PG, starting the
 #                    server when needed).  For allotd_start to call (tests/sharness.d/10-*).
@@ -93,6 +96,24 @@ pg_stop() {
 
 pg_restart() {
     pg_stop "$@" && pg_start "$PG_DIR"
+}
+
+pg_standby_start() {
+    local dir=$1 name=$2 primary=$PG_PORT
+    mkdir -p "$dir" || return 1
+    dir=$(cd "$dir" && pwd)
+    pg_open_path "$dir"
+    [ "$(id -u)" -ne 0 ] || chown postgres: "$dir" || return 1
+    pg_as "$PG_BINDIR/pg_basebackup" -h 127.0.0.1 -p "$primary" -U postgres -D "$dir/data" \
+        -R -X stream -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log"; return 1; }
+    # The copy has the primary's settings: its own socket directory; and a primary_conninfo
+    # naming it NAME, which synchronous_standby_names refers to, after the one -R wrote in
+    # postgresql.auto.conf (the last line wins).
+    echo "unix_socket_directories = '$dir'" >>"$dir/data/postgresql.conf" &&
+        echo "primary_conninfo = 'host=127.0.0.1 port=$primary user=postgres" \
+            "application_name=$name'" >>"$dir/data/postgresql.auto.conf" || return 1
+    PG_PORT=$(find_free_port) || return 1
+    pg_start "$dir"
 }
 
 pg_psql() {
