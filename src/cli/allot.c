@@ -41,6 +41,7 @@ static const struct cli_command *const commands[] = {
     &cmd_usage,     &cmd_priority, &cmd_policy,  &cmd_command, &cmd_agent, &cmd_sync,
     &cmd_dashboard, &cmd_import,   &cmd_export,  &cmd_report, /* cmd_report.c */
     &cmd_forecast,                                            /* cmd_forecast.c */
+    &cmd_whatif,                                              /* cmd_whatif.c */
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -227,6 +227,16 @@ extern const struct cli_command cmd_cluster, cmd_account, cmd_user, cmd_assoc, c
  * run function (argv after "sacct") and its help text, for the `import` noun
  * (cmd_slurm_io.c). */
 int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error *err);
+/* A `sacct -P` listing read whole (cmd_import_sacct.c), for import sacct and whatif. */
+struct cli_listing {
+    const char *p; /* the text */
+    size_t len;
+    void *map; /* mmap'd file, or NULL (p malloc'd) */
+    size_t map_len;
+};
+/* Read the regular file path into *l (mapped); EIO naming path.  Free with cli_listing_free. */
+int cli_listing_read(const char *path, struct cli_listing *l, struct allot_error *err);
+void cli_listing_free(struct cli_listing *l);
 #define IMPORT_SACCT_HELP                                                                          \
     "usage: allot import sacct FILE [cluster=C] [backfill=yes]\n"                                  \
     "       allot import sacct start=DATE end=DATE [cluster=C] [backfill=yes]\n"                   \
@@ -255,6 +265,8 @@ int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error 
 extern const struct cli_command cmd_report;
 /* cmd_forecast.c: `allot forecast` (doc/forecast.md) */
 extern const struct cli_command cmd_forecast;
+/* cmd_whatif.c: `allot whatif` (doc/whatif.md) */
+extern const struct cli_command cmd_whatif;
 /* cmd_share.c (doc/design.md §6) */
 extern const struct cli_command cmd_share, cmd_tree, cmd_usage, cmd_priority;
 /* cmd_policy.c, cmd_command.c, cmd_agent.c (doc/design.md §5) */

@@ -36,14 +36,7 @@
                           estimate counts 2 bytes a character */
 #define SACCT_FINAL_STATES "CA,CD,DL,F,NF,OOM,PR,TO,BF"
 
-struct listing {
-    const char *p; /* the text */
-    size_t len;
-    void *map; /* mmap'd file, or NULL (p malloc'd) */
-    size_t map_len;
-};
-
-static void listing_free(struct listing *l)
+void cli_listing_free(struct cli_listing *l)
 {
     if (l->map)
         munmap(l->map, l->map_len);
@@ -51,7 +44,7 @@ static void listing_free(struct listing *l)
         free((void *)l->p);
 }
 
-static int read_file(const char *path, struct listing *l, struct allot_error *err)
+int cli_listing_read(const char *path, struct cli_listing *l, struct allot_error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -79,7 +72,7 @@ static int read_file(const char *path, struct listing *l, struct allot_error *er
 }
 
 /* sacct on this host for jobs that ended in [start, end) (UTC), header included. */
-static int run_sacct(const char *cluster, int64_t start, int64_t end, struct listing *l,
+static int run_sacct(const char *cluster, int64_t start, int64_t end, struct cli_listing *l,
                      struct allot_error *err)
 {
     const char *sacct = getenv("ALLOT_SACCT");
@@ -144,7 +137,7 @@ static int send_batch(struct cli *cli, const char *cluster, int backfill, const 
 }
 
 /* Check every row; *jobs = rows that are jobs, *header_line = its line number. */
-static int check_all(const struct listing *l, const char *name, struct slt_sacct_header *h,
+static int check_all(const struct cli_listing *l, const char *name, struct slt_sacct_header *h,
                      struct slt_span *header, size_t *header_line, int64_t *jobs,
                      struct allot_error *err)
 {
@@ -184,7 +177,7 @@ static int check_all(const struct listing *l, const char *name, struct slt_sacct
     return 0;
 }
 
-static int import_listing(struct cli *cli, const struct listing *l, const char *name,
+static int import_listing(struct cli *cli, const struct cli_listing *l, const char *name,
                           const char *cluster, int backfill, struct allot_error *err)
 {
     struct slt_sacct_header h;
@@ -269,7 +262,7 @@ int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error 
     struct kvlist kvs;
     int64_t start = 0, end = 0;
     char cluster[128];
-    struct listing l = {0};
+    struct cli_listing l = {0};
     if (args_split(argc, argv, pos, 1, &npos, &kvs, err) < 0)
         return -1;
     const char *file = npos ? pos[0] : args_get(&kvs, "file");
@@ -290,9 +283,9 @@ int cli_import_sacct(struct cli *cli, int argc, char **argv, struct allot_error 
         snprintf(cluster, sizeof cluster, "%s", cl);
     else if (cli_default_cluster(cli, cluster, sizeof cluster, err) < 0)
         return -1;
-    if (file ? read_file(file, &l, err) < 0 : run_sacct(cluster, start, end, &l, err) < 0)
+    if (file ? cli_listing_read(file, &l, err) < 0 : run_sacct(cluster, start, end, &l, err) < 0)
         return -1;
     rc = import_listing(cli, &l, file ? file : "sacct", cluster, backfill, err);
-    listing_free(&l);
+    cli_listing_free(&l);
     return rc;
 }

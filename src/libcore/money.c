@@ -194,3 +194,9 @@ int money_hold_sumin(int64_t billing_micro, int64_t time_limit_s, int64_t *out,
 {
     return charge("hold", billing_micro, time_limit_s, out, err);
 }
+
+int money_state_free(const char *slurm_state)
+{
+    return strncmp(slurm_state, "NODE_FAIL", 9) == 0 &&
+           (slurm_state[9] == '\0' || slurm_state[9] == ' ');
+}

@@ -58,4 +58,9 @@ int money_charge_sumin(int64_t billing_micro, int64_t elapsed_s, int64_t *out,
 int money_hold_sumin(int64_t billing_micro, int64_t time_limit_s, int64_t *out,
                      struct allot_error *err);
 
+/* 1 when a run that ended in Slurm state slurm_state costs nothing (doc/design.md §3.3:
+ * NODE_FAIL, alone or followed by " by ..."), else 0.  The settle and the what-if replay
+ * both ask here. */
+int money_state_free(const char *slurm_state);
+
 #endif

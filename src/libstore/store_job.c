@@ -562,7 +562,7 @@ void store_hold_denial(const struct hold_req *req, const struct hold_result *res
 
 int store_is_node_fail(const char *state)
 {
-    return strncmp(state, "NODE_FAIL", 9) == 0 && (state[9] == '\0' || state[9] == ' ');
+    return money_state_free(state);
 }
 
 int store_settle_validate(const struct settle_req *r, struct allot_error *err)
