@@ -152,13 +152,3 @@ int tokens_find(struct tokens *t, const char *hex, int64_t now_s, struct token_g
     explicit_bzero(key, sizeof(key));
     return found;
 }
-
-int tokens_live(struct tokens *t, int64_t now_s)
-{
-    int n = 0;
-    pthread_mutex_lock(&t->lock);
-    for (int i = 0; i < TOKENS_MAX; i++)
-        n += live(&t->slot[i], now_s);
-    pthread_mutex_unlock(&t->lock);
-    return n;
-}

@@ -46,7 +46,5 @@ int tokens_add(struct tokens *t, const struct token_grant *g, int64_t now_s, cha
 /* The grant of the token whose hex text is hex, if it is live at now_s: 1 with *out set;
  * 0 when unknown, malformed or expired. */
 int tokens_find(struct tokens *t, const char *hex, int64_t now_s, struct token_grant *out);
-/* Live tokens at now_s (for /metrics and tests). */
-int tokens_live(struct tokens *t, int64_t now_s);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* sacctmgr.c - sacctmgr -P row splitting and typed getters (see sacctmgr.h). */
+/* sacctmgr.c - sacctmgr -P row splitting and column lookup (see sacctmgr.h). */
 #include "libslurmtext/sacctmgr.h"
 
 #include <string.h>
@@ -49,49 +49,6 @@ bool slt_mgr_get(const struct slt_mgr_row *row, const char *col, struct slt_span
             *out = row->v[i];
             return true;
         }
-    }
-    return false;
-}
-
-int slt_mgr_get_int(const struct slt_mgr_row *row, const char *col, bool *has, int64_t *out,
-                    struct allot_error *err)
-{
-    struct slt_span v;
-    uint64_t x;
-    if (!slt_mgr_get(row, col, &v))
-        return allot_errorf(err, ALLOT_EINVAL, "%s: no such column", col);
-    if (v.n == 0) {
-        *has = false;
-        return 0;
-    }
-    if (slt_uint(v.p, v.n, INT64_MAX, &x) < 0)
-        return slt_field_error(err, col, "invalid number", v);
-    *has = true;
-    *out = (int64_t)x;
-    return 0;
-}
-
-int slt_mgr_get_duration(const struct slt_mgr_row *row, const char *col, struct slt_duration *out,
-                         struct allot_error *err)
-{
-    struct slt_span v;
-    if (!slt_mgr_get(row, col, &v))
-        return allot_errorf(err, ALLOT_EINVAL, "%s: no such column", col);
-    return slt_duration_parse(v.p, v.n, col, out, err);
-}
-
-bool slt_mgr_has_flag(const struct slt_mgr_row *row, const char *col, const char *flag)
-{
-    struct slt_span v;
-    if (!slt_mgr_get(row, col, &v))
-        return false;
-    const char *p = v.p, *end = v.p + v.n;
-    while (p < end) {
-        const char *c = memchr(p, ',', (size_t)(end - p));
-        struct slt_span item = {p, c ? (size_t)(c - p) : (size_t)(end - p)};
-        if (slt_eq_nocase(item, flag))
-            return true;
-        p = c ? c + 1 : end;
     }
     return false;
 }

@@ -2,10 +2,9 @@
 /* sacctmgr.h - rows of `sacctmgr -P -n show assoc|qos format=...`.
  *
  * Design: sacctmgr's columns are many and site-chosen, so a row is kept as spans addressed by
- * column name (the format list the caller passed), with typed getters that apply Slurm's
- * conventions: empty = no limit set, counts are integers, MaxWall/GrpWall are durations,
- * *TRES* columns are TRES lists, Flags are comma lists.  No allocation; spans borrow from the
- * line.
+ * column name (the format list the caller passed); the caller reads a span with the parser
+ * of its kind (slt_duration_parse, slt_tres_field_parse, ...), where empty means no limit
+ * set.  No allocation; spans borrow from the line.
  * Thread rule: pure; reentrant.
  */
 #ifndef ALLOT_LIBSLURMTEXT_SACCTMGR_H
@@ -16,7 +15,6 @@
 #include <stdint.h>
 
 #include "allot/error.h"
-#include "libslurmtext/duration.h"
 #include "libslurmtext/field.h"
 
 #define SLT_MGR_COLS_MAX 64
@@ -43,18 +41,5 @@ int slt_mgr_row_parse(const struct slt_mgr_format *fmt, struct slt_span line,
 
 /* The value of column `col` (case-insensitive); false if the format has no such column. */
 bool slt_mgr_get(const struct slt_mgr_row *row, const char *col, struct slt_span *out);
-
-/* Integer column: *has = false when empty (no limit), else the value (0..INT64_MAX).
- * Errors: EINVAL (missing column or bad number); outputs untouched. */
-int slt_mgr_get_int(const struct slt_mgr_row *row, const char *col, bool *has, int64_t *out,
-                    struct allot_error *err);
-
-/* Duration column (MaxWall, GrpWall, ...).  Errors: EINVAL; out untouched. */
-int slt_mgr_get_duration(const struct slt_mgr_row *row, const char *col, struct slt_duration *out,
-                         struct allot_error *err);
-
-/* Is `flag` in the comma list of column col (QOS Flags "DenyOnLimit,NoDecay")?  Case
- * insensitive; false for a missing column. */
-bool slt_mgr_has_flag(const struct slt_mgr_row *row, const char *col, const char *flag);
 
 #endif

@@ -108,16 +108,6 @@ int slt_dump_line_parse(struct slt_span line, struct slt_dump_record *out, struc
     return 1;
 }
 
-bool slt_dump_get(const struct slt_dump_record *r, const char *key, struct slt_span *out)
-{
-    for (size_t i = 0; i < r->n; i++)
-        if (slt_eq_nocase(r->opt[i].key, key)) {
-            *out = r->opt[i].value;
-            return true;
-        }
-    return false;
-}
-
 void slt_dump_cursor_init(struct slt_dump_cursor *c, const char *buf, size_t len)
 {
     *c = (struct slt_dump_cursor){.buf = buf, .len = len};

@@ -48,9 +48,6 @@ struct slt_dump_record {
  * SLT_DUMP_OPTS_MAX options); out untouched then. */
 int slt_dump_line_parse(struct slt_span line, struct slt_dump_record *out, struct allot_error *err);
 
-/* The value of option key (case-insensitive); false when the record has none. */
-bool slt_dump_get(const struct slt_dump_record *r, const char *key, struct slt_span *out);
-
 /* "Cluster", "Parent", "Account", "User". */
 const char *slt_dump_kind_name(enum slt_dump_kind k);
 

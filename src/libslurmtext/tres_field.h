@@ -16,7 +16,9 @@
 #define SLT_TRES_TEXT_MAX 2048
 
 /* Parse v into *out; *has = false (and out->n = 0) for an empty field.  Errors: EINVAL /
- * ETOOBIG prefixed with field; outputs untouched. */
+ * ETOOBIG prefixed with field; outputs untouched.  The module's tested contract: a TRES
+ * column of real sacct and sacctmgr output (the acct, acct_recorded and sacctmgr tests) reads
+ * as libcore reads TRES; bench/forecast_replay.c reads AllocTRES with it. */
 int slt_tres_field_parse(struct slt_span v, const char *field, bool *has, struct tres_list *out,
                          struct allot_error *err);
 

@@ -885,7 +885,9 @@ struct store_dump_progress {
     void (*fn)(void *arg, int64_t done, int64_t total);
     void *arg;
 };
-/* Name of the i-th table a dump holds (dependency order), NULL past the last. */
+/* Name of the i-th table a dump holds (dependency order), NULL past the last.  With the next
+ * one, the dump's tested contract: store_dump's test checks that every table of the schema
+ * is either dumped or derived, so a new table cannot be left out of a dump unnoticed. */
 const char *store_dump_table(int i);
 /* Name of the i-th table a dump leaves out because import rebuilds it from the tables it
  * holds (SQLite's ledger_alloc_index and its mark, schema 0016), NULL past the last. */

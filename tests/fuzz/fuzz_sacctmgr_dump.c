@@ -42,8 +42,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if ((r.kind == SLT_DUMP_ACCOUNT || r.kind == SLT_DUMP_USER) && parent.n == 0)
             abort();
-        struct slt_span v;
-        (void)slt_dump_get(&r, "Fairshare", &v);
     }
     if (rc < 0 && memcmp(&r, &sentinel, sizeof r) != 0)
         abort();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* sacctmgr.c - real 'sacctmgr -P -n show assoc|qos format=...' output from the test
- * cluster: limits read as typed values, empty = no limit, flags as lists.  The same checks
- * run on Slurm 22.05.8's and 24.11.5's output (tests/lib/record-slurm-samples.t makes the
+ * cluster: each column by name, empty = no limit, durations and TRES lists readable.  The same
+ * checks run on Slurm 22.05.8's and 24.11.5's output (tests/lib/record-slurm-samples.t makes the
  * same associations and QOS on both). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,9 +13,19 @@
 
 #include <cmocka.h>
 
+#include "libslurmtext/duration.h"
 #include "libslurmtext/sacctmgr.h"
 #include "libslurmtext/tres_field.h"
 #include "data.h"
+
+/* The span of column col of r (which must have it). */
+static struct slt_span col(const struct slt_mgr_row *r, const char *name)
+{
+    struct slt_span v;
+    if (!slt_mgr_get(r, name, &v))
+        fail_msg("no column %s", name);
+    return v;
+}
 
 static void test_assoc(void **state)
 {
@@ -34,28 +44,22 @@ static void test_assoc(void **state)
         if (slt_mgr_row_parse(&fmt, line, &r, &err) != 0)
             fail_msg("%s", err.msg);
         rows++;
-        struct slt_span user, grp;
-        assert_true(slt_mgr_get(&r, "user", &user));
-        assert_true(slt_mgr_get(&r, "GrpTRES", &grp));
-        bool has;
-        int64_t v = -1;
-        assert_int_equal(slt_mgr_get_int(&r, "Share", &has, &v, NULL), 0);
-        assert_true(has);
-        assert_int_equal(v, 1);
+        struct slt_span user, grp = col(&r, "GrpTRES"), wall_text = col(&r, "MaxWall");
+        assert_true(slt_mgr_get(&r, "user", &user)); /* names are case-insensitive */
+        assert_true(slt_eq(col(&r, "Share"), "1"));
         struct slt_duration wall;
-        assert_int_equal(slt_mgr_get_duration(&r, "MaxWall", &wall, NULL), 0);
+        assert_int_equal(slt_duration_parse(wall_text.p, wall_text.n, "MaxWall", &wall, NULL), 0);
         if (grp.n > 0) {
             struct tres_list tl;
+            bool has;
             assert_int_equal(slt_tres_field_parse(grp, "GrpTRES", &has, &tl, NULL), 0);
             assert_int_equal(tres_get(&tl, "cpu"), 8);
             assert_int_equal(tres_get(&tl, "mem"), 16000);
-            assert_int_equal(slt_mgr_get_int(&r, "MaxJobs", &has, &v, NULL), 0);
-            assert_int_equal(v, 5);
+            assert_true(slt_eq(col(&r, "MaxJobs"), "5"));
             assert_int_equal(wall.ms, 12 * 3600000LL);
             seen_limits = 1;
         } else {
-            assert_int_equal(slt_mgr_get_int(&r, "MaxJobs", &has, &v, NULL), 0);
-            assert_false(has); /* empty: no limit, not zero */
+            assert_true(slt_eq(col(&r, "MaxJobs"), "")); /* empty: no limit, not zero */
             assert_int_equal(wall.kind, SLT_DUR_NONE);
         }
     }
@@ -78,22 +82,17 @@ static void test_qos(void **state)
     struct slt_mgr_row r;
     assert_true(slt_next_line(text, len, &pos, &line));
     assert_int_equal(slt_mgr_row_parse(&fmt, line, &r, NULL), 0);
-    assert_true(slt_mgr_has_flag(&r, "Flags", "DenyOnLimit"));
-    assert_true(slt_mgr_has_flag(&r, "flags", "nodecay"));
-    assert_false(slt_mgr_has_flag(&r, "Flags", "OverPartQOS"));
+    assert_true(slt_eq(col(&r, "flags"), "DenyOnLimit,NoDecay"));
+    struct slt_span wall_text = col(&r, "MaxWall");
     struct slt_duration wall;
-    assert_int_equal(slt_mgr_get_duration(&r, "MaxWall", &wall, NULL), 0);
+    assert_int_equal(slt_duration_parse(wall_text.p, wall_text.n, "MaxWall", &wall, NULL), 0);
     assert_int_equal(wall.ms, 2 * 86400000LL);
     assert_true(slt_next_line(text, len, &pos, &line));
     assert_int_equal(slt_mgr_row_parse(&fmt, line, &r, NULL), 0);
-    bool has;
-    int64_t prio = 0;
-    assert_int_equal(slt_mgr_get_int(&r, "Priority", &has, &prio, NULL), 0);
-    assert_int_equal(prio, 10);
-    struct allot_error err = {0};
-    assert_int_equal(slt_mgr_get_int(&r, "UsageFactor", &has, &prio, &err), -1);
-    assert_non_null(strstr(err.msg, "UsageFactor"));
-    assert_int_equal(slt_mgr_get_int(&r, "Nope", &has, &prio, &err), -1);
+    assert_true(slt_eq(col(&r, "Priority"), "10"));
+    assert_true(slt_eq(col(&r, "UsageFactor"), "0.500000"));
+    struct slt_span v;
+    assert_false(slt_mgr_get(&r, "Nope", &v));
     free(text);
 }
 

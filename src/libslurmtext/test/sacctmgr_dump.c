@@ -25,6 +25,17 @@ assert_span(struct slt_span s, const char *want)
         fail_msg("'%.*s' != '%s'", (int)s.n, s.p, want);
 }
 
+/* The value of r's option key, by any case of its name, as a reader of the dump finds it. */
+static bool opt_get(const struct slt_dump_record *r, const char *key, struct slt_span *out)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (slt_eq_nocase(r->opt[i].key, key)) {
+            *out = r->opt[i].value;
+            return true;
+        }
+    return false;
+}
+
 static void test_real_dump(void **state)
 {
     size_t len;
@@ -41,30 +52,30 @@ static void test_real_dump(void **state)
         if (r.kind == SLT_DUMP_CLUSTER) {
             assert_int_equal(line, 13); /* after the 12 comment lines */
             assert_span(r.name, "test");
-            assert_true(slt_dump_get(&r, "qos", &v));
+            assert_true(opt_get(&r, "qos", &v));
             assert_span(v, "high,long,low,normal");
-            assert_true(slt_dump_get(&r, "DefaultQOS", &v));
+            assert_true(opt_get(&r, "DefaultQOS", &v));
             assert_span(v, "normal");
         }
         if (r.kind == SLT_DUMP_ACCOUNT && slt_eq(r.name, "d1")) {
             assert_span(parent, "root");
-            assert_true(slt_dump_get(&r, "Description", &v));
+            assert_true(opt_get(&r, "Description", &v));
             assert_span(v, "division 1 of science"); /* stored lowercased by Slurm */
-            assert_true(slt_dump_get(&r, "GrpTRES", &v));
+            assert_true(opt_get(&r, "GrpTRES", &v));
             assert_span(v, "cpu=100,mem=64G");
         }
         if (r.kind == SLT_DUMP_ACCOUNT && slt_eq(r.name, "d1g3")) {
-            assert_true(slt_dump_get(&r, "Fairshare", &v));
+            assert_true(opt_get(&r, "Fairshare", &v));
             assert_span(v, "2147483647"); /* Fairshare=parent */
         }
         if (r.kind == SLT_DUMP_USER && slt_eq(r.name, "u091")) {
             assert_span(parent, "d1g1p1");
             assert_int_equal(line, 34);
-            assert_true(slt_dump_get(&r, "QOS", &v));
+            assert_true(opt_get(&r, "QOS", &v));
             assert_span(v, "+low");
-            assert_true(slt_dump_get(&r, "GrpTRESMins", &v));
+            assert_true(opt_get(&r, "GrpTRESMins", &v));
             assert_span(v, "cpu=91000,mem=455000M");
-            assert_true(slt_dump_get(&r, "GrpWall", &v));
+            assert_true(opt_get(&r, "GrpWall", &v));
             assert_span(v, "691");
         }
     }
@@ -100,13 +111,13 @@ static void test_recorded_dump(void **state)
             seen |= 1;
         }
         if (r.kind == SLT_DUMP_USER && slt_eq(r.name, "root") && slt_eq(parent, "acct1")) {
-            assert_true(slt_dump_get(&r, "GrpTRES", &v));
+            assert_true(opt_get(&r, "GrpTRES", &v));
             assert_span(v, "cpu=8,mem=16000M");
-            assert_true(slt_dump_get(&r, "GrpTRESMins", &v));
+            assert_true(opt_get(&r, "GrpTRESMins", &v));
             assert_span(v, "cpu=6000");
-            assert_true(slt_dump_get(&r, "MaxJobs", &v));
+            assert_true(opt_get(&r, "MaxJobs", &v));
             assert_span(v, "5");
-            assert_true(slt_dump_get(&r, "MaxWallDurationPerJob", &v));
+            assert_true(opt_get(&r, "MaxWallDurationPerJob", &v));
             assert_span(v, "720");
             seen |= 2;
         }
@@ -129,14 +140,13 @@ static void test_line(void **state)
         slt_dump_line_parse(S("Account - 'a':Description='x: y':MaxJobs=4 "), &r, NULL), 1);
     assert_int_equal(r.kind, SLT_DUMP_ACCOUNT);
     assert_int_equal(r.n, 2);
-    assert_true(slt_dump_get(&r, "description", &v));
-    assert_span(v, "x: y"); /* a quoted value keeps its ':' */
-    assert_true(slt_dump_get(&r, "MAXJOBS", &v));
-    assert_span(v, "4");
-    assert_false(slt_dump_get(&r, "GrpJobs", &v));
+    assert_span(r.opt[0].key, "Description"); /* keys as written, in order */
+    assert_span(r.opt[0].value, "x: y");      /* a quoted value keeps its ':' */
+    assert_span(r.opt[1].key, "MaxJobs");
+    assert_span(r.opt[1].value, "4");
     assert_int_equal(slt_dump_line_parse(S("User - \"bob\":QOS=\"a,b\":Fairshare="), &r, NULL), 1);
     assert_span(r.name, "bob");
-    assert_true(slt_dump_get(&r, "Fairshare", &v));
+    assert_true(opt_get(&r, "Fairshare", &v));
     assert_int_equal(v.n, 0);
     assert_int_equal(slt_dump_line_parse(S("Parent - 'root'"), &r, NULL), 1);
     assert_int_equal(r.kind, SLT_DUMP_PARENT);
