@@ -37,22 +37,10 @@ static void fx_sql(struct fx *f, const char *sql)
 
 static struct hold_req hold(int64_t job_id, int64_t amount)
 {
-    struct hold_req r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.cluster, sizeof r.cluster, "c1");
-    r.job_id = job_id;
-    snprintf(r.user, sizeof r.user, "alice");
-    snprintf(r.account, sizeof r.account, "chem");
+    struct hold_req r = fx_hold_req(job_id, amount, T0 + 200, 3600);
     snprintf(r.partition, sizeof r.partition, "batch");
-    snprintf(r.resource, sizeof r.resource, "cpu");
     r.submit_s = T0 + 100;
-    r.start_s = T0 + 200;
-    r.time_limit_s = 3600;
-    r.billing_micro = 1000000;
-    r.amount_sumin = amount;
     snprintf(r.alloc_tres, sizeof r.alloc_tres, "cpu=1");
-    snprintf(r.actor, sizeof r.actor, "slurm");
-    r.now_s = T0 + 200;
     return r;
 }
 

@@ -14,44 +14,20 @@
 
 static struct hold_req hold_req(int64_t job_id, int32_t run, int64_t amount)
 {
-    struct hold_req r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.cluster, sizeof r.cluster, "c1");
-    r.job_id = job_id;
+    struct hold_req r = fx_hold_req(job_id, amount, T0 + 200, 3600);
     r.run = run;
-    snprintf(r.user, sizeof r.user, "alice");
-    snprintf(r.account, sizeof r.account, "chem");
-    snprintf(r.partition, sizeof r.partition, "cpu");
     snprintf(r.qos, sizeof r.qos, "normal");
-    snprintf(r.resource, sizeof r.resource, "cpu");
     r.submit_s = T0 + 100;
-    r.start_s = T0 + 200;
-    r.time_limit_s = 3600;
-    r.billing_micro = 1000000;
-    r.amount_sumin = amount;
     snprintf(r.req_tres, sizeof r.req_tres, "cpu=1,mem=1G,node=1");
     snprintf(r.alloc_tres, sizeof r.alloc_tres, "cpu=1,mem=1G,node=1");
-    snprintf(r.actor, sizeof r.actor, "slurm");
-    r.now_s = T0 + 200;
     return r;
 }
 
 static struct settle_req settle_req(int64_t job_id, int32_t run, int64_t elapsed_s,
                                     const char *state)
 {
-    struct settle_req r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.cluster, sizeof r.cluster, "c1");
-    r.job_id = job_id;
+    struct settle_req r = fx_settle_req(job_id, T0 + 200, elapsed_s, state, "epilog");
     r.run = run;
-    r.start_s = T0 + 200;
-    r.end_s = T0 + 200 + elapsed_s;
-    r.elapsed_s = elapsed_s;
-    snprintf(r.slurm_state, sizeof r.slurm_state, "%s", state);
-    r.charge_sumin = -1;
-    snprintf(r.settle_source, sizeof r.settle_source, "epilog");
-    snprintf(r.actor, sizeof r.actor, "slurm");
-    r.now_s = T0 + 200 + elapsed_s;
     return r;
 }
 

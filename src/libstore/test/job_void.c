@@ -28,22 +28,12 @@ static struct void_req void_req(int64_t job_id)
 
 static struct settle_req sacct_settle(int64_t job_id)
 {
-    struct settle_req s;
-    memset(&s, 0, sizeof s);
-    snprintf(s.cluster, sizeof s.cluster, "c1");
-    s.job_id = job_id;
-    s.start_s = T0 + 200;
-    s.end_s = T0 + 202;
-    s.elapsed_s = 2;
-    snprintf(s.slurm_state, sizeof s.slurm_state, "CANCELLED");
-    s.charge_sumin = -1;
-    snprintf(s.settle_source, sizeof s.settle_source, "sacct");
+    struct settle_req s = fx_settle_req(job_id, T0 + 200, 2, "CANCELLED", "sacct");
     snprintf(s.user, sizeof s.user, "alice");
     snprintf(s.account, sizeof s.account, "chem");
     snprintf(s.partition, sizeof s.partition, "cpu");
     snprintf(s.resource, sizeof s.resource, "cpu");
     s.billing_micro = 1000000;
-    snprintf(s.actor, sizeof s.actor, "slurm");
     s.now_s = T0 + 400;
     return s;
 }
@@ -91,20 +81,7 @@ static void test_void_held_run_released(void **state)
     struct fx *f = *state;
     fx_add_account(f, "chem", "root");
     int64_t id = fx_add_alloc(f, "chem", "cpu", "", T0, T0 + 30 * DAY, 600);
-    struct hold_req h;
-    memset(&h, 0, sizeof h);
-    snprintf(h.cluster, sizeof h.cluster, "c1");
-    h.job_id = 51;
-    snprintf(h.user, sizeof h.user, "alice");
-    snprintf(h.account, sizeof h.account, "chem");
-    snprintf(h.partition, sizeof h.partition, "cpu");
-    snprintf(h.resource, sizeof h.resource, "cpu");
-    h.start_s = T0 + 200;
-    h.time_limit_s = 600;
-    h.billing_micro = 1000000;
-    h.amount_sumin = 10;
-    snprintf(h.actor, sizeof h.actor, "slurm");
-    h.now_s = T0 + 200;
+    struct hold_req h = fx_hold_req(51, 10, T0 + 200, 600);
     struct hold_result hr;
     TX(f, store_hold(f->st, &h, &hr, &f->err));
     /* The hold's answer never reached the plugin, which cancelled the job. */

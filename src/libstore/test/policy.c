@@ -138,36 +138,12 @@ static void test_settle_sees_policy(void **state)
     int64_t alloc;
     int64_t id = setup(f, "month", &alloc);
     assert_int_equal(roll(f, id, T_JUL15, NULL).credit_sumin, 1000);
-    struct hold_req h;
-    memset(&h, 0, sizeof h);
-    snprintf(h.cluster, sizeof h.cluster, "c1");
-    h.job_id = 7;
-    snprintf(h.user, sizeof h.user, "alice");
-    snprintf(h.account, sizeof h.account, "chem");
-    snprintf(h.partition, sizeof h.partition, "cpu");
-    snprintf(h.resource, sizeof h.resource, "cpu");
-    h.start_s = T_JUL15 + 60;
-    h.time_limit_s = 600;
-    h.billing_micro = 1000000;
-    h.amount_sumin = 10;
-    snprintf(h.actor, sizeof h.actor, "slurm");
-    h.now_s = T_JUL15 + 60;
+    struct hold_req h = fx_hold_req(7, 10, T_JUL15 + 60, 600);
     struct hold_result hr;
     TX(f, store_hold(f->st, &h, &hr, &f->err));
     assert_false(hr.refused);
     assert_int_equal(hr.alloc.id, alloc);
-    struct settle_req r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.cluster, sizeof r.cluster, "c1");
-    r.job_id = 7;
-    r.start_s = T_JUL15 + 60;
-    r.end_s = T_JUL15 + 120;
-    r.elapsed_s = 60;
-    snprintf(r.slurm_state, sizeof r.slurm_state, "COMPLETED");
-    r.charge_sumin = -1;
-    snprintf(r.settle_source, sizeof r.settle_source, "test");
-    snprintf(r.actor, sizeof r.actor, "slurm");
-    r.now_s = T_JUL15 + 120;
+    struct settle_req r = fx_settle_req(7, T_JUL15 + 60, 60, "COMPLETED", "test");
     struct settle_result res;
     struct store_job_op one = {.settle = &r, .settle_res = &res};
     fx_job_batch_all(f, &one, 1); /* a batch of one, as allotd's writer sends a lone settle */
@@ -289,20 +265,7 @@ static const char *comment_of(struct fx *f, int64_t alloc, enum ledger_kind kind
 /* Job 2 of chem starts an hour before August and holds 500 SU-minutes. */
 static void hold_job2(struct fx *f)
 {
-    struct hold_req h;
-    memset(&h, 0, sizeof h);
-    snprintf(h.cluster, sizeof h.cluster, "c1");
-    h.job_id = 2;
-    snprintf(h.user, sizeof h.user, "alice");
-    snprintf(h.account, sizeof h.account, "chem");
-    snprintf(h.partition, sizeof h.partition, "cpu");
-    snprintf(h.resource, sizeof h.resource, "cpu");
-    h.start_s = T_AUG1 - 3600;
-    h.time_limit_s = 30000;
-    h.billing_micro = 1000000;
-    h.amount_sumin = 500;
-    snprintf(h.actor, sizeof h.actor, "slurm");
-    h.now_s = h.start_s;
+    struct hold_req h = fx_hold_req(2, 500, T_AUG1 - 3600, 30000);
     struct hold_result hr;
     TX(f, store_hold(f->st, &h, &hr, &f->err));
     assert_false(hr.refused);

@@ -246,4 +246,48 @@ static inline void fx_check_clean(struct fx *f)
         fail_msg("store_check: %d problems (%s)", n, n < 0 ? f->err.msg : "see above");
 }
 
+/* A hold of job_id for alice on account chem, partition and resource cpu of cluster c1:
+ * amount SU-minutes, starting at now_s with time_limit_s, billing 1, filed by "slurm".  A
+ * test sets what its case changes. */
+static inline struct hold_req fx_hold_req(int64_t job_id, int64_t amount, int64_t now_s,
+                                          int64_t time_limit_s)
+{
+    struct hold_req r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.cluster, sizeof r.cluster, "c1");
+    r.job_id = job_id;
+    snprintf(r.user, sizeof r.user, "alice");
+    snprintf(r.account, sizeof r.account, "chem");
+    snprintf(r.partition, sizeof r.partition, "cpu");
+    snprintf(r.resource, sizeof r.resource, "cpu");
+    r.start_s = now_s;
+    r.time_limit_s = time_limit_s;
+    r.billing_micro = 1000000;
+    r.amount_sumin = amount;
+    snprintf(r.actor, sizeof r.actor, "slurm");
+    r.now_s = now_s;
+    return r;
+}
+
+/* The settle of job_id on cluster c1 that started at start_s and ran elapsed_s, ending in
+ * Slurm state `state`, priced by the store (charge -1), reported by source as "slurm" at its
+ * end.  A test sets what its case changes. */
+static inline struct settle_req fx_settle_req(int64_t job_id, int64_t start_s, int64_t elapsed_s,
+                                              const char *state, const char *source)
+{
+    struct settle_req r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.cluster, sizeof r.cluster, "c1");
+    r.job_id = job_id;
+    r.start_s = start_s;
+    r.end_s = start_s + elapsed_s;
+    r.elapsed_s = elapsed_s;
+    snprintf(r.slurm_state, sizeof r.slurm_state, "%s", state);
+    r.charge_sumin = -1;
+    snprintf(r.settle_source, sizeof r.settle_source, "%s", source);
+    snprintf(r.actor, sizeof r.actor, "slurm");
+    r.now_s = start_s + elapsed_s;
+    return r;
+}
+
 #endif

@@ -12,21 +12,9 @@
 
 static struct hold_req req(int64_t job_id, const char *user, int64_t amount, int64_t now_s)
 {
-    struct hold_req r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.cluster, sizeof r.cluster, "c1");
-    r.job_id = job_id;
+    struct hold_req r = fx_hold_req(job_id, amount, now_s, 3600);
     snprintf(r.user, sizeof r.user, "%s", user);
-    snprintf(r.account, sizeof r.account, "chem");
-    snprintf(r.partition, sizeof r.partition, "cpu");
-    snprintf(r.resource, sizeof r.resource, "cpu");
     r.submit_s = now_s;
-    r.start_s = now_s;
-    r.time_limit_s = 3600;
-    r.billing_micro = 1000000;
-    r.amount_sumin = amount;
-    snprintf(r.actor, sizeof r.actor, "slurm");
-    r.now_s = now_s;
     return r;
 }
 
