@@ -6,15 +6,10 @@
 test_description='allot CLI operator session'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
-test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
-test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
+allot_cli_setup
 
 id -u allot_alice >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin allot_alice
 command -v python3 >/dev/null && test_set_prereq PYTHON3
-
-# allot with the test daemon's URL; extra arguments as given.
-allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 
 test_expect_success 'start munged and allotd' '
 	munged_start "$PWD/munge" &&

@@ -6,13 +6,10 @@
 test_description='allot: progress of db export, db import and the imports on a terminal'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
-test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
-test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
+allot_cli_setup
 command -v script >/dev/null || { skip_all="script(1) not installed"; test_done; }
 "$ALLOT_BIN" db --help | grep -q "not in this build" && { skip_all="allot built without db"; test_done; }
 
-allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 command -v python3 >/dev/null && test_set_prereq PYTHON3
 # on_tty CMD: run the shell command CMD with a terminal as stdin, stdout and stderr; what the
 # terminal showed, carriage returns as newlines.

@@ -8,11 +8,8 @@
 test_description='allot bash completion'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
-test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
-test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
+allot_cli_setup
 
-allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 command -v python3 >/dev/null && test_set_prereq PYTHON3
 # comp LINE: the words bash would offer at the end of LINE ("allot" is this build's), sorted.
 comp() {

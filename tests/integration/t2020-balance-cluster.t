@@ -7,11 +7,7 @@
 test_description='allot balance cluster=: what a cluster'"'"'s jobs may draw on'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
-test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
-test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
-
-allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
+allot_cli_setup
 
 # science pays cpu on every cluster; its child chem has cpu on darwin only, and gpu on hpc
 # only; bio, another child, has cpu on hpc only.

@@ -6,11 +6,7 @@
 test_description='allot share, tree, usage, priority'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
-ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
-test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
-test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
-
-allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
+allot_cli_setup
 
 test_expect_success 'start munged and allotd (flux tree, billing usage, no decay)' '
 	munged_start "$PWD/munge" &&

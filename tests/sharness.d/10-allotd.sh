@@ -17,9 +17,18 @@
 #                  runuser; AuthType=none: header X-Allot-User: ${API_USER:-root}.
 #                  $API_AS adds X-Allot-As.  $API_NOAUTH=1 sends no credential.
 #                  $API_CRED overrides the credential (forged/replayed tests).
+# allot_cli_setup  for a test of the allot CLI: skip the whole test unless allotd and allot
+#                  are built; ALLOT_BIN, and allot ARGS running it against this test's allotd.
 
 ALLOTD_BIN=${ALLOTD_BIN:-$ALLOT_BUILD_DIR/src/allotd/allotd}
 ALLOT_STORM=${ALLOT_STORM:-$ALLOT_BUILD_DIR/src/allotd/allot_storm}
+
+allot_cli_setup() {
+    ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
+    test -x "$ALLOTD_BIN" || { skip_all="allotd not built"; test_done; }
+    test -x "$ALLOT_BIN" || { skip_all="allot not built"; test_done; }
+    allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
+}
 
 allotd_start() {
     # A test that failed before its allotd_stop leaves its allotd running; the exit hook
