@@ -9,7 +9,9 @@
  * windows partition the jobs by end time and the marker means "every job that ended before
  * it".  JobIDRaw (not JobID) is the key: an array task prints JobID as 12_3, but the plugins
  * and allotd know it by its own job id; JobID (the last column) goes with the settle as the
- * job's array or het ids.  Output is read into a growing buffer capped at
+ * job's array or het ids.  A window's rows go to allotd BULK_JOBS at a time in one POST
+ * /v1/jobs/settle/bulk each (one transaction there), which picks each job's run from what the
+ * bank has of it.  Output is read into a growing buffer capped at
  * SACCT_OUT_MAX; a window whose output exceeds it is halved and retried.  Output that cannot
  * be read whole (a row with extra or missing columns, an unknown state, a billing with a
  * unit, a last line without its newline) refuses the window: the marker stays.
@@ -34,6 +36,10 @@
 
 #define SACCT_OUT_MAX (256L * 1024 * 1024)
 #define REPORT_MAX 240 /* fits ALLOT_TEXT_MAX on allotd's side */
+#define BULK_JOBS 2000 /* settles per POST /v1/jobs/settle/bulk (allotd takes 10000) */
+/* A bulk request's bound: thousands of settles, each a few statements (round trips on
+ * PostgreSQL), on a loaded host take longer than a poll's timeout. */
+#define BULK_TIMEOUT_MS 300000L
 
 /* ElapsedRaw, not Elapsed: the charge is billed on the seconds slurmdbd recorded (end -
  * start - suspended, doc/money.md), the same number prep/allot settles with.  JobID last:
@@ -101,78 +107,6 @@ static int tres_billing(struct slt_span t, int64_t *v)
     return 0;
 }
 
-/* What allotd knows of a job's runs, read for a sacct row that started at `start`: every
- * run is looked at, however many times the job was requeued. */
-struct known_runs {
-    int n;          /* runs allot knows */
-    int max_run;    /* the highest, -1 when none */
-    int start_run;  /* the last run recorded with this start, -1 when none */
-    int start_held; /* ...and it is still held */
-    int held_run;   /* the highest held run, -1 when none (a hold at submit has no start) */
-    int void_run;   /* the highest run the plugins cancelled before start, -1 when none */
-};
-
-/* GET /v1/jobs/<cluster>/<id>: the runs allot knows (k->n = 0 when none).  -1: allotd failed
- * or answered without runs. */
-static int known_runs(allot_client_t *c, const char *cluster, int64_t id, int64_t start,
-                      struct known_runs *k, struct allot_error *err)
-{
-    char path[256];
-    char *reply = NULL;
-    *k = (struct known_runs){0, -1, -1, 0, -1, -1};
-    snprintf(path, sizeof path, "/v1/jobs/%s/%lld", cluster, (long long)id);
-    struct allot_error e = {0};
-    if (allot_request(c, "GET", path, NULL, NULL, &reply, &e) < 0) {
-        free(reply);
-        if (e.code == ALLOT_ENOENT)
-            return 0;
-        if (err)
-            *err = e;
-        return -1;
-    }
-    json_t *doc = json_loads(reply, 0, NULL);
-    free(reply);
-    json_t *runs = json_object_get(doc, "runs");
-    if (!json_is_array(runs)) {
-        json_decref(doc);
-        return allot_errorf(err, ALLOT_EPROTO, "job %lld: reply without runs", (long long)id);
-    }
-    size_t i;
-    json_t *r;
-    json_array_foreach(runs, i, r)
-    {
-        /* The id of a job array or het job names its tasks or components too (doc/api.md
-         * "Job ids"): only this job id's own runs count. */
-        if (json_integer_value(json_object_get(r, "job_id")) != id)
-            continue;
-        int run = (int)json_integer_value(json_object_get(r, "run"));
-        json_t *st = json_object_get(r, "start");
-        int64_t start_s = 0;
-        if (json_is_string(st)) {
-            struct tm tm = {0};
-            const char *e2 = strptime(json_string_value(st), "%Y-%m-%dT%H:%M:%SZ", &tm);
-            if (e2)
-                start_s = (int64_t)timegm(&tm);
-        }
-        const char *status = json_string_value(json_object_get(r, "status"));
-        int held = status && strcmp(status, "held") == 0;
-        k->n++;
-        if (run > k->max_run)
-            k->max_run = run;
-        if (start > 0 && start_s == start) {
-            k->start_run = run;
-            k->start_held = held;
-        }
-        if (held && run > k->held_run)
-            k->held_run = run;
-        const char *src = json_string_value(json_object_get(r, "settle_source"));
-        if (src && strcmp(src, "void") == 0 && run > k->void_run)
-            k->void_run = run;
-    }
-    json_decref(doc);
-    return 0;
-}
-
 struct window {
     int64_t from_s, to_s;
     int64_t settled, unknown;
@@ -194,17 +128,12 @@ static void report_add(struct window *w, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Is this a failure of allotd itself (retry later) rather than a refusal of the job? */
-static int transient(enum allot_errnum e)
-{
-    return e == ALLOT_EUNAVAIL || e == ALLOT_EIO || e == ALLOT_EPROTO || e == ALLOT_EAUTH ||
-           e == ALLOT_EPERM || e == ALLOT_EINTERNAL || e == ALLOT_ENOMEM;
-}
-
-/* Reconcile one row.  0 done (settled, already, unknown or skipped), -1 allotd failed. */
-static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
-                   const struct slt_acct_row *row, struct window *w, struct collect_stats *s,
-                   struct allot_error *err)
+/* One row as a settle of POST /v1/jobs/settle/bulk with match "sacct": allotd picks the run
+ * (the held one with this start or a hold at submit, else a new run after the job's last;
+ * a run settled or cancelled by allot before start is a replay; never started and never
+ * held is skipped).  Appended to jobs, or counted as unknown when a name is too long. */
+static int row_job(const struct collect_opts *o, int64_t id, const struct slt_acct_row *row,
+                   json_t *jobs, struct window *w, struct collect_stats *s, struct allot_error *err)
 {
     int64_t start = 0, end = 0;
     if (row->start.kind == SLT_TIME_VALUE &&
@@ -212,28 +141,6 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         start = 0;
     if (row->end.kind == SLT_TIME_VALUE && slt_time_to_epoch(&row->end, &SACCT_TZ, &end, NULL) < 0)
         end = 0;
-    struct known_runs k;
-    if (known_runs(c, o->cluster, id, start, &k, err) < 0)
-        return -1;
-    if (k.void_run >= 0 && k.void_run == k.max_run) {
-        /* The plugins cancelled the job's last run before it started, without a hold the
-         * bank answered (FailMode=closed; doc/agent.md): sacct's record of it costs nothing.
-         * A void run is always a job's last: the cancel ends the job. */
-        s->already++;
-        clog_("job %lld run %d: not charged: cancelled by allot before start", (long long)id,
-              k.void_run);
-        return 0;
-    }
-    if (k.start_run >= 0 && !k.start_held) {
-        s->already++;
-        return 0; /* settled by the epilog or an earlier window: untouched */
-    }
-    /* The run with this start, else a held run whose recorded start differs (hold at submit). */
-    int pick = k.start_run >= 0 ? k.start_run : k.held_run;
-    if (start == 0 && pick < 0) {
-        s->skipped++;
-        return 0; /* never ran and never held: nothing to charge or release */
-    }
     char user[64], account[64], partition[64], qos[64], state[32], tres[1024];
     if (row->user.n >= sizeof user || row->account.n >= sizeof account ||
         row->partition.n >= sizeof partition || row->qos.n >= sizeof qos ||
@@ -257,63 +164,106 @@ static int one_row(allot_client_t *c, const struct collect_opts *o, int64_t id,
         billing = 0;
     if (billing == 0 && row->has_alloc_cpus)
         billing = row->alloc_cpus; /* doc/design.md §3.2: without weights, allocated CPUs */
-    struct allot_job_desc d = {
-        .cluster = o->cluster,
-        .job_id = id,
-        .run = pick >= 0 ? pick : k.max_run + 1,
-        .start_s = start,
-        .end_s = end,
-        .elapsed_s = row->has_elapsed_raw ? (int64_t)row->elapsed_raw_s : 0,
-        .alloc_tres = tres,
-        .billing = billing,
-        .state = state,
-        .source = "sacct",
-    };
-    if (row->has_id && row->id.has_array_task) {
-        d.array_job_id = row->id.job;
-        d.array_task_id = row->id.array_task;
-    } else if (row->has_id && row->id.has_het) {
-        d.het_job_id = row->id.job;
-        d.het_job_offset = row->id.het_offset;
+    int64_t limit_s = row->timelimit.kind == SLT_DUR_VALUE ? row->timelimit.ms / 1000 : 0;
+    json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "cluster", o->cluster,
+                          "job_id", (json_int_t)id, "elapsed_s",
+                          (json_int_t)(row->has_elapsed_raw ? (int64_t)row->elapsed_raw_s : 0),
+                          "state", state, "source", "sacct", "user", user, "account", account,
+                          "partition", partition, "qos", qos);
+    int bad = !j;
+    /* Absent, not 0: allotd takes 0 for no time, and a name only when there is one. */
+    if (j && start > 0)
+        bad |= json_object_set_new(j, "start", json_integer(start));
+    if (j && end > 0)
+        bad |= json_object_set_new(j, "end", json_integer(end));
+    if (j && tres[0])
+        bad |= json_object_set_new(j, "alloc_tres", json_string(tres));
+    if (j && billing > 0)
+        bad |= json_object_set_new(j, "billing", json_integer(billing));
+    if (j && limit_s > 0)
+        bad |= json_object_set_new(j, "time_limit_s", json_integer(limit_s));
+    if (j && row->has_id && row->id.has_array_task) {
+        bad |= json_object_set_new(j, "array_job_id", json_integer(row->id.job));
+        bad |= json_object_set_new(j, "array_task_id", json_integer(row->id.array_task));
+    } else if (j && row->has_id && row->id.has_het) {
+        bad |= json_object_set_new(j, "het_job_id", json_integer(row->id.job));
+        bad |= json_object_set_new(j, "het_job_offset", json_integer(row->id.het_offset));
     }
-    if (pick < 0) { /* never held: allotd needs who and where */
-        d.user = user;
-        d.account = account;
-        d.partition = partition;
-        d.qos = qos;
-        d.time_limit_s = row->timelimit.kind == SLT_DUR_VALUE ? row->timelimit.ms / 1000 : 0;
+    if (bad || json_array_append_new(jobs, j) < 0) {
+        if (bad)
+            json_decref(j);
+        return allot_errorf(err, ALLOT_ENOMEM, "job %lld: out of memory", (long long)id);
     }
-    struct allot_job_result res;
-    struct allot_error e = {0};
-    if (allot_job_settle(c, &d, &res, &e) < 0) {
-        if (transient(e.code)) {
-            if (err)
-                *err = e;
-            return -1;
+    return 0;
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : "";
+}
+
+/* POST the settles in jobs (then emptied) and count each item's outcome.  -1 with err when
+ * allotd did not settle them (unreachable, or the request failed as a whole: nothing of it
+ * was written). */
+static int flush_jobs(allot_client_t *c, const struct collect_opts *o, json_t *jobs,
+                      struct window *w, struct collect_stats *s, struct allot_error *err)
+{
+    size_t n = json_array_size(jobs);
+    if (n == 0)
+        return 0;
+    json_t *b = json_pack("{s:s, s:O}", "match", "sacct", "jobs", jobs);
+    char *body = b ? json_dumps(b, JSON_COMPACT) : NULL;
+    json_decref(b);
+    if (!body)
+        return allot_errorf(err, ALLOT_ENOMEM, "bulk settle: out of memory");
+    char *reply = NULL;
+    int rc = allot_client_set_timeout_ms(c, BULK_TIMEOUT_MS, err);
+    if (rc == 0)
+        rc = allot_request(c, "POST", "/v1/jobs/settle/bulk", body, NULL, &reply, err);
+    free(body);
+    if (o->timeout_ms > 0 && allot_client_set_timeout_ms(c, o->timeout_ms, rc < 0 ? NULL : err) < 0)
+        rc = -1;
+    json_t *doc = rc == 0 ? json_loads(reply ? reply : "", 0, NULL) : NULL;
+    free(reply);
+    if (rc < 0)
+        return -1;
+    json_t *items = json_object_get(doc, "items");
+    if (json_array_size(items) != n) {
+        json_decref(doc);
+        return allot_errorf(err, ALLOT_EPROTO, "bulk settle: %zu jobs sent, %zu items answered", n,
+                            json_array_size(items));
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *it = json_array_get(items, i), *j = json_array_get(jobs, i);
+        long long id = (long long)json_integer_value(json_object_get(j, "job_id"));
+        int run = (int)json_integer_value(json_object_get(it, "run"));
+        const char *out = jstr(it, "outcome");
+        if (!strcmp(out, "settled")) {
+            s->settled++;
+            w->settled++;
+            clog_("settled job %lld run %d from sacct: %s elapsed=%lld s charge=%lld SU-min", id,
+                  run, jstr(j, "state"),
+                  (long long)json_integer_value(json_object_get(j, "elapsed_s")),
+                  (long long)json_integer_value(json_object_get(it, "charge_sumin")));
+        } else if (!strcmp(out, "replay")) {
+            s->already++; /* settled by the epilog or an earlier window: untouched */
+            if (json_object_get(it, "message")) /* a run allot cancelled before it started */
+                clog_("job %lld run %d: %s", id, run, jstr(it, "message"));
+        } else if (!strcmp(out, "skipped")) {
+            s->skipped++; /* never ran and never held: nothing to charge or release */
+        } else {
+            const char *msg = jstr(json_object_get(it, "error"), "message");
+            s->unknown++;
+            w->unknown++;
+            report_add(w, "job %lld (account %s, partition %s): %s", id, jstr(j, "account"),
+                       jstr(j, "partition"), msg);
+            clog_("job %lld unknown to allot: account=%s user=%s partition=%s: %s", id,
+                  jstr(j, "account"), jstr(j, "user"), jstr(j, "partition"), msg);
         }
-        s->unknown++;
-        w->unknown++;
-        report_add(w, "job %lld (account %s, partition %s): %s", (long long)id, account, partition,
-                   e.msg);
-        clog_("job %lld unknown to allot: account=%s user=%s partition=%s: %s", (long long)id,
-              account, user, partition, e.msg);
-        return 0;
     }
-    if (!res.ok) { /* a settle allotd answered without settling: never counted as one */
-        s->unknown++;
-        w->unknown++;
-        report_add(w, "job %lld: not settled: %s", (long long)id, res.message);
-        clog_("job %lld not settled by allotd: %s", (long long)id, res.message);
-        return 0;
-    }
-    if (res.replay) {
-        s->already++;
-        return 0;
-    }
-    s->settled++;
-    w->settled++;
-    clog_("settled job %lld run %d from sacct: %s elapsed=%lld s charge=%lld SU-min", (long long)id,
-          (int)d.run, state, (long long)d.elapsed_s, (long long)res.charge_sumin);
+    json_decref(doc);
+    json_array_clear(jobs);
     return 0;
 }
 
@@ -365,9 +315,13 @@ static int window_rows(allot_client_t *c, const struct collect_opts *o,
 {
     if (collect_check_output(out, len, err) < 0)
         return -1;
+    json_t *jobs = json_array();
+    if (!jobs)
+        return allot_errorf(err, ALLOT_ENOMEM, "bulk settle: out of memory");
     size_t pos = 0;
     struct slt_span line;
-    while (slt_next_line(out, len, &pos, &line)) {
+    int rc = 0;
+    while (rc == 0 && slt_next_line(out, len, &pos, &line)) {
         struct slt_acct_row row;
         uint64_t id = 0;
         if (line.n == 0 || parse_line(fmt, line, &row, &id, err) < 0)
@@ -381,10 +335,14 @@ static int window_rows(allot_client_t *c, const struct collect_opts *o,
         if (end < w->from_s || end >= w->to_s)
             continue; /* another window's job (sacct selects by state during the window) */
         s->rows++;
-        if (one_row(c, o, (int64_t)id, &row, w, s, err) < 0)
-            return -1;
+        rc = row_job(o, (int64_t)id, &row, jobs, w, s, err);
+        if (rc == 0 && json_array_size(jobs) >= BULK_JOBS)
+            rc = flush_jobs(c, o, jobs, w, s, err);
     }
-    return 0;
+    if (rc == 0)
+        rc = flush_jobs(c, o, jobs, w, s, err);
+    json_decref(jobs);
+    return rc;
 }
 
 static int post_marker(allot_client_t *c, const struct collect_opts *o, const struct window *w,

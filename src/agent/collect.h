@@ -5,16 +5,17 @@
  * A window is [from, to) of job end times, at most window_s long, and never closer to now
  * than lag_s (slurmdbd writes a job's record seconds after it ends, so a window that is
  * too recent could miss it).  For each finished allocation row of the window (sacct
- * --allocations, final states) the agent looks the job up in allotd: a run already settled
- * or released is left alone; a held run is settled from the record; a job allot never saw
- * (post-paid, no plugins) is settled as a new run with its user, account, partition, QOS
- * and time limit.  Settling is idempotent per (cluster, job, run), so a replayed window or
- * an epilog settle racing the agent charges nothing twice.  Jobs allotd refuses (account
- * without allocation, unknown partition) are reported, not retried.  After the window the
- * marker `until` is posted to allotd (POST /v1/agents/<cluster>/reconcile), which keeps it
- * per cluster: a restarted agent resumes there.  A failing sacct (slurmdbd down) is retried
- * with backoff; allotd unreachable stops the pass; in both cases the marker stays.
- * Threads: single-threaded; runs sacct as a child process with a bounded wait.
+ * --allocations, final states) the agent sends a settle to allotd, thousands in one POST
+ * /v1/jobs/settle/bulk with match "sacct", where allotd looks the job up in the same
+ * transaction: a run already settled or released is left alone; a held run is settled from
+ * the record; a job allot never saw (post-paid, no plugins) is settled as a new run with its
+ * user, account, partition, QOS and time limit.  Settling is idempotent per (cluster, job,
+ * run), so a replayed window or an epilog settle racing the agent charges nothing twice.  Jobs
+ * allotd refuses (account without allocation, unknown partition) are reported, not retried.  After
+ * the window the marker `until` is posted to allotd (POST /v1/agents/<cluster>/reconcile), which
+ * keeps it per cluster: a restarted agent resumes there.  A failing sacct (slurmdbd down) is
+ * retried with backoff; allotd unreachable stops the pass; in both cases the marker stays. Threads:
+ * single-threaded; runs sacct as a child process with a bounded wait.
  */
 #ifndef ALLOT_AGENT_COLLECT_H
 #define ALLOT_AGENT_COLLECT_H
@@ -34,6 +35,8 @@ struct collect_opts {
     int64_t from_s;      /* > 0: replay from here instead of the marker (marker never moves
                             back) */
     int timeout_s;       /* per sacct run */
+    long timeout_ms;     /* the client's request timeout, set again after each bulk settle
+                            (which has a longer one); 0: leave it */
     int attempts;        /* sacct runs per window before giving up (default 3) */
     const volatile sig_atomic_t *stop; /* non-NULL: set by a signal, stop between windows */
 };

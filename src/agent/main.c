@@ -396,7 +396,8 @@ int main(int argc, char **argv)
     int64_t next_reconcile_s = 0, next_sf_s = 0, next_sync_s = 0;
     struct allot_error err = {0};
     allot_client_t *c = allot_client_create(url, &err);
-    if (!c || allot_client_set_timeout_ms(c, (wait_s + 10) * 1000L, &err) < 0) {
+    rec.timeout_ms = (wait_s + 10) * 1000L;
+    if (!c || allot_client_set_timeout_ms(c, rec.timeout_ms, &err) < 0) {
         fprintf(stderr, "allot-agent: error: %s\n", err.msg);
         allot_client_destroy(c);
         return 1;
