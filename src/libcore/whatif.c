@@ -27,6 +27,8 @@ struct replay {
     uint32_t *alloc_order; /* allocations grouped by account */
     size_t *acc_first;     /* naccounts + 1: alloc_order[acc_first[a] .. acc_first[a + 1]) */
     int64_t *held;         /* per allocation */
+    int64_t *pused, *ptotal, *pend; /* per allocation: the period's use, total and end */
+    struct period *period;          /* per allocation with a policy: the current period */
     /* Resource and cluster as small ids, so the payer lookup compares integers: a
      * partition's are the index of the first partition with the same text; an allocation's
      * the same, NO_MATCH when no partition has it, WHATIF_NONE for cluster "" (any). */
@@ -254,25 +256,49 @@ static int refuse(struct replay *r, uint32_t i, uint32_t a, int64_t available,
     return 0;
 }
 
+static int add(int64_t *sum, int64_t v, struct allot_error *err)
+{
+    if (money_add(*sum, v, sum) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "whatif: a total leaves int64");
+    return 0;
+}
+
+/* Move allocation a's policy to the period holding t: each new period's total is the base
+ * plus the carry of the last one's unused part (carryover.h); nothing for an allocation
+ * without a policy (its period never ends). */
+static int advance(struct replay *r, uint32_t a, int64_t t, struct allot_error *err)
+{
+    const struct whatif_policy *p = r->s->policies ? &r->s->policies[a] : NULL;
+    while (t >= r->pend[a]) {
+        int64_t total;
+        if (period_next(&r->period[a], &r->period[a], err) < 0 ||
+            period_end_utc(&r->period[a], NULL, &r->pend[a], err) < 0 ||
+            carryover_total_sumin(p->base_sumin, r->pused[a], p->factor_ppm, &total, NULL, err) <
+                0 ||
+            add(&r->out->allocs[a].granted_sumin, total, err) < 0)
+            return allot_error_prefix(err, "whatif: allocation %lld",
+                                      (long long)r->in->allocs[a].id);
+        r->ptotal[a] = total;
+        r->pused[a] = 0;
+        r->out->allocs[a].periods++;
+    }
+    return 0;
+}
+
 static int start(struct replay *r, uint32_t i, struct allot_error *err)
 {
     const struct whatif_job *j = &r->in->jobs[i];
     uint32_t a = payer_of(r, j);
     if (a == WHATIF_NONE)
         return refuse(r, i, a, 0, err);
-    int64_t avail = r->out->allocs[a].granted_sumin - r->out->allocs[a].used_sumin - r->held[a];
+    if (advance(r, a, j->start_s, err) < 0)
+        return -1;
+    int64_t avail = r->ptotal[a] - r->pused[a] - r->held[a];
     if (avail < r->hold[i])
         return refuse(r, i, a, avail, err);
-    r->held[a] += r->hold[i]; /* held <= granted - used: no overflow */
+    r->held[a] += r->hold[i]; /* held <= total - used: no overflow */
     r->payer[i] = a;
     r->state[i] = J_HELD;
-    return 0;
-}
-
-static int add(int64_t *sum, int64_t v, struct allot_error *err)
-{
-    if (money_add(*sum, v, sum) < 0)
-        return allot_errorf(err, ALLOT_EINVAL, "whatif: a total leaves int64");
     return 0;
 }
 
@@ -282,10 +308,25 @@ static int end(struct replay *r, uint32_t i, struct allot_error *err)
     struct whatif_result *o = r->out;
     uint32_t a = r->payer[i], acct = r->in->users[j->user].account;
     int64_t c = r->charge[i];
+    if (advance(r, a, j->end_s, err) < 0)
+        return -1;
     r->held[a] -= r->hold[i];
-    o->allocs[a].used_sumin += c; /* c <= the hold, which the balance covered */
-    if (!o->allocs[a].exhausted_s && o->allocs[a].used_sumin >= o->allocs[a].granted_sumin)
+    r->pused[a] += c; /* c <= the hold, which the balance covered */
+    if (add(&o->allocs[a].used_sumin, c, err) < 0)
+        return -1;
+    if (!o->allocs[a].exhausted_s && r->pused[a] >= r->ptotal[a])
         o->allocs[a].exhausted_s = j->end_s;
+    if (r->s->policies && r->s->policies[a].on) {
+        unsigned flags;
+        if (carryover_flags(r->pused[a], r->ptotal[a], &r->s->policies[a].th, &flags, err) < 0)
+            return -1;
+        int64_t *first[] = {&o->allocs[a].notify_s, &o->allocs[a].downscale_s,
+                            &o->allocs[a].pause_s};
+        const unsigned bit[] = {CARRYOVER_NOTIFY, CARRYOVER_DOWNSCALE, CARRYOVER_PAUSE};
+        for (int k = 0; k < 3; k++)
+            if ((flags & bit[k]) && !*first[k])
+                *first[k] = j->end_s;
+    }
     r->state[i] = J_DONE;
     if (add(&o->total.charged_sumin, c, err) < 0 ||
         add(&o->accounts[acct].charged_sumin, c, err) < 0 ||
@@ -385,6 +426,10 @@ static void replay_free(struct replay *r)
     free(r->alloc_order);
     free(r->acc_first);
     free(r->held);
+    free(r->pused);
+    free(r->ptotal);
+    free(r->pend);
+    free(r->period);
     free(r->part_res);
     free(r->part_cl);
     free(r->alloc_res);
@@ -402,6 +447,34 @@ void whatif_result_free(struct whatif_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Allocation a's first period: its whole amount, or its policy's base for the period (UTC)
+ * holding its start (not prorated, as the bank does). */
+static int open_alloc(struct replay *r, uint32_t a, struct allot_error *err)
+{
+    const struct whatif_alloc *al = &r->in->allocs[a];
+    const struct whatif_policy *p = r->s->policies ? &r->s->policies[a] : NULL;
+    struct whatif_alloc_result *o = &r->out->allocs[a];
+    r->pend[a] = INT64_MAX;
+    if (p && p->on) {
+        unsigned flags;
+        if (p->base_sumin < 0 || p->factor_ppm < 0 ||
+            carryover_flags(0, 1, &p->th, &flags, err) < 0 ||
+            period_of(p->kind, al->start_s, NULL, &r->period[a], err) < 0 ||
+            period_end_utc(&r->period[a], NULL, &r->pend[a], err) < 0)
+            return allot_errorf(err, ALLOT_EINVAL, "whatif: allocation %lld: a bad policy",
+                                (long long)al->id);
+        o->granted_sumin = p->base_sumin;
+        o->periods = 1;
+    } else {
+        o->granted_sumin = granted(r, a);
+    }
+    if (o->granted_sumin < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "whatif: allocation %lld: negative amount",
+                            (long long)al->id);
+    r->ptotal[a] = o->granted_sumin;
+    return 0;
+}
+
 static int replay(struct replay *r, struct allot_error *err)
 {
     const struct whatif_input *in = r->in;
@@ -416,6 +489,10 @@ static int replay(struct replay *r, struct allot_error *err)
     r->alloc_order = malloc(na * sizeof *r->alloc_order);
     r->acc_first = calloc(in->naccounts + 1, sizeof *r->acc_first);
     r->held = calloc(na, sizeof *r->held);
+    r->pused = calloc(na, sizeof *r->pused);
+    r->ptotal = calloc(na, sizeof *r->ptotal);
+    r->pend = calloc(na, sizeof *r->pend);
+    r->period = calloc(na, sizeof *r->period);
     size_t np = in->npartitions ? in->npartitions : 1;
     r->part_res = malloc(np * sizeof *r->part_res);
     r->part_cl = malloc(np * sizeof *r->part_cl);
@@ -427,15 +504,12 @@ static int replay(struct replay *r, struct allot_error *err)
     o->account_usage = calloc(in->naccounts, sizeof *o->account_usage);
     if (!r->hold || !r->charge || !r->payer || !r->state || !r->by_start || !r->by_end ||
         !r->alloc_order || !r->acc_first || !r->held || !r->part_res || !r->part_cl ||
-        !r->alloc_res || !r->alloc_cl || !o->accounts || !o->users || !o->allocs ||
-        !o->account_usage)
+        !r->alloc_res || !r->alloc_cl || !r->pused || !r->ptotal || !r->pend || !r->period ||
+        !o->accounts || !o->users || !o->allocs || !o->account_usage)
         return allot_errorf(err, ALLOT_ENOMEM, "whatif: out of memory for %zu jobs", in->njobs);
-    for (size_t a = 0; a < in->nallocs; a++) {
-        o->allocs[a].granted_sumin = granted(r, (uint32_t)a);
-        if (o->allocs[a].granted_sumin < 0)
-            return allot_errorf(err, ALLOT_EINVAL, "whatif: allocation %lld: negative amount",
-                                (long long)in->allocs[a].id);
-    }
+    for (size_t a = 0; a < in->nallocs; a++)
+        if (open_alloc(r, (uint32_t)a, err) < 0)
+            return -1;
     for (size_t i = 0; i < in->njobs; i++)
         if (price(r, i, err) < 0)
             return -1;

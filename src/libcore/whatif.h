@@ -28,8 +28,10 @@
 
 #include "allot/error.h"
 #include "libcore/billing.h"
+#include "libcore/carryover.h"
 #include "libcore/decay.h"
 #include "libcore/fairshare.h"
+#include "libcore/period.h"
 
 #define WHATIF_NONE UINT32_MAX
 
@@ -85,11 +87,25 @@ struct whatif_input {
     int64_t at_s; /* fair-share is evaluated at this time; 0 = the last job end */
 };
 
+/* A periodic policy on an allocation (doc/policies.md): from the period (UTC) holding the
+ * allocation's start, each period's total is carryover_total_sumin(base, the previous
+ * period's use, factor) and replaces what was left of the last (unused credit expires);
+ * holds of running jobs stay.  The allocation's own amount is not used.  Thresholds are
+ * carryover_flags() of the period's use against its total after each end. */
+struct whatif_policy {
+    bool on;
+    enum period_kind kind;
+    int64_t base_sumin;
+    int64_t factor_ppm; /* 0: no carryover */
+    struct carryover_thresholds th;
+};
+
 /* What is replayed: weights[i] prices partition i; amounts[i] (NULL: the bank's) replaces
- * allocation i's granted amount. */
+ * allocation i's granted amount; policies[i] (NULL: none) puts a policy on allocation i. */
 struct whatif_scenario {
     const struct billing_weights *weights; /* npartitions entries */
     const int64_t *amounts_sumin;          /* nallocs entries, or NULL */
+    const struct whatif_policy *policies;  /* nallocs entries, or NULL */
     struct decay_params decay;
     struct fairshare_opts fairshare;
 };
@@ -108,9 +124,12 @@ struct whatif_total {
 };
 
 struct whatif_alloc_result {
-    int64_t granted_sumin, used_sumin;
-    int64_t exhausted_s; /* first refusal, or the first end leaving nothing available; 0 never */
+    int64_t granted_sumin, used_sumin; /* with a policy: summed over its periods */
+    int64_t exhausted_s; /* first refusal, or the first end that uses up (the period's) total;
+                            0 never */
     int64_t refused;
+    int64_t periods;                        /* with a policy: periods begun; else 0 */
+    int64_t notify_s, downscale_s, pause_s; /* with a policy: each threshold's first time */
 };
 
 struct whatif_user_result {

@@ -2,7 +2,7 @@
 /* test/whatif.c - the what-if replay on small histories whose answers are worked out by hand
  * in the comments: a partition's billing weight changed, an allocation's amount lowered until
  * a known job is refused at a known time, MAX_TRES on and off on a multi-TRES job, a shorter
- * half-life moving fair-share, and bad input. */
+ * half-life moving fair-share, a monthly policy with carryover and thresholds, and bad input. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -251,6 +251,71 @@ static void test_halflife(void **state)
     whatif_result_free(&a);
 }
 
+/* A monthly policy on chem's gpu allocation: base 1000, carry factor 0.5, the default
+ * thresholds.  gpu jobs cpu=8,gpu=2 (billing 16), 1 h limit: hold 960; charge 480 for 30 min,
+ * 960 for an hour.  T is 2027-01-15 08:00 UTC; February starts at FEB.
+ *   January, total 1000:   A at T: 1000 >= 960, charged 480
+ *                          B at T+1h: 1000 - 480 = 520 < 960: refused (runs out at T+1h)
+ *   February: unused 1000 - 480 = 520, carry min(520, 0.5 x 1000) = 500: total 1500
+ *                          C at FEB+1d10h: 1500 >= 960, charged 480
+ *                          D an hour later: 1020 >= 960, charged 960: 1440 of 1500 = 96 %,
+ *                            notify (80 %) at its end; downscale (100 %) never
+ *                          E an hour later: 60 < 960: refused.
+ * Granted 1000 + 1500 = 2500 over 2 periods, used 480 + 480 + 960 = 1920. */
+static void test_policy(void **state)
+{
+    (void)state;
+    const int64_t FEB = 1801440000, C = FEB + DAY + 10 * HOUR;
+    struct whatif_job jobs[] = {
+        job(61, ALICE, GPU, T, 1800, HOUR, "cpu=8,gres/gpu=2"),
+        job(62, ALICE, GPU, T + HOUR, 1800, HOUR, "cpu=8,gres/gpu=2"),
+        job(63, ALICE, GPU, C, 1800, HOUR, "cpu=8,gres/gpu=2"),
+        job(64, ALICE, GPU, C + HOUR, HOUR, HOUR, "cpu=8,gres/gpu=2"),
+        job(65, ALICE, GPU, C + 2 * HOUR, 1800, HOUR, "cpu=8,gres/gpu=2"),
+    };
+    struct whatif_input in = input(jobs, 5);
+    struct billing_weights w[2];
+    weights(w, "CPU=1.0", "CPU=1.0,GRES/gpu=4.0", 0);
+    struct whatif_policy pol[4] = {0};
+    pol[1] = (struct whatif_policy){
+        .on = true,
+        .kind = PERIOD_MONTH,
+        .base_sumin = 1000,
+        .factor_ppm = 500000,
+        .th = {.notify_ppm = 800000, .downscale_ppm = 1000000, .grace_ppm = 200000},
+    };
+    struct whatif_scenario s = {.weights = w, .policies = pol};
+    struct whatif_result r;
+    struct allot_error err = {0};
+    if (whatif_run(&in, &s, &r, &err) < 0)
+        fail_msg("whatif_run: %s", err.msg);
+    const struct whatif_alloc_result *a = &r.allocs[1];
+    assert_int_equal(r.nrefusals, 2);
+    assert_int_equal(r.refusals[0].job, 1);
+    assert_int_equal(r.refusals[0].available_sumin, 520);
+    assert_int_equal(r.refusals[1].job, 4);
+    assert_int_equal(r.refusals[1].time_s, C + 2 * HOUR);
+    assert_int_equal(r.refusals[1].available_sumin, 60);
+    assert_int_equal(a->periods, 2);
+    assert_int_equal(a->granted_sumin, 2500);
+    assert_int_equal(a->used_sumin, 1920);
+    assert_int_equal(a->exhausted_s, T + HOUR);
+    assert_int_equal(a->notify_s, C + 2 * HOUR);
+    assert_int_equal(a->downscale_s, 0);
+    assert_int_equal(a->pause_s, 0);
+    assert_int_equal(r.accounts[1].charged_sumin, 1920);
+    /* No carryover: February's total is the base, 1000; D finds 1000 - 480 = 520 and is
+     * refused, E too (520 < 960). */
+    pol[1].factor_ppm = 0;
+    whatif_result_free(&r);
+    if (whatif_run(&in, &s, &r, &err) < 0)
+        fail_msg("whatif_run: %s", err.msg);
+    assert_int_equal(r.nrefusals, 3);
+    assert_int_equal(r.allocs[1].granted_sumin, 2000);
+    assert_int_equal(r.allocs[1].used_sumin, 960);
+    whatif_result_free(&r);
+}
+
 /* A job with no allocation up to the root is refused (alloc WHATIF_NONE); NODE_FAIL costs 0;
  * the charge is capped at the hold; a zero-length job is started before it ends. */
 static void test_rules(void **state)
@@ -311,7 +376,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_billing_weight), cmocka_unit_test(test_refusal),
         cmocka_unit_test(test_max_tres),       cmocka_unit_test(test_halflife),
-        cmocka_unit_test(test_rules),          cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_rules),          cmocka_unit_test(test_policy),
+        cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
