@@ -19,6 +19,7 @@
 
 #include "libcore/model.h"
 #include "libcore/money.h"
+#include "libcore/numparse.h"
 #include "libcore/whatif.h"
 #include "libslurmtext/sacct_job.h"
 #include "libutil/xalloc.h"
@@ -104,6 +105,7 @@ struct hist {
     int64_t skipped; /* jobs the replay cannot price (no TRES) or outside the cluster */
     struct billing_weights *w_before, *w_after;
     int64_t *amounts_after;
+    struct whatif_policy *pol_before, *pol_after; /* per allocation */
     struct decay_params decay_before, decay_after;
     struct fairshare_opts fs_before, fs_after;
     const char *algo_before, *algo_after;
@@ -263,6 +265,8 @@ static int load_allocs(struct cli *cli, struct hist *h, struct allot_error *err)
     size_t n = json_array_size(rows);
     h->allocs = xcalloc(n ? n : 1, sizeof *h->allocs);
     h->amounts_after = xcalloc(n ? n : 1, sizeof *h->amounts_after);
+    h->pol_before = xcalloc(n ? n : 1, sizeof *h->pol_before);
+    h->pol_after = xcalloc(n ? n : 1, sizeof *h->pol_after);
     for (size_t i = 0; i < n; i++) {
         json_t *r = json_array_get(rows, i);
         const char *cluster = str(r, "cluster");
@@ -275,6 +279,43 @@ static int load_allocs(struct cli *cli, struct hist *h, struct allot_error *err)
                                     when(r, "start"),       when(r, "end"),
                                     num(r, "granted_sumin")};
         h->amounts_after[h->nallocs++] = al->granted_sumin;
+    }
+    return 0;
+}
+
+static size_t alloc_index(const struct hist *h, int64_t id)
+{
+    size_t i = 0;
+    while (i < h->nallocs && h->allocs[i].id != id)
+        i++;
+    return i;
+}
+
+/* The bank's policies, as the "before" of the allocations they sit on. */
+static int load_policies(struct cli *cli, struct hist *h, struct allot_error *err)
+{
+    json_t *reply = cli_get_json(cli, "/v1/policies", err);
+    if (!reply)
+        return -1;
+    json_array_append_new(h->replies, reply);
+    json_t *rows = json_object_get(reply, "policies"); /* {"policies":[...]} */
+    for (size_t k = 0; k < json_array_size(rows); k++) {
+        json_t *r = json_array_get(rows, k);
+        size_t i = alloc_index(h, num(r, "alloc"));
+        enum period_kind kind;
+        if (i == h->nallocs || period_kind_parse(str(r, "period"), &kind) < 0)
+            continue;
+        h->pol_before[i] = (struct whatif_policy){
+            .on = true,
+            .kind = kind,
+            .base_sumin = num(r, "base_sumin"),
+            .factor_ppm =
+                json_is_true(json_object_get(r, "carryover")) ? num(r, "carryover_factor_ppm") : 0,
+            .th = {.notify_ppm = num(r, "notify_ppm"),
+                   .downscale_ppm = num(r, "downscale_ppm"),
+                   .grace_ppm = num(r, "grace_ppm")},
+        };
+        h->pol_after[i] = h->pol_before[i];
     }
     return 0;
 }
@@ -415,6 +456,49 @@ static const char *algo_name(enum fairshare_algo a)
     return a == FAIRSHARE_CLASSIC ? "classic" : a == FAIRSHARE_FLUX ? "flux" : "fair_tree";
 }
 
+/* A ratio typed as a decimal ("0.5") into parts per million. */
+static int ratio_ppm(const char *key, const char *s, int64_t *ppm, struct allot_error *err)
+{
+    if (numparse_fixed(s, strlen(s), 6, ppm) < 0)
+        return allot_errorf(err, ALLOT_EINVAL, "%s: '%s' is not a decimal ratio (0.5)", key, s);
+    return 0;
+}
+
+/* policy=month|quarter|year|total base=AMOUNT [carryover=F] [notify=F] [downscale=F]
+ * [grace=F], or policy=none; unset ratios take the defaults of `allot policy add`. */
+static int apply_policy(struct whatif_policy *p, const char *kind, struct kvlist *kvs,
+                        struct allot_error *err)
+{
+    const char *base = args_get(kvs, "base"), *carry = args_get(kvs, "carryover");
+    const char *notify = args_get(kvs, "notify"), *down = args_get(kvs, "downscale");
+    const char *grace = args_get(kvs, "grace");
+    if (strcmp(kind, "none") == 0) {
+        *p = (struct whatif_policy){0};
+        return 0;
+    }
+    struct whatif_policy n = {
+        .on = true,
+        .factor_ppm = CARRYOVER_DEFAULT_FACTOR_PPM,
+        .th = {CARRYOVER_DEFAULT_NOTIFY_PPM, CARRYOVER_DEFAULT_DOWNSCALE_PPM,
+               CARRYOVER_DEFAULT_GRACE_PPM},
+    };
+    if (period_kind_parse(kind, &n.kind) < 0)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "policy: '%s' is not month, quarter, year, total or none", kind);
+    if (!base)
+        return allot_errorf(err, ALLOT_EINVAL, "policy: needs base= (SU each period)");
+    if (args_amount("base", base, 0, &n.base_sumin, err) < 0 ||
+        (carry && ratio_ppm("carryover", carry, &n.factor_ppm, err) < 0) ||
+        (notify && ratio_ppm("notify", notify, &n.th.notify_ppm, err) < 0) ||
+        (down && ratio_ppm("downscale", down, &n.th.downscale_ppm, err) < 0) ||
+        (grace && ratio_ppm("grace", grace, &n.th.grace_ppm, err) < 0))
+        return -1;
+    if (n.factor_ppm > CARRYOVER_PPM)
+        return allot_errorf(err, ALLOT_EINVAL, "carryover: at most 1");
+    *p = n;
+    return 0;
+}
+
 /* One set of change words (the command line, or a line of changes=FILE) onto h's "after". */
 static int apply_change(struct hist *h, struct kvlist *kvs, const char *what,
                         struct allot_error *err)
@@ -442,21 +526,25 @@ static int apply_change(struct hist *h, struct kvlist *kvs, const char *what,
         w.max_tres = mt != 0;
         h->w_after[i] = w;
     }
-    if (!alloc != !amount)
-        return allot_errorf(err, ALLOT_EINVAL, "%s: alloc= and amount= go together", what);
+    const char *policy = args_get(kvs, "policy");
+    if (!alloc != !(amount || policy))
+        return allot_errorf(err, ALLOT_EINVAL, "%s: alloc= goes with amount= or policy=", what);
     if (alloc) {
         int64_t id, sumin;
-        if (args_uint("alloc", alloc, &id, err) < 0 ||
-            args_amount("amount", amount, 0, &sumin, err) < 0)
+        if (args_uint("alloc", alloc, &id, err) < 0)
             return -1;
-        size_t i = 0;
-        while (i < h->nallocs && h->allocs[i].id != id)
-            i++;
+        size_t i = alloc_index(h, id);
         if (i == h->nallocs)
             return allot_errorf(err, ALLOT_EINVAL,
                                 "%s: alloc: %lld is not an allocation cluster %s draws on", what,
                                 (long long)id, h->cluster);
-        h->amounts_after[i] = sumin;
+        if (amount) {
+            if (args_amount("amount", amount, 0, &sumin, err) < 0)
+                return -1;
+            h->amounts_after[i] = sumin;
+        }
+        if (policy && apply_policy(&h->pol_after[i], policy, kvs, err) < 0)
+            return allot_error_prefix(err, "%s", what);
     }
     if (algo) {
         if (algo_parse(algo, &h->fs_after.algo) < 0)
@@ -549,6 +637,22 @@ static json_t *refusals(const struct hist *h, const struct whatif_result *r, con
     return a;
 }
 
+/* periods_<when>, notify_<when>, downscale_<when>, pause_<when> of an allocation's row. */
+static void alloc_policy_members(json_t *row, const struct whatif_alloc_result *r, const char *when)
+{
+    const struct {
+        const char *name;
+        int64_t t;
+    } m[] = {{"notify", r->notify_s}, {"downscale", r->downscale_s}, {"pause", r->pause_s}};
+    char key[32];
+    snprintf(key, sizeof key, "periods_%s", when);
+    json_object_set_new(row, key, json_integer(r->periods));
+    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+        snprintf(key, sizeof key, "%s_%s", m[k].name, when);
+        json_object_set_new(row, key, time_or_null(m[k].t));
+    }
+}
+
 static json_t *report(const struct hist *h, const struct whatif_result *b,
                       const struct whatif_result *a, const char *source)
 {
@@ -596,6 +700,8 @@ static json_t *report(const struct hist *h, const struct whatif_result *b,
                       time_or_null(x->exhausted_s), "exhausted_after", time_or_null(y->exhausted_s),
                       "refused_before", (json_int_t)x->refused, "refused_after",
                       (json_int_t)y->refused));
+        alloc_policy_members(json_array_get(allocs, json_array_size(allocs) - 1), x, "before");
+        alloc_policy_members(json_array_get(allocs, json_array_size(allocs) - 1), y, "after");
     }
     json_t *refused = refusals(h, b, "before"), *more = refusals(h, a, "after");
     json_array_extend(refused, more);
@@ -661,6 +767,8 @@ static const struct column alloc_cols[] = {
     {"UsedAfter", "used_after_sumin", C_SUMIN},
     {"RunsOut", "exhausted_before", C_TIME},
     {"RunsOutAfter", "exhausted_after", C_TIME},
+    {"NotifyAfter", "notify_after", C_TIME},
+    {"PauseAfter", "pause_after", C_TIME},
     {0},
 };
 
@@ -726,6 +834,8 @@ static void hist_free(struct hist *h)
     free(h->w_before);
     free(h->w_after);
     free(h->amounts_after);
+    free(h->pol_before);
+    free(h->pol_after);
     names_fini(&h->account_ix);
     names_fini(&h->user_ix);
     names_fini(&h->part_ix);
@@ -776,7 +886,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         goto out;
     if (load_accounts(cli, &h, err) < 0 || load_assocs(cli, &h, err) < 0 ||
         load_partitions(cli, &h, err) < 0 || load_allocs(cli, &h, err) < 0 ||
-        load_share(cli, &h, err) < 0)
+        load_policies(cli, &h, err) < 0 || load_share(cli, &h, err) < 0)
         goto out;
     if (apply_change(&h, &kvs, "whatif", err) < 0 || args_check_used(&kvs, "whatif", err) < 0 ||
         (changes && apply_file(&h, changes, err) < 0))
@@ -804,10 +914,12 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         .at_s = at_s,
     };
     struct whatif_scenario sb = {.weights = h.w_before,
+                                 .policies = h.pol_before,
                                  .decay = h.decay_before,
                                  .fairshare = h.fs_before},
                            sa = {.weights = h.w_after,
                                  .amounts_sumin = h.amounts_after,
+                                 .policies = h.pol_after,
                                  .decay = h.decay_after,
                                  .fairshare = h.fs_after};
     if (whatif_run(&in, &sb, &b, err) < 0 || whatif_run(&in, &sa, &a, err) < 0)
@@ -838,6 +950,8 @@ const struct cli_command cmd_whatif = {
             "                    [partition=P weights=TRESBillingWeights] [partition=P "
             "max_tres=yes|no]\n"
             "                    [alloc=ID amount=AMOUNT] [algo=classic|fair_tree|flux]\n"
+            "                    [alloc=ID policy=month|quarter|year|total|none base=AMOUNT\n"
+            "                     carryover=F notify=F downscale=F grace=F]\n"
             "                    [halflife=DURATION|0] [changes=FILE]\n"
             "\n"
             "Replays the cluster's settled jobs (or the finished jobs of FILE, what `sacct -P`\n"
@@ -848,7 +962,10 @@ const struct cli_command cmd_whatif = {
             "hold the balance cannot cover is refused.  Shows per account and user the SU\n"
             "charged before and after, the refusals, the fair-share factor at the end (at=,\n"
             "default the last job's end), and when each allocation runs out.  Nothing in the\n"
-            "bank changes.  changes=FILE holds more changes, one set of words a line (# starts a\n"
+            "bank changes.  A policy= on an allocation replaces its amount by a base each period\n"
+            "(UTC) with carryover, and shows when its use first reaches notify and pause; the\n"
+            "bank's policies are the before.  changes=FILE holds more changes, one set of words a "
+            "line (# starts a\n"
             "comment).  Jobs start when they started: the queue is not simulated (doc/whatif.md).\n"
             "\n"
             "examples:\n"

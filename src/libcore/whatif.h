@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* whatif.h - replay a job history under a scenario (billing weights, MAX_TRES, allocation
- * amounts, fair-share algorithm and half-life) in memory: what each account and user would
- * have been charged, which jobs would have been refused and when, when each allocation would
- * have run out, and the fair-share factors at the end (`allot whatif`, doc/whatif.md).
+ * amounts, periodic policies, fair-share algorithm and half-life) in memory: what each account and
+ * user would have been charged, which jobs would have been refused and when, when each allocation
+ * would have run out, and the fair-share factors at the end (`allot whatif`, doc/whatif.md).
  *
  * Design: the caller gives the history once (struct whatif_input: accounts, user
  * associations, partitions, allocations, jobs, all by index) and runs it under as many

@@ -180,13 +180,48 @@ test_expect_success 'bad changes are refused, naming what is wrong' '
 	grep -q "partition: .nope. is not one of cluster c1" err &&
 	test_expect_code 2 allot whatif weights=CPU=1 2>err && grep -q "need partition=" err &&
 	test_expect_code 2 allot whatif alloc=99 amount=1h 2>err && grep -q "alloc: 99" err &&
-	test_expect_code 2 allot whatif alloc=2 2>err && grep -q "go together" err &&
+	test_expect_code 2 allot whatif alloc=2 2>err && grep -q "goes with amount= or policy=" err &&
 	test_expect_code 2 allot whatif algo=fast 2>err && grep -q "algo: .fast." err &&
 	test_expect_code 2 allot whatif colour=red 2>err && grep -q "colour" err &&
 	sed "s/|chem|batch|/|nochem|batch|/" "$HIST" >unknown &&
 	test_expect_code 2 allot whatif sacct=unknown 2>err && cat err &&
 	grep -q "account .nochem. is not in the bank" err &&
 	bank_state >state.5 && test_cmp state.3 state.5
+'
+
+# A monthly policy on chem's gpu allocation (2), base 1000 SU-minutes, notify at 40 %:
+# January's total is 1000; job 2 (hold 960) fits and is charged 480, 48 % of it, so notify
+# at its end, 10:30:10; job 6 at 12:00 finds 1000 - 480 = 520 < 960 and is refused.
+test_expect_success 'a policy: a monthly base, its notify threshold, a refusal' '
+	allot --json whatif sacct="$HIST" alloc=2 policy=month base=1000m notify=0.4 >out &&
+	cat out &&
+	test "$(field out allocations 2 periods_before)" = 0 &&
+	test "$(field out allocations 2 periods_after)" = 1 &&
+	test "$(field out allocations 2 granted_after_sumin)" = 1000 &&
+	test "$(field out allocations 2 used_after_sumin)" = 480 &&
+	test "$(field out allocations 2 notify_after)" = "\"2026-01-05T10:30:10Z\"" &&
+	test "$(field out allocations 2 pause_after)" = null &&
+	test "$(field out accounts chem refused_after)" = 1 &&
+	test_expect_code 2 allot whatif alloc=2 policy=week base=1h 2>err &&
+	grep -q "policy: .week." err &&
+	test_expect_code 2 allot whatif alloc=2 policy=month 2>err && grep -q "needs base=" err &&
+	test_expect_code 2 allot whatif alloc=2 policy=month base=1h carryover=2 2>err &&
+	grep -q "carryover: at most 1" err &&
+	bank_state >state.6 && test_cmp state.3 state.6
+'
+
+# The bank's own policy is the before: phys's gpu allocation (4) with a monthly 10 h base
+# (initial=expire leaves it granted the 9 SU-minutes job 3 used).  Before: January's 600,
+# job 3 charged 9.  policy=none: the allocation's own amount, 9, cannot hold job 3's 60.
+test_expect_success 'a policy in the bank is the before; policy=none drops it' '
+	allot policy add alloc=4 cluster=c1 period=month base=10h initial=expire >/dev/null &&
+	allot --json whatif sacct="$HIST" alloc=4 policy=none >out && cat out &&
+	test "$(field out allocations 4 periods_before)" = 1 &&
+	test "$(field out allocations 4 granted_before_sumin)" = 600 &&
+	test "$(field out allocations 4 used_before_sumin)" = 9 &&
+	test "$(field out allocations 4 periods_after)" = 0 &&
+	test "$(field out allocations 4 granted_after_sumin)" = 9 &&
+	test "$(field out allocations 4 refused_after)" = 1
 '
 
 test_expect_success 'stop' '
