@@ -11,8 +11,10 @@
 // (textContent, SVG <text>, attribute values set one by one); nothing here parses HTML or
 // evaluates strings, and the page's Content-Security-Policy would refuse both anyway.
 //
-// Load: one call for the identity, one for the balances, then the burn-downs of at most
-// MAX_CHARTS allocations, FETCH_CONCURRENCY at a time; each chart fails on its own.
+// Load: one call each for the identity, the accounts, the balances and the forecasts, then
+// the burn-downs of at most MAX_CHARTS allocations, FETCH_CONCURRENCY at a time; each chart
+// fails on its own.  The other views (views.js) load when opened; `#view=NAME` in the link
+// opens one (mine, project, ops).
 'use strict';
 
 (function () {
@@ -44,6 +46,8 @@
     token: null,
     who: null,
     balances: [],           // sorted by account, then allocation id
+    accounts: [],           // GET /v1/accounts: the ones the caller sees
+    view: 'balances',       // the view shown (views.js)
     burndowns: new Map(),   // allocation id -> Promise of its burn-down reply
     forecasts: new Map(),   // allocation id -> its row of GET /v1/forecasts
     filterTimer: 0,
@@ -103,6 +107,19 @@
     } catch (e) {
       // as above
     }
+  }
+
+  // The view the address asks for (#view=NAME), else the balances.
+  function readView() {
+    const params = new URLSearchParams(location.hash.replace(/^#/, ''));
+    return params.get('view') || 'balances';
+  }
+
+  // Keep #view=NAME in the address (a reload reopens it), with nothing else there.
+  function setView(name) {
+    state.view = name;
+    history.replaceState(history.state, '', location.pathname + location.search +
+      (name === 'balances' ? '' : '#view=' + encodeURIComponent(name)));
   }
 
   // The token of the link (then moved out of the address bar), else this tab's.
@@ -819,8 +836,8 @@
   async function load() {
     $('refresh').disabled = true;
     try {
-      const [who, bal, fc] = await Promise.all([api('v1/whoami'), api('v1/balances'),
-        api('v1/forecasts?active=true')]);
+      const [who, bal, fc, acc] = await Promise.all([api('v1/whoami'), api('v1/balances'),
+        api('v1/forecasts?active=true'), api('v1/accounts')]);
       if (state.failed)
         return;
       state.who = who;
@@ -830,11 +847,18 @@
       state.burndowns.clear();
       state.forecasts = new Map((Array.isArray(fc.items) ? fc.items : [])
         .filter((f) => f && typeof f === 'object').map((f) => [f.id, f]));
+      state.accounts = (Array.isArray(acc.items) ? acc.items : [])
+        .filter((a) => a && typeof a === 'object' && typeof a.name === 'string');
       showWho(who);
       $('loading').hidden = true;
       $('content').hidden = false;
       $('updated').textContent = 'Updated ' + new Date().toISOString().slice(11, 16) + ' UTC';
       render(true);
+      if (globalThis.allotViews)
+        globalThis.allotViews.init({
+          api, el, fmtSU, fmtWhen, fmtPct, parseTime, state, setView, AuthError,
+          signedOut: showSignedOut,
+        }, state.view);
     } catch (e) {
       if (e instanceof AuthError)
         showSignedOut(e.message);
@@ -846,6 +870,7 @@
   }
 
   function start() {
+    state.view = readView();
     state.token = readToken();
     if (!state.token) {
       showNotice('Open this dashboard from a sign-in link',
