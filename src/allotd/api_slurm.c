@@ -8,7 +8,8 @@
  * run walks on the reader and writes nothing; a real one is one write op (api_import.c).
  * Export: {"cluster", "dump": text}: Cluster line (root's shares, QOS and limits), then
  * the tree depth first: for each account a Parent line, the User lines of its associations
- * on the cluster and the Account lines of its children, so every Parent names an account
+ * on the cluster (with Coordinator=, the accounts the user coordinates) and the Account
+ * lines of its children, so every Parent names an account
  * already defined, as `sacctmgr load` needs.  Values are written as the dump writes them
  * (limits in their canonical text, Fairshare=parent as 2147483647).  Every account of the
  * bank is exported: the bank holds one tree for all its clusters.
@@ -166,8 +167,21 @@ static int on_account(const struct account *a, void *arg)
 struct users_ctx {
     store_t *st;
     struct buf *b;
+    const struct accounts *acc;
     struct allot_error *err;
 };
+
+/* Coordinator='a,b': the accounts user coordinates, as sacctmgr dump writes them on the
+ * user's lines (a coordinator with no association on the cluster has no line to carry it). */
+static void put_coordinator(struct buf *b, const struct accounts *acc, const char *user)
+{
+    int n = 0;
+    for (size_t i = 0; i < acc->n; i++)
+        if (conf_list_contains(acc->a[i].coordinators, user))
+            put(b, "%s%s", n++ ? "," : ":Coordinator='", acc->a[i].name);
+    if (n)
+        put(b, "'");
+}
 
 static int on_assoc_put(const struct assoc *a, void *arg)
 {
@@ -181,6 +195,7 @@ static int on_assoc_put(const struct assoc *a, void *arg)
     put(u->b, ":Fairshare=%lld", (long long)a->shares);
     put_quoted(u->b, "Partition", a->partition);
     put_quoted(u->b, "QOS", a->qos);
+    put_coordinator(u->b, u->acc, a->user);
     char owner[4 * ALLOT_NAME_MAX];
     snprintf(owner, sizeof owner, "%s:%s:%s:%s", a->cluster, a->account, a->user, a->partition);
     if (put_limits(u->st, u->b, LIMIT_SCOPE_ASSOC, owner, u->err) < 0)
@@ -220,7 +235,7 @@ int api_export_slurm(struct req *r, struct allot_error *err)
             goto out;
         put(&b, "\n");
     }
-    struct users_ctx u = {st, &b, err};
+    struct users_ctx u = {st, &b, &acc, err};
     for (size_t i = 0; i < acc.n; i++) {
         const struct account *p = &acc.a[i];
         put(&b, "Parent - '%s'\n", p->name);

@@ -4,7 +4,8 @@
 # CLI) to known users, each once; a coordinator reads the account's per-user usage, jobs,
 # refusals and forecast, and no other account's, and writes nothing; a plain member still
 # reads only its own refusals; a coordinator cannot be removed as a user while it coordinates;
-# `allot import slurm` makes coordinators of a dump's Coordinator=.
+# `allot import slurm` makes coordinators of a dump's Coordinator=, and `allot export slurm`
+# writes them back.
 test_description='account coordinators: who sets them and what they read'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -148,7 +149,10 @@ test_expect_success 'import slurm: Coordinator= adds the user to the accounts na
 	api GET /v1/accounts/chem >out && test "$(json_get coordinators <out)" = pi,other &&
 	api GET /v1/accounts/geo >out && test "$(json_get coordinators <out)" = other &&
 	allot import slurm file=dump.txt >again.out &&
-	! grep coordinators again.out
+	! grep coordinators again.out &&
+	allot export slurm cluster=c1 >export.txt &&
+	grep "^User - .other.:.*:Coordinator=.chem,geo." export.txt &&
+	! grep "^User - .alice.*Coordinator" export.txt
 '
 test_expect_success 'import slurm: Coordinator= of an account neither dumped nor banked' '
 	q="'"'"'" &&
