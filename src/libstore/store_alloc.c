@@ -828,6 +828,8 @@ int store_ledger_list_sql(const char *backend, const struct ledger_filter *f, co
     return STMT_LEDGER_LIST;
 }
 
+STORE_ROWS(ledger, struct ledger_entry, store_ledger_f, read_entry(s, &row))
+
 int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f cb, void *arg,
                       struct allot_error *err)
 {
@@ -845,16 +847,5 @@ int store_ledger_list(store_t *st, const struct ledger_filter *f, store_ledger_f
     db_bind_int64(s, 5, f ? f->since_s : 0);
     db_bind_int64(s, 6, f ? f->after_id : 0);
     db_bind_int64(s, 7, f && f->limit > 0 ? f->limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct ledger_entry e;
-        read_entry(s, &e);
-        int r = cb(&e, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, ledger_row, &(struct ledger_walk){cb, arg}, err);
 }

@@ -177,6 +177,8 @@ int store_command_get(store_t *st, int64_t id, struct command *out, struct allot
     return command_by(st, C_GET, SQL_C_GET, NULL, id, out, err);
 }
 
+STORE_ROWS(command, struct command, store_command_f, read_command(s, &row))
+
 int store_command_list(store_t *st, const struct command_filter *f, store_command_f cb, void *arg,
                        struct allot_error *err)
 {
@@ -191,18 +193,7 @@ int store_command_list(store_t *st, const struct command_filter *f, store_comman
     db_bind_text(s, 4, f && f->state >= 0 ? store_command_state_name(f->state) : "");
     db_bind_int64(s, 5, f ? f->after_id : 0);
     db_bind_int64(s, 6, f && f->limit > 0 ? f->limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct command c;
-        read_command(s, &c);
-        int r = cb(&c, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, command_row, &(struct command_walk){cb, arg}, err);
 }
 
 int store_command_claim(store_t *st, const char *cluster, int64_t now_s, int64_t lease_s, int max,

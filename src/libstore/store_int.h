@@ -227,6 +227,23 @@ int store_first_row(store_t *st, int id, const char *sql, const char *const *key
  * reset either way. */
 typedef int (*store_row_f)(db_stmt_t *s, void *ctx);
 int store_walk(db_stmt_t *s, store_row_f row, void *ctx, struct allot_error *err);
+/* The row function of a list verb whose callback (of type cb_type) takes one decoded row:
+ * STORE_ROWS(ledger, struct ledger_entry, store_ledger_f, read_entry(s, &row)) defines
+ * struct ledger_walk {cb, arg} and ledger_row, which decodes each row into `row` with the
+ * decode statement (it sees s and row) and hands it to cb; the verb then returns
+ * store_walk(s, ledger_row, &(struct ledger_walk){cb, arg}, err). */
+#define STORE_ROWS(name, type, cb_type, decode)                                                    \
+    struct name##_walk {                                                                           \
+        cb_type cb;                                                                                \
+        void *arg;                                                                                 \
+    };                                                                                             \
+    static int name##_row(db_stmt_t *s, void *ctx)                                                 \
+    {                                                                                              \
+        const struct name##_walk *w = ctx;                                                         \
+        type row;                                                                                  \
+        decode;                                                                                    \
+        return w->cb(&row, w->arg);                                                                \
+    }
 
 /* The id of account `name`; ENOENT naming `field` and the account when missing. */
 int store_account_id(store_t *st, const char *field, const char *name, int64_t *id,

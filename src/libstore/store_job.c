@@ -887,6 +887,8 @@ int store_job_list_sql(const struct job_filter *f, const char **sql)
     return STMT_JOB_LIST;
 }
 
+STORE_ROWS(job, struct job, store_job_f, store_read_job(s, 0, &row))
+
 int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void *arg,
                    struct allot_error *err)
 {
@@ -907,18 +909,7 @@ int store_job_list(store_t *st, const struct job_filter *f, store_job_f cb, void
     db_bind_text(s, 5, status < 0 ? "" : model_job_status_name((enum job_status)status));
     db_bind_int64(s, 6, f ? f->since_s : 0);
     db_bind_int64(s, 7, f && f->limit > 0 ? f->limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct job j;
-        store_read_job(s, 0, &j);
-        int r = cb(&j, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, job_row, &(struct job_walk){cb, arg}, err);
 }
 
 int store_failure_add(store_t *st, struct failure *f, struct allot_error *err)
@@ -964,6 +955,8 @@ int store_failure_list_sql(const struct failure_filter *f, const char **sql)
     return STMT_FAILURE_LIST;
 }
 
+STORE_ROWS(failure, struct failure, store_failure_f, read_failure(s, &row))
+
 int store_failure_list(store_t *st, const struct failure_filter *f, store_failure_f cb, void *arg,
                        struct allot_error *err)
 {
@@ -980,16 +973,5 @@ int store_failure_list(store_t *st, const struct failure_filter *f, store_failur
     db_bind_text(s, 4, f && f->cluster ? f->cluster : "");
     db_bind_int64(s, 5, f ? f->job_id : 0);
     db_bind_int64(s, 6, f && f->limit > 0 ? f->limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct failure fl;
-        read_failure(s, &fl);
-        int r = cb(&fl, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, failure_row, &(struct failure_walk){cb, arg}, err);
 }

@@ -319,6 +319,8 @@ int store_policy_by_alloc(store_t *st, int64_t alloc_id, struct policy *out,
     return get_one(st, P_GET_ALLOC, SQL_P_GET_ALLOC, alloc_id, out, "allocation", err);
 }
 
+STORE_ROWS(policy, struct policy, store_policy_f, read_policy(s, &row))
+
 int store_policy_list(store_t *st, int64_t after_id, int limit, store_policy_f cb, void *arg,
                       struct allot_error *err)
 {
@@ -329,18 +331,7 @@ int store_policy_list(store_t *st, int64_t after_id, int limit, store_policy_f c
         return -1;
     db_bind_int64(s, 1, after_id);
     db_bind_int64(s, 2, limit > 0 ? limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct policy p;
-        read_policy(s, &p);
-        int r = cb(&p, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, policy_row, &(struct policy_walk){cb, arg}, err);
 }
 
 int store_policy_set_flags(store_t *st, int64_t id, unsigned flags, struct allot_error *err)

@@ -211,6 +211,8 @@ int store_policy_evaluate(store_t *st, int64_t policy_id, int64_t now_s, const s
     return 0;
 }
 
+STORE_ROWS(eval, struct policy_eval, store_eval_f, read_eval(s, &row))
+
 int store_eval_list(store_t *st, const struct eval_filter *f, store_eval_f cb, void *arg,
                     struct allot_error *err)
 {
@@ -222,16 +224,5 @@ int store_eval_list(store_t *st, const struct eval_filter *f, store_eval_f cb, v
     db_bind_int64(s, 1, f ? f->policy_id : 0);
     db_bind_text(s, 2, f && f->period ? f->period : "");
     db_bind_int64(s, 3, f && f->limit > 0 ? f->limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct policy_eval e;
-        read_eval(s, &e);
-        int r = cb(&e, arg);
-        if (r) {
-            db_reset(s);
-            return r;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, eval_row, &(struct eval_walk){cb, arg}, err);
 }

@@ -50,6 +50,24 @@ static const char SQL_PP_LIST[] =
     "opened_s, closed_s, used_sumin, expired_sumin FROM policy_periods WHERE policy_id = $1 "
     "ORDER BY opened_s, start_s";
 
+static void read_period(db_stmt_t *s, struct policy_period_row *r)
+{
+    memset(r, 0, sizeof *r);
+    db_column_copy(s, 0, r->period, sizeof r->period);
+    r->start_s = db_column_int64(s, 1);
+    r->end_s = db_column_int64(s, 2);
+    r->base_sumin = db_column_int64(s, 3);
+    r->carry_sumin = db_column_int64(s, 4);
+    r->total_sumin = db_column_int64(s, 5);
+    r->used_open_sumin = db_column_int64(s, 6);
+    r->opened_s = db_column_int64(s, 7);
+    r->closed_s = db_column_int64(s, 8);
+    r->used_sumin = db_column_int64(s, 9);
+    r->expired_sumin = db_column_int64(s, 10);
+}
+
+STORE_ROWS(period, struct policy_period_row, store_policy_period_f, read_period(s, &row))
+
 int store_policy_periods(store_t *st, int64_t policy_id, store_policy_period_f cb, void *arg,
                          struct allot_error *err)
 {
@@ -59,29 +77,7 @@ int store_policy_periods(store_t *st, int64_t policy_id, store_policy_period_f c
     if (!s)
         return -1;
     db_bind_int64(s, 1, policy_id);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct policy_period_row r;
-        memset(&r, 0, sizeof r);
-        db_column_copy(s, 0, r.period, sizeof r.period);
-        r.start_s = db_column_int64(s, 1);
-        r.end_s = db_column_int64(s, 2);
-        r.base_sumin = db_column_int64(s, 3);
-        r.carry_sumin = db_column_int64(s, 4);
-        r.total_sumin = db_column_int64(s, 5);
-        r.used_open_sumin = db_column_int64(s, 6);
-        r.opened_s = db_column_int64(s, 7);
-        r.closed_s = db_column_int64(s, 8);
-        r.used_sumin = db_column_int64(s, 9);
-        r.expired_sumin = db_column_int64(s, 10);
-        int x = cb(&r, arg);
-        if (x) {
-            db_reset(s);
-            return x;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, period_row, &(struct period_walk){cb, arg}, err);
 }
 
 /* ---- boundary ---- */

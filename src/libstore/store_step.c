@@ -160,6 +160,8 @@ int store_step_list_sql(const struct step_filter *f, const char **sql)
     return STMT_STEP_LIST;
 }
 
+STORE_ROWS(step, struct step_record, store_step_f, read_step(s, &row))
+
 int store_step_list(store_t *st, const struct step_filter *f, store_step_f cb, void *arg,
                     struct allot_error *err)
 {
@@ -174,16 +176,5 @@ int store_step_list(store_t *st, const struct step_filter *f, store_step_f cb, v
     db_bind_int64(s, 2, f ? f->job_id : 0);
     db_bind_text(s, 3, f && f->user ? f->user : "");
     db_bind_int64(s, 4, f && f->limit > 0 ? f->limit : INT64_MAX);
-    int rc;
-    while ((rc = db_step(s, err)) == 1) {
-        struct step_record r;
-        read_step(s, &r);
-        int stop = cb(&r, arg);
-        if (stop) {
-            db_reset(s);
-            return stop;
-        }
-    }
-    db_reset(s);
-    return rc < 0 ? -1 : 0;
+    return store_walk(s, step_row, &(struct step_walk){cb, arg}, err);
 }
