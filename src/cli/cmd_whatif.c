@@ -99,8 +99,10 @@ struct hist {
     struct whatif_alloc *allocs;
     struct whatif_job *jobs;
     size_t naccounts, nusers, nparts, nallocs, njobs, cap_users, cap_jobs;
-    struct names account_ix, user_ix, part_ix;
-    char **owned; /* strings copied from the listing */
+    struct names account_ix, user_ix, part_ix, qos_ix;
+    double *qos_factor; /* per QOS: UsageFactor */
+    bool *qos_nodecay;  /* per QOS: the NoDecay flag */
+    char **owned;       /* strings copied from the listing */
     size_t nowned, cap_owned;
     int64_t skipped; /* jobs the replay cannot price (no TRES) or outside the cluster */
     struct billing_weights *w_before, *w_after;
@@ -320,6 +322,37 @@ static int load_policies(struct cli *cli, struct hist *h, struct allot_error *er
     return 0;
 }
 
+/* The QOS's UsageFactor and NoDecay, which weigh a job's usage for fair-share as in the bank. */
+static int load_qos(struct cli *cli, struct hist *h, struct allot_error *err)
+{
+    json_t *rows = get_rows(cli, h, "/v1/qos", err);
+    if (!rows)
+        return -1;
+    size_t n = json_array_size(rows);
+    names_init(&h->qos_ix, n);
+    h->qos_factor = xcalloc(n ? n : 1, sizeof *h->qos_factor);
+    h->qos_nodecay = xcalloc(n ? n : 1, sizeof *h->qos_nodecay);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(rows, i);
+        const char *name = str(r, "name"), *f = str(r, "usage_factor");
+        int64_t ppm = 1000000;
+        if (*f && numparse_fixed(f, strlen(f), 6, &ppm) < 0)
+            return allot_errorf(err, ALLOT_EINVAL, "qos %s: usage_factor '%s'", name, f);
+        h->qos_factor[i] = (double)ppm / 1e6;
+        h->qos_nodecay[i] = strcasestr(str(r, "flags"), "NoDecay") != NULL;
+        names_put(&h->qos_ix, name, strlen(name), "", 0, (uint32_t)i);
+    }
+    return 0;
+}
+
+/* Weigh job j's usage by its QOS (name qos, n bytes); none or unknown: 1, decaying. */
+static void job_qos(const struct hist *h, struct whatif_job *j, const char *qos, size_t n)
+{
+    uint32_t q = names_get(&h->qos_ix, qos, n, "", 0);
+    j->usage_factor = q == WHATIF_NONE ? 1.0 : h->qos_factor[q];
+    j->nodecay = q != WHATIF_NONE && h->qos_nodecay[q];
+}
+
 static void add_job(struct hist *h, const struct whatif_job *j)
 {
     if (h->njobs == h->cap_jobs) {
@@ -345,7 +378,6 @@ static int history_job(struct hist *h, const char *what, int64_t id, const char 
                             (long long)id, (int)np, part, h->cluster);
     j->job_id = id;
     j->user = user_of(h, a, user, nu);
-    j->usage_factor = 1.0;
     if (!*j->alloc_tres) {
         h->skipped++; /* nothing to price it by */
         return 0;
@@ -379,6 +411,8 @@ static int load_bank_jobs(struct cli *cli, struct hist *h, const char *since,
             .alloc_tres = *tres ? tres : str(r, "tres"),
             .node_fail = money_state_free(str(r, "state")),
         };
+        const char *qos = str(r, "qos");
+        job_qos(h, &j, qos, strlen(qos));
         if (j.end_s < j.start_s)
             j.end_s = j.start_s + j.elapsed_s;
         if (history_job(h, "bank", num(r, "job_id"), acct, strlen(acct), user, strlen(user), part,
@@ -427,6 +461,7 @@ static int load_sacct(struct hist *h, const char *file, struct cli_listing *l,
             .alloc_tres = own(h, s.alloc_tres.p, s.alloc_tres.n),
             .node_fail = money_state_free(s.state),
         };
+        job_qos(h, &j, s.qos.p, s.qos.n);
         char where[64];
         snprintf(where, sizeof where, "%s:%zu", file, nline);
         if (history_job(h, where, s.job_id, s.account.p, s.account.n, s.user.p, s.user.n,
@@ -839,6 +874,9 @@ static void hist_free(struct hist *h)
     names_fini(&h->account_ix);
     names_fini(&h->user_ix);
     names_fini(&h->part_ix);
+    names_fini(&h->qos_ix);
+    free(h->qos_factor);
+    free(h->qos_nodecay);
     for (size_t i = 0; i < h->nowned; i++)
         free(h->owned[i]);
     free(h->owned);
@@ -886,7 +924,8 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         goto out;
     if (load_accounts(cli, &h, err) < 0 || load_assocs(cli, &h, err) < 0 ||
         load_partitions(cli, &h, err) < 0 || load_allocs(cli, &h, err) < 0 ||
-        load_policies(cli, &h, err) < 0 || load_share(cli, &h, err) < 0)
+        load_policies(cli, &h, err) < 0 || load_qos(cli, &h, err) < 0 ||
+        load_share(cli, &h, err) < 0)
         goto out;
     if (apply_change(&h, &kvs, "whatif", err) < 0 || args_check_used(&kvs, "whatif", err) < 0 ||
         (changes && apply_file(&h, changes, err) < 0))

@@ -337,7 +337,7 @@ static int end(struct replay *r, uint32_t i, struct allot_error *err)
     o->users[j->user].t.jobs++;
     size_t node = r->in->naccounts + j->user;
     return usage_tree_charge(r->tree, node, &r->s->decay, j->end_s, (double)c, j->usage_factor,
-                             false, err);
+                             j->nodecay, err);
 }
 
 /* Starts and ends in time order, ends first at one instant; a job that ends at the instant

@@ -71,6 +71,7 @@ struct whatif_job {
     const char *alloc_tres; /* Slurm TRES text ("cpu=4,mem=8G,node=1"), borrowed */
     bool node_fail;         /* NODE_FAIL: costs 0 */
     double usage_factor;    /* the QOS UsageFactor for fair-share; 1.0 for none */
+    bool nodecay;           /* the QOS has the NoDecay flag: its usage never decays */
 };
 
 struct whatif_input {

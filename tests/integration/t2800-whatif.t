@@ -224,6 +224,17 @@ test_expect_success 'a policy in the bank is the before; policy=none drops it' '
 	test "$(field out allocations 4 refused_after)" = 1
 '
 
+# The jobs run in QOS normal; with UsageFactor 2 their usage for fair-share doubles (no
+# decay: chem 2 x 1200 = 2400, phys 2 x 11 = 22) and their charges do not move.
+test_expect_success 'a QOS UsageFactor weighs the usage as in the bank' '
+	{ allot qos add normal usagefactor=2 >/dev/null 2>&1 ||
+		allot qos modify normal usagefactor=2 >/dev/null; } &&
+	allot --json whatif sacct="$HIST" >out &&
+	test "$(field out accounts chem usage_before)" = 2400.0 &&
+	test "$(field out accounts phys usage_after)" = 22.0 &&
+	test "$(field out accounts chem charged_after_sumin)" = 1200
+'
+
 test_expect_success 'stop' '
 	allotd_stop
 '
