@@ -10,7 +10,9 @@
  * the parser allotd runs too), so a bad line is refused with its line number before
  * anything is sent.  Then the rows go to POST /v1/jobs/import in batches that fit allotd's
  * request body, each batch one transaction; a job's rows (its runs, sacct --duplicates)
- * never straddle two batches.  A rerun imports nothing twice (idempotent per cluster, job,
+ * never straddle two batches.  Two batches are in flight at a time, on two connections
+ * (struct sender), so building one here overlaps allotd's reading and writing of the
+ * others.  A rerun imports nothing twice (idempotent per cluster, job,
  * run), so an import cut short is finished by running it again.  On a terminal, stderr
  * shows jobs done / total, the rate and the time left.
  */
@@ -18,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,28 +114,85 @@ struct totals {
     int64_t imported, already, skipped, charged_sumin;
 };
 
-static int send_batch(struct cli *cli, const char *cluster, int backfill, const char *header,
-                      json_t *lines, int64_t first_line, struct totals *t, struct allot_error *err)
+/* A batch in flight: while allotd reads and prices one batch on its request thread and
+ * writes the one before in its transaction, the next is being built here, so the CLI, the
+ * request thread and the writer work at once (two connections: each sender its own). */
+struct sender {
+    struct cli cli; /* a copy of the command's, with a client of its own */
+    pthread_t th;
+    int busy;
+    json_t *body;    /* the thread's until joined */
+    int64_t jobs;    /* jobs in the batch */
+    int64_t first;   /* its first line */
+    struct totals t; /* the batch's reply */
+    int rc;
+    struct allot_error err;
+};
+
+static void *send_batch(void *arg)
 {
-    json_t *body =
-        json_pack("{s:s, s:b, s:s, s:I, s:O}", "cluster", cluster, "backfill", backfill, "header",
-                  header, "first_line", (json_int_t)first_line, "lines", lines);
-    if (!body)
+    struct sender *s = arg;
+    char *reply = NULL;
+    s->rc = cli_request(&s->cli, "POST", "/v1/jobs/import", s->body, &reply, &s->err);
+    json_decref(s->body);
+    s->body = NULL;
+    json_t *r = s->rc == 0 ? json_loads(reply, 0, NULL) : NULL;
+    free(reply);
+    s->t = (struct totals){0};
+    if (s->rc < 0)
+        return NULL;
+    s->t.imported = json_integer_value(json_object_get(r, "imported"));
+    s->t.already = json_integer_value(json_object_get(r, "already"));
+    s->t.skipped = json_integer_value(json_object_get(r, "skipped"));
+    s->t.charged_sumin = json_integer_value(json_object_get(r, "charged_sumin"));
+    json_decref(r);
+    return NULL;
+}
+
+/* Wait for s's batch; add its counts.  0, or -1 with err (the batch's error, or ours). */
+static int sender_join(struct sender *s, struct totals *t, struct progress *pg,
+                       struct allot_error *err)
+{
+    if (!s->busy)
+        return 0;
+    pthread_join(s->th, NULL);
+    s->busy = 0;
+    if (s->rc < 0) {
+        *err = s->err;
+        return -1;
+    }
+    t->imported += s->t.imported;
+    t->already += s->t.already;
+    t->skipped += s->t.skipped;
+    t->charged_sumin += s->t.charged_sumin;
+    pg->done += s->jobs;
+    progress_show(pg, 0);
+    return 0;
+}
+
+/* Hand lines (now the body's) to s, after its previous batch.  0, or -1 with err. */
+static int sender_start(struct sender *s, const char *cluster, int backfill, const char *header,
+                        json_t *lines, int64_t first_line, int64_t jobs, struct totals *t,
+                        struct progress *pg, struct allot_error *err)
+{
+    if (sender_join(s, t, pg, err) < 0) {
+        json_decref(lines);
+        return -1;
+    }
+    s->body = json_pack("{s:s, s:b, s:s, s:I, s:o}", "cluster", cluster, "backfill", backfill,
+                        "header", header, "first_line", (json_int_t)first_line, "lines", lines);
+    if (!s->body)
         return allot_errorf(err, ALLOT_EINVAL,
                             "lines %lld and after: not UTF-8 text (a name in another encoding)",
                             (long long)first_line);
-    char *reply = NULL;
-    int rc = cli_request(cli, "POST", "/v1/jobs/import", body, &reply, err);
-    json_decref(body);
-    json_t *r = rc == 0 ? json_loads(reply, 0, NULL) : NULL;
-    free(reply);
-    if (rc < 0)
-        return -1;
-    t->imported += json_integer_value(json_object_get(r, "imported"));
-    t->already += json_integer_value(json_object_get(r, "already"));
-    t->skipped += json_integer_value(json_object_get(r, "skipped"));
-    t->charged_sumin += json_integer_value(json_object_get(r, "charged_sumin"));
-    json_decref(r);
+    s->jobs = jobs;
+    s->first = first_line;
+    if (pthread_create(&s->th, NULL, send_batch, s) != 0) {
+        json_decref(s->body);
+        s->body = NULL;
+        return allot_errorf(err, ALLOT_ENOMEM, "import: cannot start a thread");
+    }
+    s->busy = 1;
     return 0;
 }
 
@@ -192,12 +252,18 @@ static int import_listing(struct cli *cli, const struct cli_listing *l, const ch
     struct progress pg;
     progress_start(&pg, "import", "jobs", jobs);
     struct totals t = {0};
+    struct sender snd[2];
+    memset(snd, 0, sizeof(snd));
+    for (int i = 0; i < 2; i++) {
+        snd[i].cli = *cli;
+        snd[i].cli.client = NULL;
+    }
     json_t *lines = json_array();
     size_t body = strlen(header) + 256, pos = 0, nline = 0;
-    int64_t first = 0, in_batch = 0;
+    int64_t first = 0, in_batch = 0, nbatch = 0;
     uint32_t last_id = 0;
     struct slt_span line;
-    int rc = 0;
+    int rc = lines ? 0 : allot_errorf(err, ALLOT_ENOMEM, "import: out of memory");
     while (rc == 0 && slt_next_line(l->p, l->len, &pos, &line)) {
         nline++;
         if (nline <= hline || line.n == 0)
@@ -208,15 +274,17 @@ static int import_listing(struct cli *cli, const struct cli_listing *l, const ch
         size_t need = 2 * line.n + 4;
         if (json_array_size(lines) > 0 && body + need > BATCH_BODY_MAX &&
             !(k == 1 && j.job_id == last_id)) {
-            rc = send_batch(cli, cluster, backfill, header, lines, first, &t, err);
-            if (rc == 0)
-                pg.done += in_batch;
-            progress_show(&pg, 0);
-            json_array_clear(lines);
+            rc = sender_start(&snd[nbatch++ % 2], cluster, backfill, header, lines, first, in_batch,
+                              &t, &pg, err);
+            lines = json_array();
             body = strlen(header) + 256;
             in_batch = 0;
             if (rc < 0)
                 break;
+            if (!lines) {
+                rc = allot_errorf(err, ALLOT_ENOMEM, "import: out of memory");
+                break;
+            }
         }
         if (json_array_size(lines) == 0)
             first = (int64_t)nline;
@@ -233,11 +301,21 @@ static int import_listing(struct cli *cli, const struct cli_listing *l, const ch
         }
     }
     if (rc == 0 && json_array_size(lines) > 0) {
-        rc = send_batch(cli, cluster, backfill, header, lines, first, &t, err);
-        if (rc == 0)
-            pg.done += in_batch;
+        rc = sender_start(&snd[nbatch++ % 2], cluster, backfill, header, lines, first, in_batch, &t,
+                          &pg, err);
+        lines = NULL;
     }
     json_decref(lines);
+    /* The batches in flight, oldest first: the first error is the one reported. */
+    for (int64_t i = 0; i < 2; i++) {
+        struct allot_error e = {0};
+        if (sender_join(&snd[(nbatch + i) % 2], &t, &pg, &e) < 0 && rc == 0) {
+            rc = -1;
+            *err = e;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        allot_client_destroy(snd[i].cli.client);
     progress_show(&pg, 1);
     if (rc < 0) {
         /* What came before stands: a rerun skips it and finishes the rest. */
