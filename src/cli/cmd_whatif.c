@@ -413,6 +413,10 @@ static int load_bank_jobs(struct cli *cli, struct hist *h, const char *since,
         };
         const char *qos = str(r, "qos");
         job_qos(h, &j, qos, strlen(qos));
+        /* A run settled without a start (never held) started elapsed before its end; one
+         * without an end ended elapsed after its start. */
+        if (!j.start_s && j.end_s >= j.elapsed_s)
+            j.start_s = j.end_s - j.elapsed_s;
         if (j.end_s < j.start_s)
             j.end_s = j.start_s + j.elapsed_s;
         if (history_job(h, "bank", num(r, "job_id"), acct, strlen(acct), user, strlen(user), part,

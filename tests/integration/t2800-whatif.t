@@ -235,6 +235,18 @@ test_expect_success 'a QOS UsageFactor weighs the usage as in the bank' '
 	test "$(field out accounts chem charged_after_sumin)" = 1200
 '
 
+# A run settled without a start (post-paid, never held): it started elapsed before its end,
+# 12:50, and chem's cpu allocation pays its 2 x 10 = 20 SU-minutes.
+test_expect_success 'a bank job settled without a start is replayed from its end' '
+	api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":100,\"run\":0,\"user\":\"alice\",
+		\"account\":\"chem\",\"partition\":\"batch\",\"end\":\"2026-01-05T13:00:00Z\",
+		\"elapsed_s\":600,\"time_limit_s\":1200,\"alloc_tres\":\"cpu=2\",
+		\"state\":\"COMPLETED\"}" >settled && cat settled &&
+	allot --json whatif >out &&
+	test "$(field out accounts chem charged_before_sumin)" = 1220 &&
+	test "$(field out accounts chem refused_before)" = 0
+'
+
 test_expect_success 'stop' '
 	allotd_stop
 '
