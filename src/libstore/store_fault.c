@@ -260,62 +260,21 @@ static int ff_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
     return real_file(f)->pMethods->xUnfetch(real_file(f), off, p);
 }
 
-/* Version 3 methods; a real file with an older table gets the matching prefix (below). */
+/* The methods of each version: a real file with an older table gets the matching prefix. */
+#define FF_METHODS_V1                                                                              \
+    .xClose = ff_close, .xRead = ff_read, .xWrite = ff_write, .xTruncate = ff_truncate,            \
+    .xSync = ff_sync, .xFileSize = ff_file_size, .xLock = ff_lock, .xUnlock = ff_unlock,           \
+    .xCheckReservedLock = ff_check_reserved, .xFileControl = ff_file_control,                      \
+    .xSectorSize = ff_sector_size, .xDeviceCharacteristics = ff_device_chars
+#define FF_METHODS_V2                                                                              \
+    FF_METHODS_V1, .xShmMap = ff_shm_map, .xShmLock = ff_shm_lock, .xShmBarrier = ff_shm_barrier,  \
+                   .xShmUnmap = ff_shm_unmap
 static const sqlite3_io_methods ff_methods = {
-    .iVersion = 3,
-    .xClose = ff_close,
-    .xRead = ff_read,
-    .xWrite = ff_write,
-    .xTruncate = ff_truncate,
-    .xSync = ff_sync,
-    .xFileSize = ff_file_size,
-    .xLock = ff_lock,
-    .xUnlock = ff_unlock,
-    .xCheckReservedLock = ff_check_reserved,
-    .xFileControl = ff_file_control,
-    .xSectorSize = ff_sector_size,
-    .xDeviceCharacteristics = ff_device_chars,
-    .xShmMap = ff_shm_map,
-    .xShmLock = ff_shm_lock,
-    .xShmBarrier = ff_shm_barrier,
-    .xShmUnmap = ff_shm_unmap,
-    .xFetch = ff_fetch,
-    .xUnfetch = ff_unfetch,
-};
-static const sqlite3_io_methods ff_methods_v2 = {
-    .iVersion = 2,
-    .xClose = ff_close,
-    .xRead = ff_read,
-    .xWrite = ff_write,
-    .xTruncate = ff_truncate,
-    .xSync = ff_sync,
-    .xFileSize = ff_file_size,
-    .xLock = ff_lock,
-    .xUnlock = ff_unlock,
-    .xCheckReservedLock = ff_check_reserved,
-    .xFileControl = ff_file_control,
-    .xSectorSize = ff_sector_size,
-    .xDeviceCharacteristics = ff_device_chars,
-    .xShmMap = ff_shm_map,
-    .xShmLock = ff_shm_lock,
-    .xShmBarrier = ff_shm_barrier,
-    .xShmUnmap = ff_shm_unmap,
-};
-static const sqlite3_io_methods ff_methods_v1 = {
-    .iVersion = 1,
-    .xClose = ff_close,
-    .xRead = ff_read,
-    .xWrite = ff_write,
-    .xTruncate = ff_truncate,
-    .xSync = ff_sync,
-    .xFileSize = ff_file_size,
-    .xLock = ff_lock,
-    .xUnlock = ff_unlock,
-    .xCheckReservedLock = ff_check_reserved,
-    .xFileControl = ff_file_control,
-    .xSectorSize = ff_sector_size,
-    .xDeviceCharacteristics = ff_device_chars,
-};
+    .iVersion = 3, FF_METHODS_V2, .xFetch = ff_fetch, .xUnfetch = ff_unfetch};
+static const sqlite3_io_methods ff_methods_v2 = {.iVersion = 2, FF_METHODS_V2};
+static const sqlite3_io_methods ff_methods_v1 = {.iVersion = 1, FF_METHODS_V1};
+#undef FF_METHODS_V2
+#undef FF_METHODS_V1
 
 static int fv_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out_flags)
 {
