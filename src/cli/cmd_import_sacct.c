@@ -37,6 +37,9 @@
 #define BATCH_BODY_MAX                                                                             \
     (4 * 1024 * 1024) /* half allotd's 8 MiB for this route: the                                   \
                           estimate counts 2 bytes a character */
+/* A batch waits for the one beside it in allotd's writer: on a loaded host that is seconds,
+ * longer than the usual 5 s (cmd_slurm_io.c's import slurm waits as long). */
+#define BATCH_TIMEOUT_MS 300000
 #define SACCT_FINAL_STATES "CA,CD,DL,F,NF,OOM,PR,TO,BF"
 
 void cli_listing_free(struct cli_listing *l)
@@ -257,6 +260,8 @@ static int import_listing(struct cli *cli, const struct cli_listing *l, const ch
     for (int i = 0; i < 2; i++) {
         snd[i].cli = *cli;
         snd[i].cli.client = NULL;
+        if (snd[i].cli.timeout_ms < BATCH_TIMEOUT_MS)
+            snd[i].cli.timeout_ms = BATCH_TIMEOUT_MS;
     }
     json_t *lines = json_array();
     size_t body = strlen(header) + 256, pos = 0, nline = 0;
