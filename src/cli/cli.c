@@ -154,6 +154,28 @@ void path_fini(struct path *p)
     p->s = NULL;
 }
 
+typedef int (*int_parse_f)(const char *key, const char *s, int64_t *out, struct allot_error *err);
+
+/* The parser of an integer value type (key=value text to a number), NULL for another type. */
+static int_parse_f int_parser(enum val_type t)
+{
+    switch (t) {
+    case V_OPTINT:
+    case V_INT:
+        return args_uint;
+    case V_TIME:
+        return args_time;
+    case V_DURATION:
+        return args_duration;
+    case V_ELAPSED:
+        return args_elapsed;
+    case V_TIMELIMIT:
+        return args_timelimit;
+    default:
+        return NULL;
+    }
+}
+
 json_t *cli_value(const struct field *f, const char *v, struct allot_error *err)
 {
     int64_t n;
@@ -169,28 +191,16 @@ json_t *cli_value(const struct field *f, const char *v, struct allot_error *err)
             return json_integer(-1);
         /* fall through */
     case V_INT:
-        if (args_uint(f->key, v, &n, err) < 0)
+    case V_TIME:
+    case V_DURATION:
+    case V_ELAPSED:
+    case V_TIMELIMIT:
+        if (int_parser(f->type)(f->key, v, &n, err) < 0)
             return NULL;
         return json_integer(n);
     case V_AMOUNT:
     case V_SAMOUNT:
         if (args_amount(f->key, v, f->type == V_SAMOUNT, &n, err) < 0)
-            return NULL;
-        return json_integer(n);
-    case V_TIME:
-        if (args_time(f->key, v, &n, err) < 0)
-            return NULL;
-        return json_integer(n);
-    case V_DURATION:
-        if (args_duration(f->key, v, &n, err) < 0)
-            return NULL;
-        return json_integer(n);
-    case V_ELAPSED:
-        if (args_elapsed(f->key, v, &n, err) < 0)
-            return NULL;
-        return json_integer(n);
-    case V_TIMELIMIT:
-        if (args_timelimit(f->key, v, &n, err) < 0)
             return NULL;
         return json_integer(n);
     case V_BOOL:
