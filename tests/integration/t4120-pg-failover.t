@@ -229,6 +229,13 @@ test_expect_success 'allot db check passes on the new primary; /v1/check through
 	pga A GET /v1/check >check.A && pga B GET /v1/check >check.B
 '
 
+# spread COL: "min=.. median=.. max=.." of column COL of stdin (integers).
+spread() {
+	sort -k"$1,$1"n | awk -v c="$1" '{ v[NR] = $c } END {
+		printf "min=%d median=%d max=%d", v[1],
+			(NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[NR] }'
+}
+
 # Per client: from the start of its first failed request to the end of its first success
 # after that, and (third column) from the end of the promotion to that success; min,
 # median and max of the first over the clients, in ms.
@@ -242,9 +249,15 @@ test_expect_success 'the outage each client saw' '
 	done >outage &&
 	cat outage &&
 	! grep -q none outage &&
-	sort -k2,2n outage | awk "{ v[NR] = \$2 } END {
-		printf \"outage_ms clients=%d min=%d median=%d max=%d\\n\", NR, v[1],
-			(NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[NR] }" | tee outage.summary
+	{
+		printf "outage_ms clients=%d %s; after the promotion %s;" "$(wc -l <outage)" \
+			"$(spread 2 <outage)" "$(spread 3 <outage)" &&
+		printf " kill to promote %d ms (pg_ctl promote %d ms); replays %d\n" \
+			$(( (T_PROMOTE - T_KILL) / 1000 )) $(( (T_PROMOTED - T_PROMOTE) / 1000 )) \
+			"$(cat tries.* | grep -c " replay$")"
+	} | tee outage.summary
 '
 
+# Into the TAP stream, for `ctest -L pgha -V` (bench/results/postgresql.md).
+[ ! -f outage.summary ] || echo "# $(cat outage.summary)"
 test_done
