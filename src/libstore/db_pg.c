@@ -131,6 +131,28 @@ static int fail_res(struct db_pg *d, const PGresult *res, const char *what, stru
                         state ? state : "", state ? ")" : "");
 }
 
+/* Why a connection attempt failed, on one line in buf.  libpq writes a line per host it
+ * tried (a multi-host string gives "...port 5432 failed: Connection refused" then "...port
+ * 5433 failed: session is read-only") with indented hints under them: the hosts' lines are
+ * kept, joined by "; ", so the reply says why each server was passed over. */
+static const char *conn_failure(PGconn *c, char *buf, size_t n)
+{
+    const char *p = PQerrorMessage(c);
+    size_t o = 0;
+    buf[0] = '\0';
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        if (len > 0 && p[0] != '\t' && p[0] != ' ') {
+            int w = snprintf(buf + o, n - o, "%s%.*s", o ? "; " : "", (int)len, p);
+            if (w < 0 || (size_t)w >= n - o)
+                break; /* truncated: buf holds what fitted */
+            o += (size_t)w;
+        }
+        p += len + (p[len] == '\n');
+    }
+    return buf;
+}
+
 static int64_t now_ms(void)
 {
     struct timespec ts;
@@ -182,9 +204,9 @@ static int ensure_conn(struct db_pg *d, struct allot_error *err)
     if (PQstatus(d->conn) != CONNECTION_OK) {
         d->retry_at_ms = now_ms() + d->backoff_ms;
         d->backoff_ms = d->backoff_ms < 1000 ? d->backoff_ms * 2 : 2000;
-        int len = (int)strcspn(PQerrorMessage(d->conn), "\n");
-        return allot_errorf(err, ALLOT_EUNAVAIL, "pg: database unreachable (retry): %.*s", len,
-                            PQerrorMessage(d->conn));
+        char why[ALLOT_ERRMSG_MAX];
+        return allot_errorf(err, ALLOT_EUNAVAIL, "pg: database unreachable (retry): %s",
+                            conn_failure(d->conn, why, sizeof why));
     }
     d->backoff_ms = 50;
     d->retry_at_ms = 0;
@@ -804,8 +826,9 @@ db_t *db_pg_open(const char *conninfo, int busy_timeout_ms, int durable, struct 
         return NULL;
     }
     if (PQstatus(d->conn) != CONNECTION_OK) {
-        int len = (int)strcspn(PQerrorMessage(d->conn), "\n");
-        allot_errorf(err, ALLOT_EUNAVAIL, "pg: cannot connect: %.*s", len, PQerrorMessage(d->conn));
+        char why[ALLOT_ERRMSG_MAX];
+        allot_errorf(err, ALLOT_EUNAVAIL, "pg: cannot connect: %s",
+                     conn_failure(d->conn, why, sizeof why));
         PQfinish(d->conn);
         free(d);
         return NULL;

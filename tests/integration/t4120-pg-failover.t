@@ -151,6 +151,13 @@ all_ok_since() {
 	done
 }
 
+# standby_passed_over: an allotd's 503 said why each server was passed over, the standby
+# (still in recovery) too, not only the first host's refusal.
+standby_passed_over() {
+	grep "port $P1 failed: Connection refused; .*port $P2 failed: session is read-only" \
+		A/allotd.log B/allotd.log
+}
+
 # watch_up INST: allotd INST's partition watch listens (on the new primary, after failover).
 watch_up() {
 	pga "$1" GET /metrics >"metrics.$1" && grep -qx "allot_partition_watch_up 1" "metrics.$1"
@@ -171,6 +178,7 @@ test_expect_success 'under load: kill -9 the primary, promote the standby, allot
 	wait_for 20 failed_since "$T_KILL" &&
 	test_must_fail pga A GET /readyz >ready.A && cat ready.A && echo &&
 	test_must_fail pga B GET /healthz >live.B &&
+	wait_for 10 standby_passed_over &&
 	T_PROMOTE=${EPOCHREALTIME//[!0-9]/} &&
 	pg_as "$PG_BINDIR/pg_ctl" -D "$P2_DIR/data" -w -t 30 promote >/dev/null &&
 	T_PROMOTED=${EPOCHREALTIME//[!0-9]/} &&
@@ -192,6 +200,7 @@ p2() {
 }
 
 test_expect_success 'the old primary is gone; the new one is not in recovery' '
+	for p in $FO_CLIENTS; do kill "$p" 2>/dev/null; done; # left running only by a failure above
 	test_must_fail "$PG_BINDIR/pg_isready" -q -h 127.0.0.1 -p "$P1" &&
 	test "$(p2 "SELECT pg_is_in_recovery()")" = f
 '
