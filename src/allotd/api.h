@@ -151,6 +151,8 @@ int api_share_tree(struct req *r, struct allot_error *err);
 int api_usage_list(struct req *r, struct allot_error *err);
 int api_usage_clear(struct req *r, struct allot_error *err);
 int api_priority_get(struct req *r, struct allot_error *err);
+/* api_report.c: GET /v1/reports/usage (doc/reports.md) */
+int api_report_usage(struct req *r, struct allot_error *err);
 /* api_policy.c */
 int api_policy_list(struct req *r, struct allot_error *err);
 int api_policy_add(struct req *r, struct allot_error *err);

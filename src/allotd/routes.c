@@ -104,6 +104,8 @@ static const struct route routes[] = {
     {"GET", "/v1/failures", ACCESS_ANY, api_failure_list, 0, NULL, "account user since limit"},
     {"GET", "/v1/reports/observe", ACCESS_READALL, api_report_observe, 0, NULL,
      "account cluster since"},
+    {"GET", "/v1/reports/usage", ACCESS_ANY, api_report_usage, 0, NULL,
+     "group period start end cluster account user partition"},
     {"GET", "/v1/share", ACCESS_ANY, api_share_get, 0, NULL, "cluster algo"},
     {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0, NULL, "cluster"},
     {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0, NULL, "cluster account user since until"},

@@ -60,6 +60,7 @@ static void usage(FILE *f)
           "  --json           print the API's JSON\n"
           "  -P, --parsable   '|'-separated output with a header line\n"
           "  -p               the same, every line ending with '|' (sacctmgr -p)\n"
+          "  --csv            comma-separated output (RFC 4180) with a header line\n"
           "  -n, --noheader   no header line\n"
           "  -o, --format F   a listing's columns by header name, in order, widths\n"
           "                   after %: -o Account,Available%12 (or format=F, sacctmgr's)\n"
@@ -222,6 +223,8 @@ static enum parse_result parse_options(int argc, char **argv, struct cli *cli, c
             cli->json = 1;
         } else if (!strcmp(w, "-P") || !strcmp(w, "--parsable") || !strcmp(w, "--parsable2")) {
             cli->parsable = 1;
+        } else if (!strcmp(w, "--csv")) {
+            cli->parsable = 3;
         } else if (!strcmp(w, "-n") || !strcmp(w, "--noheader")) {
             cli->noheader = 1;
         } else if (!strcmp(w, "-p")) {

@@ -468,9 +468,10 @@ void cli_print_table(const struct cli *cli, json_t *rows, const struct column *c
         table_add_row(t, cells);
     }
     table_print(t, stdout,
-                cli->parsable == 2 ? TABLE_PARSABLE_END
-                : cli->parsable    ? TABLE_PARSABLE
-                                   : TABLE_ALIGNED,
+                cli->parsable == 3   ? TABLE_CSV
+                : cli->parsable == 2 ? TABLE_PARSABLE_END
+                : cli->parsable      ? TABLE_PARSABLE
+                                     : TABLE_ALIGNED,
                 !cli->noheader);
     table_destroy(t);
     tables_printed++;

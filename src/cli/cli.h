@@ -27,7 +27,7 @@ struct cli {
     const char *config; /* --config (allot db) */
     long timeout_ms;    /* --timeout, in ms */
     int json;           /* --json: print the API's JSON */
-    int parsable;       /* -P; 2 for -p (every line ends with '|') */
+    int parsable;       /* -P; 2 for -p (every line ends with '|'); 3 for --csv */
     int noheader;       /* -n */
     const char *format; /* -o/--format/format=: the columns to show, "Name[%WIDTH],..." */
     struct allot_error *print_err; /* where cli_print_table reports a bad format (main's) */

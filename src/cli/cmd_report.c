@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* cmd_report.c - `allot report observe`: what enforcement would have refused while allotd
- * ran EnforceMode=observe (doc/adopt.md), per account, with the message each user would
- * have read.  One table: a summary line per account, then its refusals oldest first. */
+/* cmd_report.c - `allot report`: reports for people who decide on allocations.
+ *   observe: what enforcement would have refused while allotd ran EnforceMode=observe
+ *            (doc/adopt.md), per account, with the message each user would have read: a
+ *            summary line per account, then its refusals oldest first.
+ *   usage:   sreport's utilization by group and period (doc/reports.md): SU charged, jobs,
+ *            CPU and GPU hours, CPU efficiency and refusals, from GET /v1/reports/usage. */
 #include "cli/cli.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,20 +86,118 @@ out:
     return rc;
 }
 
+static const struct field usage_filters[] = {
+    {"group", "group", V_STR, "account, user, partition, resource or cluster (account)"},
+    {"period", "period", V_STR, "month, quarter, year, total or alloc (month)"},
+    {"start", "start", V_TIME, "runs that ended (refusals) at or after this time"},
+    {"end", "end", V_TIME, "... and before this time"},
+    {"cluster", "cluster", V_STR, "only this cluster"},
+    {"account", "account", V_STR, "only this account"},
+    {"user", "user", V_STR, "only this user"},
+    {"partition", "partition", V_STR, "only this partition"},
+    {0},
+};
+
+/* The group's column header: the group= value, capitalised as Slurm's headers are. */
+static const struct {
+    const char *group, *header;
+} group_headers[] = {{"account", "Account"},
+                     {"user", "User"},
+                     {"partition", "Partition"},
+                     {"resource", "Resource"},
+                     {"cluster", "Cluster"}};
+
+/* Hours from seconds, to the hundredth, rounded down (exact integer arithmetic). */
+static void set_hours(json_t *row, const char *from, const char *to)
+{
+    json_int_t s = json_integer_value(json_object_get(row, from));
+    char buf[48];
+    snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT ".%02" JSON_INTEGER_FORMAT, s / 3600,
+             s % 3600 * 100 / 3600);
+    json_object_set_new(row, to, json_string(buf));
+}
+
+static void fix_usage_row(json_t *row)
+{
+    set_hours(row, "cpu_s", "cpu_hours");
+    set_hours(row, "gpu_s", "gpu_hours");
+    json_t *e = json_object_get(row, "cpu_efficiency");
+    char buf[32] = "";
+    if (json_is_number(e))
+        snprintf(buf, sizeof buf, "%.1f", json_number_value(e));
+    json_object_set_new(row, "cpu_efficiency", json_string(buf));
+}
+
+static int report_usage(struct cli *cli, int argc, char **argv, struct allot_error *err)
+{
+    struct kvlist kvs;
+    int npos = 0, rc = -1;
+    struct path p;
+
+    if (args_split(argc, argv, NULL, 0, &npos, &kvs, err) < 0)
+        return -1;
+    const char *group = "account";
+    for (int i = 0; i < kvs.n; i++)
+        if (!strcmp(kvs.kv[i].key, "group"))
+            group = kvs.kv[i].value;
+    const char *header = NULL;
+    for (size_t i = 0; i < sizeof group_headers / sizeof *group_headers; i++)
+        if (!strcmp(group, group_headers[i].group))
+            header = group_headers[i].header;
+    if (!header)
+        return allot_errorf(err, ALLOT_EINVAL,
+                            "group: expected account, user, partition, resource or cluster");
+    const struct column cols[] = {
+        {header, group, C_STR},
+        {"Period", "period", C_STR},
+        {"Start", "start", C_TIME},
+        {"End", "end", C_TIME},
+        {"Jobs", "jobs", C_INT},
+        {"Charged", "charged_sumin", C_SUMIN},
+        {"CPUHours", "cpu_hours", C_STR},
+        {"GPUHours", "gpu_hours", C_STR},
+        {"CPUEff%", "cpu_efficiency", C_STR},
+        {"Refusals", "refusals", C_INT},
+        {0},
+    };
+    path_init(&p, "/v1/reports/usage");
+    if (cli_fields_to_query(usage_filters, &kvs, &p, err) < 0 ||
+        args_check_used(&kvs, "report usage", err) < 0)
+        goto out;
+    rc = cli_show(cli, p.s, cols, fix_usage_row, err);
+out:
+    path_fini(&p);
+    return rc;
+}
+
 static int run_report(struct cli *cli, const char *verb, int argc, char **argv,
                       struct allot_error *err)
 {
     if (!strcmp(verb, "observe"))
         return report_observe(cli, argc, argv, err);
+    if (!strcmp(verb, "usage"))
+        return report_usage(cli, argc, argv, err);
     return cli_bad_verb("report", verb, cmd_report.verbs, err);
 }
 
 const struct cli_command cmd_report = {
     .noun = "report",
-    .summary = "reports: what EnforceMode=observe saw enforcement would refuse",
-    .help = "usage: allot report observe [since=DATE] [account=A] [cluster=C]\n"
+    .summary = "reports: usage per group and period; what EnforceMode=observe saw",
+    .help = "usage: allot report usage [group=G] [period=P] [start=DATE] [end=DATE]\n"
+            "                          [cluster=C] [account=A] [user=U] [partition=P]\n"
+            "       allot report observe [since=DATE] [account=A] [cluster=C]\n"
             "\n"
-            "Every admission and hold the bank would have refused while allotd ran with\n"
+            "usage: what was used, like sreport, per group (group=account, user, partition,\n"
+            "resource: the paying allocation's, or cluster) and period (period=month,\n"
+            "quarter, year, total, or alloc: the window of the allocation that paid): the\n"
+            "jobs settled, the SU charged (what the ledger debited for them), CPU and GPU\n"
+            "hours (AllocTRES cpu and gres/gpu times elapsed), the CPU efficiency of the\n"
+            "jobs with step records (allot-step) and the refusals.  A job counts in the\n"
+            "period it ended in, a refusal in the one it happened in; periods are UTC.\n"
+            "start and end bound those times (end excluded).  Users see their own jobs and\n"
+            "those of accounts they belong to.  -P, --csv and --json for scripts.\n"
+            "\n"
+            "observe: every admission and hold the bank would have refused while allotd ran with\n"
             "EnforceMode=observe (allot.conf), per account: how many refusals, how many of\n"
             "them name a started job (a hold; an admission has no job id yet), the SU they\n"
             "needed, then each refusal oldest first with the message the user would have\n"
@@ -103,9 +205,11 @@ const struct cli_command cmd_report = {
             "With -P only the refusal rows are printed.\n"
             "\n"
             "examples:\n"
+            "  allot report usage start=2026-01-01 end=2027-01-01 period=quarter\n"
+            "  allot --csv report usage account=chem group=user\n"
             "  allot report observe since=2026-11-01\n"
             "  allot -P report observe account=chem\n",
     .run = run_report,
     .needs_verb = 1,
-    .verbs = "observe",
+    .verbs = "usage, observe",
 };

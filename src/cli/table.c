@@ -9,6 +9,7 @@
 #include "cli/table.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "libutil/xalloc.h"
 
@@ -95,6 +96,35 @@ static void print_record(FILE *f, char *const *cells, int ncols, int end)
     fputs(end ? "|\n" : "\n", f);
 }
 
+/* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes
+ * doubled; line breaks kept inside the quotes, so a record may span lines as CSV allows. */
+static void put_csv_cell(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            fputc('"', f);
+        fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void print_csv(const table_t *t, FILE *f, int header)
+{
+    for (int r = header ? -1 : 0; r < t->nrows; r++) {
+        char *const *cells = r < 0 ? t->headers : t->rows[r];
+        for (int c = 0; c < t->ncols; c++) {
+            fputs(c ? "," : "", f);
+            put_csv_cell(f, cells[c]);
+        }
+        fputc('\n', f);
+    }
+}
+
 static void print_parsable(const table_t *t, FILE *f, int header, int end)
 {
     if (header)
@@ -148,6 +178,10 @@ void table_print(const table_t *t, FILE *f, enum table_mode mode, int header)
 {
     size_t *w;
 
+    if (mode == TABLE_CSV) {
+        print_csv(t, f, header);
+        return;
+    }
     if (mode != TABLE_ALIGNED) {
         print_parsable(t, f, header, mode == TABLE_PARSABLE_END);
         return;

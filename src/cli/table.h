@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* table.h - the CLI's output: aligned columns for people, `|`-separated lines for scripts.
  *
- * Design: a table collects rows of strings (copied), then prints them in one of three
+ * Design: a table collects rows of strings (copied), then prints them in one of four
  * forms: TABLE_ALIGNED (header, dashes, columns padded to their widest cell, or to the width
  * set for them; numeric columns right-aligned, like sacctmgr), TABLE_PARSABLE (`a|b|c`,
- * sacctmgr -P), TABLE_PARSABLE_END (`a|b|c|`, sacctmgr -p), with or without the header line.  Cells
- * are printed verbatim except that '|' and newlines in parsable output and newlines in aligned
- * output become spaces, so one record is always one line. Memory: x* allocators (CLI only).  Thread
- * rule: a table belongs to one thread.
+ * sacctmgr -P), TABLE_PARSABLE_END (`a|b|c|`, sacctmgr -p), TABLE_CSV (RFC 4180 fields, LF line
+ * ends; --csv), with or without the header line.  Cells are printed verbatim except that '|'
+ * and newlines in parsable output and newlines in aligned output become spaces, so one record
+ * is always one line; CSV quotes a field that needs it instead. Memory: x* allocators (CLI only).
+ * Thread rule: a table belongs to one thread.
  */
 #ifndef ALLOT_CLI_TABLE_H
 #define ALLOT_CLI_TABLE_H
@@ -17,7 +18,7 @@
 
 typedef struct table table_t;
 
-enum table_mode { TABLE_ALIGNED = 0, TABLE_PARSABLE, TABLE_PARSABLE_END };
+enum table_mode { TABLE_ALIGNED = 0, TABLE_PARSABLE, TABLE_PARSABLE_END, TABLE_CSV };
 
 enum table_align { TABLE_LEFT = 0, TABLE_RIGHT };
 

@@ -22,18 +22,29 @@ void report_fini(struct report *r)
     memset(r, 0, sizeof(*r));
 }
 
-/* The row of (key, the period of t_s), made when missing; NULL with err. */
-static struct report_row *row_of(struct report *r, const char *key, int64_t t_s,
+/* The row of at (its key, and its label or the period of its instant), made when missing;
+ * NULL with err. */
+static struct report_row *row_of(struct report *r, const struct report_at *at,
                                  struct allot_error *err)
 {
     struct period p;
     char label[PERIOD_STR_MAX];
+    int64_t start_s = at->start_s, end_s = at->end_s;
+    const char *key = at->key;
     if (strlen(key) >= ALLOT_NAME_MAX) {
         allot_errorf(err, ALLOT_EINVAL, "report: key '%.32s...' is too long", key);
         return NULL;
     }
-    if (period_of(r->kind, t_s, r->tz, &p, err) < 0 ||
-        period_format(&p, label, sizeof label, err) < 0)
+    if (at->label) {
+        if (strlen(at->label) >= sizeof label) {
+            allot_errorf(err, ALLOT_EINVAL, "report: period '%.32s' is too long", at->label);
+            return NULL;
+        }
+        text_copy(label, sizeof label, at->label);
+    } else if (period_of(r->kind, at->t_s, r->tz, &p, err) < 0 ||
+               period_format(&p, label, sizeof label, err) < 0 ||
+               period_start_utc(&p, r->tz, &start_s, err) < 0 ||
+               period_end_utc(&p, r->tz, &end_s, err) < 0)
         return NULL;
     for (size_t i = 0; i < r->n; i++)
         if (!strcmp(r->rows[i].key, key) && !strcmp(r->rows[i].period, label))
@@ -46,6 +57,8 @@ static struct report_row *row_of(struct report *r, const char *key, int64_t t_s,
     memset(w, 0, sizeof(*w));
     text_copy(w->key, sizeof w->key, key);
     text_copy(w->period, sizeof w->period, label);
+    w->start_s = start_s;
+    w->end_s = end_s;
     return w;
 }
 
@@ -63,11 +76,11 @@ static int add_all(int64_t *const *acc, const int64_t *v, int n, struct allot_er
     return 0;
 }
 
-static int add(struct report *r, const char *key, int64_t t_s, int n, const size_t *fields,
+static int add(struct report *r, const struct report_at *at, int n, const size_t *fields,
                const int64_t *v, struct allot_error *err)
 {
     size_t before = r->n;
-    struct report_row *w = row_of(r, key, t_s, err);
+    struct report_row *w = row_of(r, at, err);
     if (!w)
         return -1;
     int64_t *acc[8];
@@ -82,27 +95,28 @@ static int add(struct report *r, const char *key, int64_t t_s, int n, const size
 
 #define OFF(m) offsetof(struct report_row, m)
 
-int report_add_job(struct report *r, const char *key, int64_t t_s, int64_t charge_sumin,
-                   int64_t cpu_s, int64_t gpu_s, struct allot_error *err)
+int report_add_jobs(struct report *r, const struct report_at *at, int64_t jobs,
+                    int64_t charge_sumin, int64_t cpu_s, int64_t gpu_s, struct allot_error *err)
 {
     const size_t f[] = {OFF(charged_sumin), OFF(jobs), OFF(cpu_s), OFF(gpu_s)};
-    const int64_t v[] = {charge_sumin, 1, cpu_s, gpu_s};
-    return add(r, key, t_s, 4, f, v, err);
+    const int64_t v[] = {charge_sumin, jobs, cpu_s, gpu_s};
+    return add(r, at, 4, f, v, err);
 }
 
-int report_add_refusal(struct report *r, const char *key, int64_t t_s, struct allot_error *err)
+int report_add_refusals(struct report *r, const struct report_at *at, int64_t n,
+                        struct allot_error *err)
 {
     const size_t f[] = {OFF(refusals)};
-    const int64_t v[] = {1};
-    return add(r, key, t_s, 1, f, v, err);
+    const int64_t v[] = {n};
+    return add(r, at, 1, f, v, err);
 }
 
-int report_add_cpu(struct report *r, const char *key, int64_t t_s, int64_t used_s, int64_t alloc_s,
+int report_add_cpu(struct report *r, const struct report_at *at, int64_t used_s, int64_t alloc_s,
                    struct allot_error *err)
 {
     const size_t f[] = {OFF(cpu_used_s), OFF(cpu_alloc_s)};
     const int64_t v[] = {used_s, alloc_s};
-    return add(r, key, t_s, 2, f, v, err);
+    return add(r, at, 2, f, v, err);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -111,11 +125,8 @@ static int cmp_row(const void *a, const void *b)
     int c = strcmp(x->key, y->key);
     if (c)
         return c;
-    struct period p, q;
-    /* Labels of one kind: years and quarters and months sort as text ("2026-Q3"). */
-    if (period_parse(x->period, &p, NULL) == 0 && period_parse(y->period, &q, NULL) == 0 &&
-        p.year != q.year)
-        return p.year < q.year ? -1 : 1;
+    if (x->start_s != y->start_s)
+        return x->start_s < y->start_s ? -1 : 1;
     return strcmp(x->period, y->period);
 }
 

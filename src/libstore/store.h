@@ -591,6 +591,41 @@ int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb,
 int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *deleted,
                     struct allot_error *err);
 
+/* ---- Usage reports (store_report.c, doc/reports.md) ------------------------------------- */
+
+/* What a usage report sums over: settled runs ending in [start_s, end_s) and refusals
+ * recorded then (EnforceMode=observe's excepted), of the matching names. */
+struct report_filter {
+    const char *group;   /* the key: "account", "user", "partition", "resource", "cluster" */
+    const char *cluster; /* NULL = any, likewise below */
+    const char *account;
+    const char *user;
+    const char *partition;
+    int64_t start_s; /* end (refusal time) >= start_s */
+    int64_t end_s;   /* end < end_s; 0 = no bound */
+    int by_alloc;    /* also sum per paying allocation (a report by allocation window) */
+    int with_owner;  /* also sum per (account, user): for a caller who may not see all */
+};
+enum report_sum_kind { REPORT_SUM_JOBS = 0, REPORT_SUM_REFUSALS };
+/* One sum of the report's query: the runs (or refusals) of one key on one UTC day. */
+struct report_sum {
+    enum report_sum_kind kind;
+    char key[ALLOT_NAME_MAX];
+    int64_t day_s;                                /* the UTC midnight starting the day */
+    int64_t alloc_id, alloc_start_s, alloc_end_s; /* by_alloc; 0 otherwise or none */
+    char account[ALLOT_NAME_MAX];                 /* with_owner; "" otherwise */
+    char user[ALLOT_NAME_MAX];
+    int64_t count;        /* runs or refusals */
+    int64_t charge_sumin; /* the runs' debits (a usage-only import's: 0) */
+    int64_t cpu_s, gpu_s; /* AllocTRES cpu (gres/gpu) x elapsed */
+    int64_t cpu_used_s;   /* CPU time the runs' step records measured */
+    int64_t cpu_alloc_s;  /* cpu x elapsed of the runs with such records */
+};
+typedef int (*store_report_sum_f)(const struct report_sum *s, void *arg);
+/* The sums of f, one statement that aggregates (unordered; cb may stop it). */
+int store_report_usage(store_t *st, const struct report_filter *f, store_report_sum_f cb, void *arg,
+                       struct allot_error *err);
+
 /* ---- Periodic policies, command outbox, evaluation log (doc/design.md §5; store_policy*.c) ----
  */
 

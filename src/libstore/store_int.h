@@ -201,6 +201,8 @@ enum store_stmt_id {
     STMT_JOB_IDS_SCRUB,
     /* store_import.c */
     STMT_JOB_IMPORT,
+    /* store_report.c */
+    STMT_REPORT_USAGE,
     STMT_MAX
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX, "raise DB_STMT_MAX");

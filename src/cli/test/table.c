@@ -85,6 +85,27 @@ static void test_parsable_end(void **state)
     table_destroy(t);
 }
 
+/* --csv: RFC 4180 fields; a comma, quote or line break quotes the field, quotes doubled. */
+static void test_csv(void **state)
+{
+    (void)state;
+    static const char *const headers[] = {"Account", "Comment"};
+    static const char *const r1[] = {"chem", "a,b"};
+    static const char *const r2[] = {"say \"hi\"", "two\nlines"};
+    table_t *t = table_create(2, headers);
+    table_add_row(t, r1);
+    table_add_row(t, r2);
+    char *s = render(t, TABLE_CSV, 1);
+    assert_string_equal(s, "Account,Comment\n"
+                           "chem,\"a,b\"\n"
+                           "\"say \"\"hi\"\"\",\"two\nlines\"\n");
+    free(s);
+    s = render(t, TABLE_CSV, 0);
+    assert_string_equal(s, "chem,\"a,b\"\n\"say \"\"hi\"\"\",\"two\nlines\"\n");
+    free(s);
+    table_destroy(t);
+}
+
 /* format=Name%W: the column is W wide; a longer cell (or header) is cut to W-1 characters and
  * a '+', counted in characters, not bytes. */
 static void test_width(void **state)
@@ -267,7 +288,7 @@ int main(void)
         cmocka_unit_test(test_empty),      cmocka_unit_test(test_cells),
         cmocka_unit_test(test_rows),       cmocka_unit_test(test_no_trailing_blanks),
         cmocka_unit_test(test_utf8_width), cmocka_unit_test(test_parsable_end),
-        cmocka_unit_test(test_width),
+        cmocka_unit_test(test_csv),        cmocka_unit_test(test_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
