@@ -5,10 +5,11 @@
  *
  * Design: libstore sums per group and UTC day in one statement (store_report_usage); this
  * file folds the days into periods (libcore/report.h) and encodes them.  Periods are UTC
- * months, quarters and years.  Who sees what is GET /v1/usage's rule: a plain user counts
- * only its own runs and refusals and those of accounts it has an association with; the
- * sums are then made per (account, user) as well and filtered here before folding, so a
- * row never mixes in what the caller may not see.
+ * months, quarters and years.  Who sees what is GET /v1/usage's and GET /v1/failures' rule:
+ * a plain user counts its own runs and those of accounts it belongs to or coordinates, its
+ * own refusals and those of accounts it coordinates; the sums are then made per (account,
+ * user) as well and filtered here before folding, so a row never mixes in what the caller
+ * may not see.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,8 +23,9 @@
 struct fold {
     struct report rep;
     struct req *r;
-    json_t *seen; /* ROLE_USER: the accounts it has an association with (auth_account_set) */
-    int by_alloc; /* period=alloc: a row per paying allocation */
+    json_t *seen;  /* ROLE_USER: the accounts whose jobs it reads (auth_account_set) */
+    json_t *coord; /* ROLE_USER: the accounts whose refusals it reads (auth_coordinated) */
+    int by_alloc;  /* period=alloc: a row per paying allocation */
     struct allot_error *err;
 };
 
@@ -31,7 +33,7 @@ static int on_sum(const struct report_sum *s, void *arg)
 {
     struct fold *x = arg;
     if (x->r->who.role == ROLE_USER && strcmp(s->user, x->r->who.user) != 0 &&
-        !auth_set_sees(x->seen, s->account))
+        !auth_set_sees(s->kind == REPORT_SUM_REFUSALS ? x->coord : x->seen, s->account))
         return 0;
     char label[PERIOD_STR_MAX];
     struct report_at at = {.key = s->key, .t_s = s->day_s};
@@ -115,8 +117,11 @@ int api_report_usage(struct req *r, struct allot_error *err)
     f.by_alloc = by_alloc;
     f.with_owner = r->who.role == ROLE_USER;
     struct fold x = {.r = r, .err = err, .by_alloc = by_alloc};
-    if (auth_account_set(r, &x.seen, err) < 0)
+    if (auth_account_set(r, &x.seen, err) < 0 ||
+        (r->who.role == ROLE_USER && auth_coordinated(r, &x.coord, err) < 0)) {
+        json_decref(x.seen);
         return -1;
+    }
     report_init(&x.rep, kind, NULL);
     int rc = store_report_usage(st, &f, on_sum, &x, err);
     if (rc == 0) {
@@ -130,5 +135,6 @@ int api_report_usage(struct req *r, struct allot_error *err)
     }
     report_fini(&x.rep);
     json_decref(x.seen);
+    json_decref(x.coord);
     return rc < 0 ? -1 : 0;
 }

@@ -5,8 +5,8 @@
 # and a step record) the SU charged per group and period equal the ledger's debits summed
 # the same way, exactly, and a few equal hand-computed constants; the job counts, CPU and
 # GPU seconds, efficiency and refusals too; -P, --csv and --json shapes; a plain user's
-# report holds only what it may see, even in a row that groups many users; bad input is
-# refused naming the field.
+# report holds only what it may see (its own, its accounts' jobs, the refusals of accounts it
+# coordinates), even in a row that groups many users; bad input is refused naming the field.
 test_description='usage report per group and period'
 . /usr/share/sharness/sharness.sh
 for f in "$ALLOT_SRC_DIR"/tests/sharness.d/*.sh; do . "$f"; done
@@ -229,6 +229,26 @@ test_expect_success 'a plain user sees its own rows only, also grouped by partit
 	test "$(json_get items.0.charged_sumin <c.json)" = 510 &&
 	api GET "/v1/reports/usage?group=cluster&period=total" >c.json &&
 	test "$(json_get items.0.charged_sumin <c.json)" = 2070
+'
+
+test_expect_success 'a member reads its account'"'"'s jobs, not another member'"'"'s refusals' '
+	api POST /v1/users "{\"name\":\"dave\",\"uid\":1004}" &&
+	api POST /v1/assocs "{\"cluster\":\"c1\",\"account\":\"chem\",\"user\":\"dave\"}" &&
+	API_USER=dave api GET "/v1/reports/usage?period=total" >m.json &&
+	test "$(json_get items.0.account <m.json)" = chem &&
+	test "$(json_get items.0.charged_sumin <m.json)" = 1560 &&
+	test "$(json_get items.0.refusals <m.json)" = 0 &&
+	test "$(json_get items <m.json | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")" = 1
+'
+
+test_expect_success 'a coordinator reads its account'"'"'s jobs and every user'"'"'s refusals' '
+	api PATCH /v1/accounts/bio "{\"coordinators\":\"alice\"}" &&
+	API_USER=alice api GET "/v1/reports/usage?account=bio&period=total" >k.json &&
+	test "$(json_get items.0.charged_sumin <k.json)" = 510 &&
+	test "$(json_get items.0.refusals <k.json)" = 1 &&
+	api PATCH /v1/accounts/bio "{\"coordinators\":\"\"}" &&
+	API_USER=alice api GET "/v1/reports/usage?account=bio&period=total" >k.json &&
+	test "$(json_get items <k.json)" = "[]"
 '
 
 test_expect_success 'allot report usage: table, -P, --csv and --json' '
