@@ -148,6 +148,11 @@ test_expect_success 'jobs: admit, hold, settle, release, refusal, listings' '
 	api GET "/v1/jobs?cluster=c1" >out &&
 	api GET /v1/jobs/c1/1 >out &&
 	api GET /v1/failures >out &&
+	api GET /v1/reports/usage >out &&
+	api GET "/v1/reports/usage?group=resource&period=alloc" >out &&
+	api GET "/v1/reports/usage?group=user&period=quarter&start=2020-01-01" >out &&
+	api_fails 400 GET "/v1/reports/usage?group=qos" &&
+	api_fails 400 GET "/v1/reports/usage?period=week" &&
 	api GET /v1/check >out &&
 	test "$(json_get ok <out)" = true
 '
