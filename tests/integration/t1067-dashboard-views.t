@@ -200,6 +200,12 @@ test_expect_success CHROMIUM 'root, Operations: at risk, outbox with states and 
 	dom root.ops.html view-ops >text &&
 	grep "No cluster is synced with Slurm" text
 '
+test_expect_success CHROMIUM 'root, no user of the bank: My jobs is empty, not an error' '
+	open_view root mine &&
+	dom root.mine.html view-mine >text &&
+	grep "No finished job." text && grep "Nothing of yours was refused." text &&
+	! grep "Could not load" text
+'
 test_expect_success CHROMIUM 'burn-down of chem: history from the jobs, before it was entered' '
 	browse "$ALLOTD_URL/dashboard#token=$(cat root.token)" root.bal.html &&
 	python3 - $(cat chem.id) <<-\EOF

@@ -856,7 +856,7 @@
       render(true);
       if (globalThis.allotViews)
         globalThis.allotViews.init({
-          api, el, fmtSU, fmtWhen, fmtPct, parseTime, state, setView, AuthError,
+          api, el, fmtSU, fmtWhen, fmtPct, parseTime, state, setView, AuthError, ApiError,
           signedOut: showSignedOut,
         }, state.view);
     } catch (e) {
