@@ -52,7 +52,8 @@ static int span_name(char *dst, const char *field, struct slt_span s, int allow_
     if (s.n >= sizeof tmp)
         return allot_errorf(err, ALLOT_EINVAL, "%s: longer than %d characters", field,
                             ALLOT_NAME_MAX - 1);
-    memcpy(tmp, s.p, s.n);
+    if (s.n) /* an absent column's span is {NULL, 0}: memcpy may not be given NULL */
+        memcpy(tmp, s.p, s.n);
     tmp[s.n] = 0;
     return model_copy_name(dst, field, tmp, allow_empty, err);
 }
