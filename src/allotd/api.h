@@ -150,6 +150,9 @@ int api_share_get(struct req *r, struct allot_error *err);
 int api_share_tree(struct req *r, struct allot_error *err);
 int api_usage_list(struct req *r, struct allot_error *err);
 int api_usage_clear(struct req *r, struct allot_error *err);
+int api_usage_rebuild(struct req *r, struct allot_error *err);
+/* The usage accumulators' params (decay, UsageSource) that configuration c asks for. */
+void api_usage_params(const struct allot_conf *c, struct store_usage_params *p);
 int api_priority_get(struct req *r, struct allot_error *err);
 /* api_report.c: GET /v1/reports/usage (doc/reports.md) */
 int api_report_usage(struct req *r, struct allot_error *err);

@@ -2,16 +2,13 @@
 /* api_share.c - fair-share, usage and priority (doc/design.md §6): /v1/share, /v1/tree, /v1/usage,
  * /v1/usage/clear, /v1/priority/{cluster}/{job}.
  *
- * Design: nothing is cached.  Each read builds the association tree of one cluster from the
- * store (accounts with their shares, user associations with theirs), charges every settled
- * job into it (charged SU-minutes or billing x elapsed seconds, per UsageSource, times the
- * QOS UsageFactor, NoDecay QOS kept apart), evaluates the decay at now and runs libcore's
- * fair-share.  The books are the only state, so a restart, a reload of the half-life or a
- * usage clear takes effect on the next read.  Cost is O((associations + jobs) x log
- * associations) per request (names are looked up in sorted arrays), on the HTTP worker's own
- * read connection: it grows with the jobs stored.
- * Usage clears (usage_resets) hide jobs that ended before the clear: a clear of account A
- * with no user applies to A and everything under it.
+ * Design: each read builds the association tree of one cluster from the store (accounts with
+ * their shares, user associations with theirs) and gives each node the usage of its
+ * accumulators (store_usage_acc_list: kept by every settle in its transaction, decayed at
+ * now, times the QOS UsageFactor, NoDecay QOS undecayed), then runs libcore's fair-share.
+ * Cost is O(associations x log associations) per request, on the HTTP worker's own read
+ * connection, whatever the number of jobs stored.  Usage clears are applied by the store
+ * (store_usage_clear zeroes the accumulators they hide).
  */
 #include <math.h>
 #include <stdio.h>
@@ -126,23 +123,6 @@ static int on_qos(const struct qos *q, void *arg)
     return 0;
 }
 
-struct reset {
-    char account[ALLOT_NAME_MAX];
-    char user[ALLOT_NAME_MAX];
-    int64_t time_s;
-};
-
-static int on_reset(const char *cluster, const char *account, const char *user, int64_t time_s,
-                    void *arg)
-{
-    (void)cluster;
-    struct reset *r = vec_push(arg);
-    text_copy(r->account, sizeof r->account, account);
-    text_copy(r->user, sizeof r->user, user);
-    r->time_s = time_s;
-    return 0;
-}
-
 /* ---- the tree ------------------------------------------------------------------------- */
 
 struct share {
@@ -152,7 +132,7 @@ struct share {
     int billing; /* UsageSource=billing */
     usage_tree_t *t;
     struct fairshare_row *rows;
-    int64_t *reset_s; /* per node: jobs ending before it do not count */
+    double *own;      /* per node: own usage at now_s, summed over its accumulators */
     int64_t now_s;    /* evaluation time; a stored end after it counts as ending now */
     struct key *keys; /* the tree's nodes by (account, user), for find_node */
     struct vec qos;   /* struct qos */
@@ -163,7 +143,7 @@ static void share_fini(struct share *s)
     usage_tree_destroy(s->t);
     free(s->keys);
     free(s->rows);
-    free(s->reset_s);
+    free(s->own);
     free(s->qos.v);
 }
 
@@ -313,13 +293,29 @@ static int find_node(const struct share *s, const char *account, const char *use
     return (int)key_find(s->keys, usage_tree_count(s->t), account, user);
 }
 
-static int on_job(const struct usage_job *u, void *arg)
+/* Usage params of the configuration (the accumulators must have been kept with them). */
+static void share_params(const struct allot_conf *c, struct store_usage_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->decay.halflife_s = c->decay_halflife_s;
+    p->decay.reset = reset_parse(c->usage_reset);
+    p->billing = !strcmp(c->usage_source, "billing");
+}
+
+void api_usage_params(const struct allot_conf *c, struct store_usage_params *p)
+{
+    share_params(c, p);
+}
+
+/* One accumulator into its node's own usage, times its QOS's UsageFactor (NoDecay QOS:
+ * the undecayed part). */
+static int on_acc(const struct usage_acc_row *u, const struct store_usage_params *p, void *arg)
 {
     struct share *s = arg;
     int i = find_node(s, u->account, u->user);
     if (i < 0)
         i = find_node(s, u->account, NULL); /* association removed: count for its account */
-    if (i < 0 || u->end_s < s->reset_s[i])
+    if (i < 0)
         return 0;
     double factor = 1.0;
     int nodecay = 0;
@@ -330,15 +326,10 @@ static int on_job(const struct usage_job *u, void *arg)
             nodecay = strcasestr(qq->flags, "NoDecay") != NULL;
         }
     }
-    double usage = s->billing ? (double)u->billing_micro / 1e6 * (double)u->elapsed_s
-                              : (double)u->charge_sumin;
-    /* Usage only decays from the past: an end stored after now (written before the API
-     * refused them, or by hand) would weigh 2^((end - now) / halflife), infinite for a far
-     * one, so it counts as ending now. */
-    int64_t end_s = u->end_s < s->now_s ? u->end_s : s->now_s;
-    struct allot_error e;
-    if (usage_tree_charge(s->t, (size_t)i, &s->decay, end_s, usage, factor, nodecay, &e) < 0)
-        return 0; /* a job the tree cannot take (factor < 0) is left out, not fatal */
+    double v = store_usage_acc_value(u, p, nodecay, s->now_s);
+    if (!(factor >= 0.0) || !isfinite(v))
+        return 0; /* a QOS the tree cannot take (factor < 0) is left out, not fatal */
+    s->own[i] += factor == 1.0 ? v : v * factor;
     return 0;
 }
 
@@ -362,13 +353,11 @@ static int share_build(struct req *r, store_t *st, const char *cluster, const ch
     int rc = -1;
     struct vec acc = {.size = sizeof(struct account)};
     struct vec as = {.size = sizeof(struct assoc)};
-    struct vec resets = {.size = sizeof(struct reset)};
     struct build b = {0};
     struct assoc_filter af = {.cluster = s->cluster};
     if (store_account_list(st, on_account, &acc, err) < 0 ||
         store_assoc_list(st, &af, on_assoc, &as, err) < 0 ||
-        store_qos_list(st, on_qos, &s->qos, err) < 0 ||
-        store_usage_resets(st, s->cluster, on_reset, &resets, err) < 0)
+        store_qos_list(st, on_qos, &s->qos, err) < 0)
         goto out;
     assoc_dedupe(&as);
     b = (struct build){.s = s, .acc = acc.v, .nacc = acc.n, .as = as.v, .nas = as.n};
@@ -393,33 +382,14 @@ static int share_build(struct req *r, store_t *st, const char *cluster, const ch
         s->keys[i] = (struct key){usage_tree_account(s->t, i), u ? u : "", i};
     }
     qsort(s->keys, n, sizeof *s->keys, key_cmp);
-    s->reset_s = xcalloc(n, sizeof *s->reset_s);
-    /* A node's reset: its parent's, its account's own (user ""), its user's; the store keeps
-     * one row per (cluster, account, user), so each lookup finds at most one. */
-    const struct reset *rv = resets.v;
-    struct key *rk = xcalloc(resets.n + 1, sizeof *rk);
-    for (size_t j = 0; j < resets.n; j++)
-        rk[j] = (struct key){rv[j].account, rv[j].user, j};
-    qsort(rk, resets.n, sizeof *rk, key_cmp);
-    const uint32_t *pre = usage_tree_preorder(s->t);
-    for (size_t k = 0; k < n; k++) { /* pre-order: a parent's reset is known first */
-        size_t i = pre[k];
-        uint32_t p = usage_tree_parent(s->t, i);
-        int64_t t = p == USAGE_NONE ? 0 : s->reset_s[p];
-        const char *a = usage_tree_account(s->t, i), *u = usage_tree_user(s->t, i);
-        int64_t j = key_find(rk, resets.n, a, "");
-        if (j >= 0 && rv[j].time_s > t)
-            t = rv[j].time_s;
-        j = u ? key_find(rk, resets.n, a, u) : -1;
-        if (j >= 0 && rv[j].time_s > t)
-            t = rv[j].time_s;
-        s->reset_s[i] = t;
-    }
-    free(rk);
-    struct usage_filter uf = {.cluster = s->cluster};
-    if (store_usage_jobs(st, &uf, on_job, s, err) < 0)
+    s->own = xcalloc(n, sizeof *s->own);
+    struct store_usage_params want;
+    share_params(r->conf, &want);
+    if (store_usage_acc_list(st, s->cluster, &want, now_s, on_acc, s, err) < 0)
         goto out;
-    usage_tree_evaluate(s->t, &s->decay, now_s);
+    for (size_t i = 0; i < n; i++)
+        if (usage_tree_set_usage(s->t, i, s->own[i], err) < 0)
+            goto out;
     s->rows = xcalloc(n, sizeof *s->rows);
     struct fairshare_opts o = {.algo = s->algo, .dampening = (uint32_t)r->conf->fs_dampening};
     if (fairshare_compute(s->t, &o, s->rows, err) < 0)
@@ -428,7 +398,6 @@ static int share_build(struct req *r, store_t *st, const char *cluster, const ch
 out:
     free(acc.v);
     free(as.v);
-    free(resets.v);
     build_fini(&b);
     if (rc < 0)
         share_fini(s);
@@ -668,6 +637,37 @@ int api_usage_clear(struct req *r, struct allot_error *err)
     struct clear_op *s = xmalloc(sizeof *s);
     *s = op;
     return req_defer_write(r, run_clear, s, finish_clear);
+}
+
+struct rebuild_op {
+    struct store_usage_params p;
+    int64_t now_s;
+    int64_t rows;
+};
+
+static int run_rebuild(store_t *st, void *arg, struct allot_error *err)
+{
+    struct rebuild_op *op = arg;
+    return store_usage_rebuild(st, &op->p, op->now_s, &op->rows, err);
+}
+
+static int finish_rebuild(struct req *r, struct allot_error *err)
+{
+    (void)err;
+    struct rebuild_op *op = r->scratch;
+    r->out = json_pack("{s:I,s:o}", "accumulators", (json_int_t)op->rows, "rebuilt",
+                       json_time(op->now_s));
+    return 0;
+}
+
+/* POST /v1/usage/rebuild: every usage accumulator again from the settled runs (store.h). */
+int api_usage_rebuild(struct req *r, struct allot_error *err)
+{
+    (void)err;
+    struct rebuild_op *op = xcalloc(1, sizeof *op);
+    share_params(r->conf, &op->p);
+    op->now_s = (int64_t)time(NULL);
+    return req_defer_write(r, run_rebuild, op, finish_rebuild);
 }
 
 /* ---- priority ------------------------------------------------------------------------- */

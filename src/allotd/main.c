@@ -17,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "allotd/allotd.h"
+#include "allotd/api.h"
 #include "allotd/auth.h"
 #include "allotd/crash.h"
 #include "allotd/http.h"
@@ -30,6 +32,7 @@
 #include "allotd/tick.h"
 #include "allotd/writer.h"
 #include "libutil/log.h"
+#include "libutil/monotime.h"
 #include "libutil/text.h"
 
 /* Signal flags: set by the handler and nothing else (STYLE §2). */
@@ -196,6 +199,28 @@ static int write_pidfile(const struct allot_conf *c)
     return 0;
 }
 
+/* Fair-share usage accumulators kept with this configuration's decay and UsageSource: built
+ * from the jobs on a bank's first start with them (an upgrade) and when those keys changed,
+ * else only the runs a batch left pending are folded in. */
+static int usage_check(struct allotd *d, store_t *st, struct allot_error *err)
+{
+    struct store_usage_params p;
+    api_usage_params(d->conf, &p);
+    int rebuilt = 0;
+    int64_t t0 = monotime_ms();
+    if (store_begin(st, err) < 0)
+        return -1;
+    if (store_usage_configure(st, &p, (int64_t)time(NULL), &rebuilt, err) < 0 ||
+        store_commit(st, err) < 0) {
+        store_rollback(st);
+        return -1;
+    }
+    if (rebuilt)
+        log_info("msg=\"rebuilt the usage accumulators from the jobs\" ms=%lld",
+                 (long long)(monotime_ms() - t0));
+    return 0;
+}
+
 /* Check (and on an empty database create) the schema; see the top of this file. */
 static int storage_check(struct allotd *d, struct allot_error *err)
 {
@@ -223,6 +248,8 @@ static int storage_check(struct allotd *d, struct allot_error *err)
         goto out;
     }
     d->schema_version = cur;
+    if (usage_check(d, st, err) < 0)
+        goto out;
     rc = 0;
 out:
     store_close(st);

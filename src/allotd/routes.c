@@ -110,6 +110,7 @@ static const struct route routes[] = {
     {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0, NULL, "cluster"},
     {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0, NULL, "cluster account user since until"},
     {"POST", "/v1/usage/clear", ACCESS_SUPER, api_usage_clear, 0, NULL, NULL},
+    {"POST", "/v1/usage/rebuild", ACCESS_SUPER, api_usage_rebuild, 0, NULL, NULL},
     {"GET", "/v1/priority/{}/{}", ACCESS_ANY, api_priority_get, 0, "cluster #job_id",
      "cluster_cpus cluster_nodes"},
     {"GET", "/v1/policies", ACCESS_ANY, api_policy_list, 0, NULL, NULL},

@@ -77,6 +77,19 @@ static int run_eval(store_t *st, void *arg, struct allot_error *err)
     return store_policy_evaluate(st, o->id, o->now_s, &zone, "tick", &o->e, err);
 }
 
+static int run_fold(store_t *st, void *arg, struct allot_error *err)
+{
+    return store_usage_fold(st, *(int64_t *)arg, err);
+}
+
+/* PostgreSQL's batched settles leave their usage pending (store_usage_acc.c): fold it into
+ * the accumulators each tick, so readers add only a tick's worth of runs. */
+static int usage_fold(struct allotd *d, int64_t now_s, struct allot_error *err)
+{
+    struct write_op op = {.run = run_fold, .arg = &now_s};
+    return writer_run(d->writer, &op, err);
+}
+
 int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_error *err)
 {
     struct ids ids = {0};
@@ -125,6 +138,12 @@ int tick_run_once(struct allotd *d, int64_t now_s, int *rolled, struct allot_err
                      o.e.command_ids);
     }
     free(ids.v);
+    struct allot_error e4 = {0};
+    if (store_batches_jobs(st) && usage_fold(d, now_s, &e4) < 0) {
+        log_error("msg=\"usage fold failed\" error=\"%s\"", e4.msg);
+        if (!failed++)
+            e1 = e4;
+    }
     struct allot_error e3 = {0};
     if (api_submit_sweep(d, &e3) < 0) { /* HoldMode=submit orphans (api_submit.c) */
         log_error("msg=\"submit hold sweep failed\" error=\"%s\"", e3.msg);

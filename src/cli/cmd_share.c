@@ -165,6 +165,22 @@ static int run_usage(struct cli *cli, const char *verb, int argc, char **argv,
         free(reply);
         return rc;
     }
+    if (verb && !strcmp(verb, "rebuild")) {
+        if (argc > 0)
+            return allot_errorf(err, ALLOT_EINVAL, "usage rebuild: takes no arguments");
+        char *reply = NULL;
+        int rc = cli_request(cli, "POST", "/v1/usage/rebuild", NULL, &reply, err);
+        if (rc == 0 && cli->json) {
+            cli_print_json_text(reply);
+        } else if (rc == 0 && !cli->parsable) {
+            json_t *r = json_loads(reply ? reply : "", 0, NULL);
+            printf("rebuilt %lld usage accumulators from the settled jobs\n",
+                   (long long)json_integer_value(json_object_get(r, "accumulators")));
+            json_decref(r);
+        }
+        free(reply);
+        return rc;
+    }
     if (verb && strcmp(verb, "show") && strcmp(verb, "list"))
         return cli_bad_verb("usage", verb, cmd_usage.verbs, err);
     struct kvlist kvs;
@@ -270,18 +286,21 @@ const struct cli_command cmd_usage = {
     .help = "usage: allot usage [show] [cluster=C] [account=A] [user=U] [since=DATE] "
             "[until=DATE]\n"
             "       allot usage clear cluster=C account=A [user=U]\n"
+            "       allot usage rebuild\n"
             "\n"
             "show sums the settled jobs of each association (charge, elapsed time, billing\n"
             "seconds).  clear is sacctmgr's RawUsage=0: earlier jobs stop counting for\n"
             "fair-share; without user= the account and every association under it are\n"
-            "cleared.  The ledger and balances do not change.\n"
+            "cleared.  The ledger and balances do not change.  rebuild (superuser)\n"
+            "recomputes every fair-share usage accumulator from the settled jobs; settles\n"
+            "keep them as they happen, so it is needed only to check them.\n"
             "\n"
             "examples:\n"
             "  allot usage account=chem since=2026-01-01\n"
             "  allot usage clear cluster=darwin account=chem user=alice\n",
     .run = run_usage,
     .needs_verb = 0,
-    .verbs = "show, clear",
+    .verbs = "show, clear, rebuild",
 };
 
 const struct cli_command cmd_priority = {

@@ -27,7 +27,7 @@
 
 #include "allot/error.h"
 
-#define DB_STMT_MAX 224 /* statement ids are 0 .. DB_STMT_MAX-1 */
+#define DB_STMT_MAX 240 /* statement ids are 0 .. DB_STMT_MAX-1 */
 
 typedef struct db db_t;
 typedef struct db_stmt db_stmt_t;

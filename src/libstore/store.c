@@ -245,6 +245,7 @@ int store_begin(store_t *st, struct allot_error *err)
         return -1;
     st->in_tx = 1;
     st->sp_depth = 0;
+    st->uparams_state = 0;
     return 0;
 }
 
@@ -287,6 +288,7 @@ void store_rollback(store_t *st)
     /* Best effort by contract; SQLite may already have rolled back on an I/O error. */
     (void)run_fixed(st, STMT_ROLLBACK, SQL_ROLLBACK, NULL);
     st->in_tx = 0;
+    st->uparams_state = 0;
     st->sp_depth = 0;
 }
 
@@ -329,6 +331,7 @@ void store_savepoint_rollback(store_t *st)
         return;
     }
     st->sp_depth--;
+    st->uparams_state = 0;
 }
 
 /* ---- schema ---- */

@@ -34,6 +34,7 @@
 #include <stdio.h>
 
 #include "allot/error.h"
+#include "libcore/decay.h"
 #include "libcore/model.h"
 
 typedef struct store store_t;
@@ -586,6 +587,44 @@ typedef int (*store_usage_reset_f)(const char *cluster, const char *account, con
 /* The recorded clears of cluster (NULL = all). */
 int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb, void *arg,
                        struct allot_error *err);
+/* Fair-share usage accumulators (store_usage_acc.c, schema 0023, doc/fairshare.md): the
+ * decay they are kept with, and one row per (cluster, account, user, qos) with settled runs. */
+struct store_usage_params {
+    struct decay_params decay; /* PriorityDecayHalfLife, PriorityUsageResetPeriod */
+    int billing;               /* UsageSource=billing (billing x elapsed s), else charge */
+};
+struct usage_acc_row {
+    char account[ALLOT_NAME_MAX];
+    char user[ALLOT_NAME_MAX];
+    char qos[ALLOT_NAME_MAX];
+    decay_acc_t acc; /* usage x 1: ref_value decays, nodecay_value is the same runs undecayed */
+    int64_t reset_s; /* runs that ended before it are not in acc (`allot usage clear`) */
+};
+typedef int (*store_usage_acc_f)(const struct usage_acc_row *r, const struct store_usage_params *p,
+                                 void *arg);
+/* The stored params: 1 and *p, or 0 when the accumulators are not built yet; -1 on error. */
+int store_usage_params_get(store_t *st, struct store_usage_params *p, struct allot_error *err);
+/* Every accumulator of cluster, runs written by a batch and not folded yet included (their
+ * end is taken as at most now_s).  want: the params the caller computes with; ECONFLICT when
+ * the rows were kept with others, EUNAVAIL when none are built.  cb may stop the walk.
+ * Cost: the cluster's accumulators (plus unfolded runs), never the jobs. */
+int store_usage_acc_list(store_t *st, const char *cluster, const struct store_usage_params *want,
+                         int64_t now_s, store_usage_acc_f cb, void *arg, struct allot_error *err);
+/* r's usage at now_s: the decaying part, or for a NoDecay QOS the undecayed one. */
+double store_usage_acc_value(const struct usage_acc_row *r, const struct store_usage_params *p,
+                             int nodecay, int64_t now_s);
+/* Write verbs.  Rebuild: every accumulator again from the settled runs, kept with p from now
+ * on; *rows (may be NULL) gets the number of accumulators.  Configure: as rebuild when p
+ * differs from the stored params (or none are stored; *rebuilt 1), else a fold.  Fold: move
+ * the runs a batch wrote into the accumulators.  Clear: zero the accumulators a usage clear
+ * hides (store_usage_clear calls it). */
+int store_usage_rebuild(store_t *st, const struct store_usage_params *p, int64_t now_s,
+                        int64_t *rows, struct allot_error *err);
+int store_usage_configure(store_t *st, const struct store_usage_params *p, int64_t now_s,
+                          int *rebuilt, struct allot_error *err);
+int store_usage_fold(store_t *st, int64_t now_s, struct allot_error *err);
+int store_usage_acc_clear(store_t *st, const char *cluster, const char *account, const char *user,
+                          int64_t now_s, struct allot_error *err);
 /* Delete job records (write verb) that are not held and were last updated before before_s;
  * ledger entries stay.  *deleted gets the count.  Records the scrub in job_scrubs. */
 int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *deleted,

@@ -140,6 +140,9 @@ int store_job_import(store_t *st, const struct import_job *v, size_t n, int back
             continue;
         }
         res->imported++;
+        if (store_usage_charge(st, j->cluster, j->account, j->user, j->qos, j->end_s, j->elapsed_s,
+                               charge, j->billing_micro, now, err) < 0)
+            goto out;
         if (payer.id) {
             struct ledger_entry *e = &deb[ndeb++];
             e->alloc_id = payer.id;

@@ -55,6 +55,9 @@ struct store {
     size_t batch_ops_cap;
     uint64_t part_digest;     /* SQLite partition watch: the table's digest at the last look */
     int64_t ledger_unindexed; /* SQLite: entries appended since this store's last index pass */
+    /* store_usage_acc.c: usage_params as read in this transaction (0 not read, 1 none, 2 set) */
+    int uparams_state;
+    struct store_usage_params uparams;
 };
 
 /* SQLite: an index pass (store_ledger_index_pass) runs in the commit of a transaction once
@@ -203,6 +206,9 @@ enum store_stmt_id {
     STMT_JOB_IMPORT,
     /* store_report.c */
     STMT_REPORT_USAGE,
+    /* store_usage_acc.c: a block of ids, numbered inside that file */
+    STMT_USAGE_ACC_FIRST,
+    STMT_USAGE_ACC_LAST = STMT_USAGE_ACC_FIRST + 15,
     STMT_MAX
 };
 _Static_assert(STMT_MAX <= DB_STMT_MAX, "raise DB_STMT_MAX");
@@ -285,6 +291,11 @@ void store_read_balance(db_stmt_t *s, int col, int64_t alloc_id, struct balance 
       "updated_s"
 #define STORE_JOB_NCOLS 23
 void store_read_job(db_stmt_t *s, int col, struct job *j);
+/* Add a settled run's usage to its accumulator (store_usage_acc.c): called by every verb
+ * that settles a run, in its transaction.  A no-op until usage_params is set. */
+int store_usage_charge(store_t *st, const char *cluster, const char *account, const char *user,
+                       const char *qos, int64_t end_s, int64_t elapsed_s, int64_t charge_sumin,
+                       int64_t billing_micro, int64_t now_s, struct allot_error *err);
 /* Insert run J as it is (store_job.c; store_job_void.c records a void run with it). */
 int store_job_insert(store_t *st, const struct job *j, struct allot_error *err);
 int64_t store_now_or(int64_t t); /* t, or the current time when t <= 0 */

@@ -754,7 +754,9 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         j.charge_sumin = charge;
         memcpy(j.settle_source, req->settle_source, sizeof j.settle_source);
         j.updated_s = now;
-        if (job_settle_update(st, &j, err) < 0)
+        if (job_settle_update(st, &j, err) < 0 ||
+            store_usage_charge(st, j.cluster, j.account, j.user, j.qos, j.end_s, j.elapsed_s,
+                               j.charge_sumin, j.billing_micro, now, err) < 0)
             return -1;
     } else {
         /* Never held (post-paid, reconciled from sacct): debit the payer at start. */
@@ -798,7 +800,9 @@ int store_settle(store_t *st, const struct settle_req *req, struct settle_result
         memcpy(j.payer_account, payer.account, sizeof j.payer_account);
         memcpy(j.settle_source, req->settle_source, sizeof j.settle_source);
         j.updated_s = now;
-        if (store_job_insert(st, &j, err) < 0)
+        if (store_job_insert(st, &j, err) < 0 ||
+            store_usage_charge(st, j.cluster, j.account, j.user, j.qos, j.end_s, j.elapsed_s,
+                               j.charge_sumin, j.billing_micro, now, err) < 0)
             return -1;
     }
     res->job = j;

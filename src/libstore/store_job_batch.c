@@ -156,6 +156,15 @@ static const char SQL_JOB_BATCH[] =
     "  j.submit_s, j.start_s, j.end_s, j.req_tres, j.alloc_tres, j.billing_micro,"
     "  j.time_limit_s, j.elapsed_s, j.slurm_state, j.status, j.hold_sumin, j.charge_sumin,"
     "  j.alloc_id, j.payer_account, j.settle_source, j.updated_s, s.i),"
+    /* Usage for fair-share: libcore's decay cannot run here, so each settled run is left in
+     * usage_pending, in this transaction, for readers and the next fold (store_usage_acc.c);
+     * only once the accumulators are kept (usage_params). */
+    "up AS ("
+    " INSERT INTO usage_pending (cluster, account, user_name, qos, end_s, elapsed_s,"
+    "  charge_sumin, billing_micro)"
+    " SELECT ju.cluster, ju.account, ju.user_name, ju.qos, ju.end_s, ju.elapsed_s,"
+    "  ju.charge_sumin, ju.billing_micro FROM ju WHERE EXISTS (SELECT 1 FROM usage_params)"
+    " ORDER BY ju.i),"
     "ji AS ("
     " INSERT INTO jobs (" STORE_JOB_COLS ")"
     " SELECT h.cluster, h.job_id, h.run, h.user_name, h.account, h.partition_name, h.qos,"
