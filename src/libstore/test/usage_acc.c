@@ -273,10 +273,6 @@ static void history(struct fx *f, const struct store_usage_params *p, uint64_t s
             TX(f, store_usage_fold(f->st, now, &f->err));
         }
     }
-    /* A scrub of the oldest runs: their accumulators are recomputed from the rest. */
-    int64_t deleted = 0;
-    TX(f, store_job_scrub(f->st, T0 - 60 * DAY, now, &deleted, &f->err));
-    assert_true(deleted > 0);
     struct acc_list kept, rebuilt;
     list(f, p, now, &kept);
     assert_true(kept.n > 20);
@@ -285,6 +281,22 @@ static void history(struct fx *f, const struct store_usage_params *p, uint64_t s
     list(f, p, now, &rebuilt);
     assert_int_equal(rows, rebuilt.n);
     compare(&kept, &rebuilt, runs, now);
+    /* A scrub of the oldest runs, then more runs: the scrubbed accumulators are recomputed
+     * from the runs that remain. */
+    int64_t deleted = 0;
+    TX(f, store_job_scrub(f->st, T0 - 60 * DAY, now, &deleted, &f->err));
+    assert_true(deleted > 0);
+    for (int i = 0; i < 20; i++) {
+        now += 1200;
+        struct settle_result r;
+        struct settle_req s =
+            settle_req(id++, (int)rnd_in(0, 2), (int)rnd_in(0, 3), (int)rnd_in(0, 2), now);
+        TX(f, store_settle(f->st, &s, &r, &f->err));
+    }
+    list(f, p, now, &kept);
+    TX(f, store_usage_rebuild(f->st, p, now, &rows, &f->err));
+    list(f, p, now, &rebuilt);
+    compare(&kept, &rebuilt, runs + 20, now);
     fx_check_clean(f);
 }
 
