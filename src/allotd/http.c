@@ -146,6 +146,23 @@ static void write_done(struct write_op *op)
 /* A reply a browser renders (the dashboard): its CSP, no type sniffing, no Referer with
  * its URL (which may hold a token), and a revalidation on every load.  0, or -1 when MHD
  * refuses a header. */
+/* Test builds in TestMode=local: the rows the handler read (store_rows_read), for tests
+ * that show a request's cost by counting.  0, or -1 when MHD refuses the header. */
+static int add_test_headers(const struct req *r, struct MHD_Response *resp)
+{
+#ifdef ALLOT_TEST
+    if (r->d->test_local) {
+        char v[32];
+        snprintf(v, sizeof v, "%lld", (long long)r->rows_read);
+        return MHD_add_response_header(resp, "X-Allot-Rows-Read", v) == MHD_NO ? -1 : 0;
+    }
+#else
+    (void)r;
+    (void)resp;
+#endif
+    return 0;
+}
+
 static int add_page_headers(struct MHD_Response *resp, const char *csp)
 {
     if (MHD_add_response_header(resp, "Content-Security-Policy", csp) == MHD_NO ||
@@ -239,7 +256,7 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
     if (MHD_add_response_header(resp, "Content-Type", r->ctype ? r->ctype : "application/json") ==
             MHD_NO ||
         (r->close_conn && MHD_add_response_header(resp, "Connection", "close") == MHD_NO) ||
-        (r->csp && add_page_headers(resp, r->csp) < 0)) {
+        (r->csp && add_page_headers(resp, r->csp) < 0) || add_test_headers(r, resp) < 0) {
         MHD_destroy_response(resp);
         return MHD_NO;
     }
@@ -380,7 +397,14 @@ static int run_stages(struct req *r, struct allot_error *err)
         if (!routes_allowed(a, r->who.role))
             return auth_refuse(r, err);
     }
+#ifdef ALLOT_TEST
+    int64_t rows0 = store_rows_read();
+    int rc = routes_handler(r->route)(r, err);
+    r->rows_read = store_rows_read() - rows0;
+    return rc;
+#else
     return routes_handler(r->route)(r, err);
+#endif
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,

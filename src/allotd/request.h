@@ -54,6 +54,7 @@ struct req {
     const char *url;
     uint64_t id; /* req= in logs */
     int64_t t0_us;
+    int64_t rows_read; /* test builds: rows the handler's statements returned */
     /* The raw path had an escape the API refuses (http.c on_uri): path_escape says which
      * (0: none), path_escape_at where it is in the decoded url. */
     int path_escape;

@@ -587,6 +587,12 @@ typedef int (*store_usage_reset_f)(const char *cluster, const char *account, con
 /* The recorded clears of cluster (NULL = all). */
 int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb, void *arg,
                        struct allot_error *err);
+#ifdef ALLOT_TEST
+/* Rows the calling thread's statements have returned so far (test builds: what a request
+ * reads, counted; allotd in TestMode=local answers it as X-Allot-Rows-Read). */
+int64_t store_rows_read(void);
+#endif
+
 /* Fair-share usage accumulators (store_usage_acc.c, schema 0023, doc/fairshare.md): the
  * decay they are kept with, and one row per (cluster, account, user, qos) with settled runs. */
 struct store_usage_params {

@@ -131,7 +131,8 @@ api_cred_() {
 
 api() {
     local method=$1 path=$2 body=$3
-    local -a args=(-s --max-time 30 -o "$ALLOTD_DIR/reply" -w '%{http_code}' -X "$method")
+    local -a args=(-s --max-time 30 -o "$ALLOTD_DIR/reply" -D "$ALLOTD_DIR/headers"
+        -w '%{http_code}' -X "$method")
     if [ -z "$API_NOAUTH" ]; then
         if [ "$ALLOTD_AUTH" = none ]; then
             args+=(-H "X-Allot-User: ${API_USER:-root}")
@@ -148,6 +149,11 @@ api() {
 
 api_status() {
     cat "$ALLOTD_DIR/status"
+}
+
+# api_header NAME: the value of header NAME in the last api reply (empty when absent).
+api_header() {
+    tr -d '\r' <"$ALLOTD_DIR/headers" | awk -v n="$1" -F': ' 'tolower($1) == tolower(n) { print $2 }'
 }
 
 # api_bad STATUS FIELD METHOD PATH [BODY]: the call (as root) fails with STATUS and, unless
