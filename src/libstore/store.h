@@ -593,7 +593,7 @@ int store_usage_resets(store_t *st, const char *cluster, store_usage_reset_f cb,
 int64_t store_rows_read(void);
 #endif
 
-/* Fair-share usage accumulators (store_usage_acc.c, schema 0023, doc/fairshare.md): the
+/* Fair-share usage accumulators (store_usage_acc.c, schema 0024, doc/fairshare.md): the
  * decay they are kept with, and one row per (cluster, account, user, qos) with settled runs. */
 struct store_usage_params {
     struct decay_params decay; /* PriorityDecayHalfLife, PriorityUsageResetPeriod */

@@ -257,7 +257,10 @@ const char *store_dump_table(int i)
 
 const char *store_dump_derived_table(int i)
 {
-    static const char *const derived[] = {"ledger_alloc_index", "ledger_alloc_mark"};
+    /* The usage accumulators (schema 0024) are derived from the jobs: an imported bank has no
+     * usage_params row, so allotd rebuilds them when it first starts on it. */
+    static const char *const derived[] = {"ledger_alloc_index", "ledger_alloc_mark", "usage_acc",
+                                          "usage_params",       "usage_pending",     "usage_dirty"};
     return i >= 0 && i < (int)(sizeof derived / sizeof derived[0]) ? derived[i] : NULL;
 }
 

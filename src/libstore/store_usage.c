@@ -151,7 +151,7 @@ int store_job_scrub(store_t *st, int64_t before_s, int64_t now_s, int64_t *delet
         return -1;
     if (deleted)
         *deleted = n;
-    /* The deleted runs no longer count: schema 0023's trigger marked their accumulators,
+    /* The deleted runs no longer count: schema 0024's trigger marked their accumulators,
      * which the fold recomputes from the runs that remain. */
     return store_usage_fold(st, now_s, err);
 }

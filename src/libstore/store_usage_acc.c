@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* store_usage_acc.c - fair-share usage kept as it happens (schema 0023, doc/fairshare.md).
+/* store_usage_acc.c - fair-share usage kept as it happens (schema 0024, doc/fairshare.md).
  *
  * Each settled run adds its usage to the accumulator of its (cluster, account, user, qos)
  * in the transaction that settles it (store_settle, store_job_import), with libcore's
