@@ -271,6 +271,21 @@ test_expect_success 'the outage each client saw' '
 	} | tee outage.summary
 '
 
+# Under ASan (tests/run.sh --sanitize) a leak or sanitizer finding makes allotd's exit status
+# non-zero: the reconnect paths are checked at shutdown too.
+test_expect_success 'both allotd stop cleanly after the failover' '
+	for i in A B; do
+		pid=$(cat $i/mypid) &&
+		kill -TERM "$pid" &&
+		wait_for 20 pid_gone "$pid" &&
+		{ wait "$pid"; rc=$?; } &&
+		rm -f $i/mypid &&
+		echo "allotd $i exited with $rc" &&
+		test "$rc" = 0 &&
+		! grep -E "Sanitizer|runtime error" $i/stderr || return 1
+	done
+'
+
 # Into the TAP stream, for `ctest -L pgha -V` (bench/results/postgresql.md).
 [ ! -f outage.summary ] || sed "s/^/# /" outage outage.summary
 test_done
