@@ -29,6 +29,9 @@ enum allot_errnum {
     ALLOT_ETOOBIG,   /* request or value larger than allowed */
     ALLOT_EPROTO,    /* the peer answered something that is not the protocol */
     ALLOT_EINTERNAL, /* a bug: an invariant failed */
+    ALLOT_EINDOUBT,  /* the change may or may not have been committed (the answer to its
+                      * COMMIT was lost); an idempotent request, sent again, answers what
+                      * stands (doc/api.md "Outcome unknown") */
     ALLOT_ERRNUM_MAX
 };
 
@@ -59,10 +62,11 @@ const char *allot_strerror(enum allot_errnum code);
 const char *allot_errname(enum allot_errnum code);
 /* Inverse of allot_errname(); ALLOT_EPROTO for an unknown name. */
 enum allot_errnum allot_errnum_from_name(const char *name);
-/* HTTP status for a code (400, 404, 409, 402, 403, 401, 500, 503, 413, 502). */
+/* HTTP status for a code (400, 404, 409, 402, 403, 401, 500, 503, 413, 502); EINDOUBT is 503
+ * as EUNAVAIL, told apart by its name in the body. */
 int allot_error_http_status(enum allot_errnum code);
 /* CLI exit status for a code: 0 ok, 1 refused (funds/limits), 2 usage/invalid,
- * 3 not found / conflict, 4 auth / permission, 5 unavailable / I/O / internal. */
+ * 3 not found / conflict, 4 auth / permission, 5 unavailable / I/O / internal / in doubt. */
 int allot_error_exit_status(enum allot_errnum code);
 
 #endif

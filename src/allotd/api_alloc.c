@@ -397,6 +397,7 @@ int api_alloc_credit(struct req *r, struct allot_error *err)
         return allot_errorf(err, ALLOT_EINVAL, "%s: must not be zero", s->amount_key);
     text_copy(e->actor, sizeof(e->actor), r->who.user);
     e->time_s = (int64_t)time(NULL);
+    r->op.idempotent = e->idem_key[0] != '\0'; /* the key's entry is found again */
     return req_defer_write(r, run_credit, s, finish_credit);
 }
 

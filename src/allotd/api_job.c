@@ -324,6 +324,7 @@ int api_job_hold(struct req *r, struct allot_error *err)
     q->amount_sumin = s->c.cost_sumin;
     text_copy(q->actor, sizeof(q->actor), r->who.user);
     r->op.rerunnable = 1; /* run_hold rewrites its result; nothing outside the store */
+    r->op.idempotent = 1; /* per (cluster, job_id, run); per token with a submit token */
     q->observe = api_observe_on(r);
     /* Observe mode leaves the batch: its replay of an observed refusal is store_hold's. */
     if (!s->submit_token && !api_job_ids_given(&s->ids) && !q->observe) {
@@ -526,6 +527,7 @@ int api_job_settle(struct req *r, struct allot_error *err)
         api_settle_price(r, &s->q, &in, err) < 0)
         return -1;
     r->op.rerunnable = 1;              /* run_settle rewrites its result (a rerun may log twice) */
+    r->op.idempotent = 1;              /* per (cluster, job_id, run) */
     if (!api_job_ids_given(&s->ids)) { /* with ids: one transaction, in run_settle */
         s->job.settle = &s->q;
         s->job.settle_res = &s->res;
@@ -565,6 +567,7 @@ int api_job_release(struct req *r, struct allot_error *err)
     text_copy(s->q.actor, sizeof(s->q.actor), r->who.user);
     s->q.now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1; /* run_settle rewrites its result (a rerun may log twice) */
+    r->op.idempotent = 1; /* per (cluster, job_id, run) */
     return req_defer_write(r, run_settle, s, finish_settle);
 }
 

@@ -73,5 +73,6 @@ int api_job_adjust(struct req *r, struct allot_error *err)
     text_copy(q->actor, sizeof(q->actor), r->who.user);
     q->now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1; /* run_adjust rewrites its result; nothing outside the store */
+    r->op.idempotent = 1; /* the same time limit again is a replay */
     return req_defer_write(r, run_adjust, s, finish_adjust);
 }

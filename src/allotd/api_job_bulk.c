@@ -274,6 +274,7 @@ int api_job_settle_bulk(struct req *r, struct allot_error *err)
     r->scratch = o; /* the request's from here */
     o = NULL;
     r->op.rerunnable = 1; /* run_bulk rewrites every outcome it sets */
+    r->op.idempotent = 1; /* each settle per (cluster, job, run): a run settled is a replay */
     rc = req_defer_write(r, run_bulk, r->scratch, finish_bulk);
 out:
     free(o);

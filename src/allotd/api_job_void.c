@@ -79,5 +79,6 @@ int api_job_void(struct req *r, struct allot_error *err)
     text_copy(q->actor, sizeof(q->actor), r->who.user);
     q->now_s = (int64_t)time(NULL);
     r->op.rerunnable = 1; /* run_void rewrites its result; nothing outside the store */
+    r->op.idempotent = 1; /* a void run stays void */
     return req_defer_write(r, run_void, v, finish_void);
 }

@@ -203,6 +203,9 @@ static enum MHD_Result send_reply(struct req *r, int rc, struct allot_error *err
             if (!strchr(field, ' '))
                 json_object_set_new(e, "field", json_string(field));
         }
+        /* Outcome unknown: whether the same request again finds out (an idempotent verb). */
+        if (err->code == ALLOT_EINDOUBT)
+            json_object_set_new(e, "retry_safe", json_boolean(r->op.idempotent));
         r->out = json_pack("{s:o}", "error", e);
         r->status = status;
         free(r->text);

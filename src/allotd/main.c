@@ -31,6 +31,7 @@
 #include "allotd/tokens.h"
 #include "allotd/tick.h"
 #include "allotd/writer.h"
+#include "libstore/store_fault.h"
 #include "libutil/log.h"
 #include "libutil/monotime.h"
 #include "libutil/text.h"
@@ -357,6 +358,14 @@ int main(int argc, char **argv)
                  "themselves with X-Allot-User\"");
     if (crash_init(d.test_local) < 0)
         goto out_log;
+#ifdef ALLOT_TEST
+    /* Lost COMMIT answers on PostgreSQL (store_fault.h), for the tests of writer.h's doubt. */
+    const char *lost = getenv("ALLOT_TEST_COMMIT_LOST");
+    if (d.test_local && lost && *lost) {
+        store_fault_commit_lost_arm(lost);
+        log_warn("msg=\"lost COMMIT answers armed\" trigger=\"%s\"", lost);
+    }
+#endif
     if (setup_signals(&sigs) < 0 || allotd_readers_init() < 0 || auth_init(&err) < 0) {
         fprintf(stderr, "allotd: cannot set up signals or thread keys\n");
         goto out_log;

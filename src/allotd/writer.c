@@ -94,6 +94,7 @@ int writer_submit(struct writer *w, struct write_op *op, int wait_ms, struct all
     deadline_after_ms(&until, wait_ms);
     op->next = NULL;
     op->rc = 0;
+    op->in_doubt = 0;
     allot_error_clear(&op->err);
     pthread_mutex_lock(&w->lock);
     while (!w->stopping && w->depth >= w->queue_max) {
@@ -175,9 +176,18 @@ static void offer_jobs(struct writer *w, struct write_op *batch)
     struct allot_error jerr = {0};
     ALLOT_CRASHPOINT("writer.before_commit");
     if (store_job_batch(w->st, w->jobs, m, &jerr) < 0) {
+        /* The answer to its COMMIT was lost: the ops run one by one next, in the writer's
+         * transaction, answer replays if it committed; if that fails too, resolve_doubt. */
+        if (jerr.code == ALLOT_EINDOUBT) {
+            for (int i = 0; i < m; i++)
+                w->job_of[i]->in_doubt = 1;
+            log_warn("msg=\"answer to batched holds and settles lost; running them again\" "
+                     "ops=%d error=\"%s\"",
+                     m, jerr.msg);
+        }
         /* Unavailable (database down, lock timeout): the writer's own BEGIN, which
          * reconnects, says so if it persists; one line per batch is enough. */
-        if (jerr.code != ALLOT_EUNAVAIL)
+        else if (jerr.code != ALLOT_EUNAVAIL)
             log_warn("msg=\"batched holds and settles failed; running them one by one\" "
                      "ops=%d error=\"%s\"",
                      m, jerr.msg);
@@ -218,6 +228,85 @@ static int run_optimistic(struct writer *w, struct write_op *batch, int *ok,
     return 1;
 }
 
+/* For writer_ready while the writer looks into a lost answer: the database is not taking
+ * writes now (its ops are answered later, when their outcome is known). */
+static void note_unavailable(struct writer *w, const struct allot_error *why)
+{
+    pthread_mutex_lock(&w->c_lock);
+    w->fail_us = metrics_now_us();
+    allot_errorf(&w->fail_err, ALLOT_EUNAVAIL, "%s", why->msg);
+    pthread_mutex_unlock(&w->c_lock);
+}
+
+/* Run the ops that need it of a batch in the open transaction, each in a savepoint. */
+static void run_each(struct writer *w, struct write_op *batch, int doubt_only)
+{
+    for (struct write_op *op = batch; op; op = op->next) {
+        if (doubt_only ? !(op->in_doubt && op->idempotent) : op->rc < 0)
+            continue; /* failed in run_optimistic: its error stands, nothing of it is left */
+        if (doubt_only)
+            op->rc = 0;
+        if (store_savepoint(w->st, &op->err) < 0) {
+            op->rc = -1;
+            continue;
+        }
+        if (op->run(w->st, op->arg, &op->err) < 0) {
+            op->rc = -1;
+            store_savepoint_rollback(w->st);
+        } else if (store_savepoint_release(w->st, &op->err) < 0) {
+            op->rc = -1;
+            store_savepoint_rollback(w->st);
+        }
+    }
+}
+
+/* Find out what stands of the batch's ops in doubt (writer.h): run the idempotent ones
+ * again, on the next connection, and commit; waits at most WRITER_DOUBT_MS for the
+ * database.  Whatever stays unknown fails with EINDOUBT. */
+static void resolve_doubt(struct writer *w, struct write_op *batch, int n)
+{
+    int64_t until = metrics_now_us() + (int64_t)WRITER_DOUBT_MS * 1000;
+    struct allot_error err = {0};
+    int keyed = 0;
+    for (struct write_op *op = batch; op; op = op->next)
+        keyed += op->in_doubt && op->idempotent;
+    log_warn("msg=\"answer to a commit lost; finding out what stands\" ops=%d in_doubt_keyed=%d", n,
+             keyed);
+    const struct timespec pause = {0, 100 * 1000 * 1000};
+    while (keyed && metrics_now_us() < until) {
+        if (store_begin(w->st, &err) < 0) {
+            note_unavailable(w, &err);
+            nanosleep(&pause, NULL); /* the driver backs off its reconnects by itself */
+            continue;
+        }
+        run_each(w, batch, 1);
+        if (store_commit(w->st, &err) == 0) {
+            for (struct write_op *op = batch; op; op = op->next)
+                if (op->idempotent)
+                    op->in_doubt = 0; /* its rc and err are what stands */
+            break;
+        }
+        store_rollback(w->st);
+        if (err.code != ALLOT_EINDOUBT && err.code != ALLOT_EUNAVAIL)
+            break; /* no reason to expect a better answer by trying again */
+    }
+    for (struct write_op *op = batch; op; op = op->next) {
+        if (!op->in_doubt)
+            continue;
+        op->rc = -1;
+        if (op->idempotent)
+            allot_errorf(&op->err, ALLOT_EINDOUBT,
+                         "the database's answer to this change was lost and it could not be "
+                         "asked again within %d s whether it was made; sending the same request "
+                         "again is safe: it answers what stands (%s)",
+                         WRITER_DOUBT_MS / 1000, err.msg);
+        else
+            allot_errorf(&op->err, ALLOT_EINDOUBT,
+                         "the database's answer to this change was lost: it may or may not have "
+                         "been made; look before sending it again");
+    }
+}
+
 /* Run one batch: its holds and settles through store_job_batch first when the store
  * batches them (no transaction is open yet), else in the transaction writer_main opened
  * (ok = 0 when it could not, with begin_err); then each op that needs it (in a savepoint
@@ -237,21 +326,8 @@ static void run_batch(struct writer *w, struct write_op *batch, struct write_op 
             ok = store_begin(w->st, &err) == 0;
     }
     int done = !need || (ok && run_optimistic(w, batch, &ok, &err));
-    for (struct write_op *op = batch; ok && !done && op; op = op->next) {
-        if (op->rc < 0) /* failed in run_optimistic: its error stands, nothing of it is left */
-            continue;
-        if (store_savepoint(w->st, &op->err) < 0) {
-            op->rc = -1;
-            continue;
-        }
-        if (op->run(w->st, op->arg, &op->err) < 0) {
-            op->rc = -1;
-            store_savepoint_rollback(w->st);
-        } else if (store_savepoint_release(w->st, &op->err) < 0) {
-            op->rc = -1;
-            store_savepoint_rollback(w->st);
-        }
-    }
+    if (ok && !done)
+        run_each(w, batch, 0);
     t1 = metrics_now_us();
     if (ok && need) {
         ALLOT_CRASHPOINT("writer.before_commit");
@@ -262,15 +338,26 @@ static void run_batch(struct writer *w, struct write_op *batch, struct write_op 
             ALLOT_CRASHPOINT("writer.after_commit");
         }
     }
+    int doubt = 0;
     if (!ok) {
         log_error("msg=\"group commit failed\" ops=%d error=\"%s\"", n, err.msg);
         for (struct write_op *op = batch; op; op = op->next) {
             if (op->job && op->job->done)
                 continue; /* committed by store_job_batch: it stands */
+            if (err.code == ALLOT_EINDOUBT && op->rc == 0)
+                op->in_doubt = 1; /* it ran: the lost commit may have made it */
+            else if (err.code == ALLOT_EINDOUBT && !op->in_doubt)
+                continue; /* its own error: rolled back before the commit */
             op->rc = -1;
             op->err = err;
+            doubt |= op->in_doubt;
         }
+    } else {
+        for (struct write_op *op = batch; op; op = op->next)
+            op->in_doubt = 0; /* answered on this connection: what it says stands */
     }
+    if (doubt)
+        resolve_doubt(w, batch, n);
     metrics_batch(w->m, n, ok, t1 - t0, metrics_now_us() - t1);
     /* Hand the batch to the completer, which flushes (when split) and completes it. */
     pthread_mutex_lock(&w->c_lock);

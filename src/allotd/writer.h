@@ -24,6 +24,14 @@
  * op k fails there, the transaction is rolled back, op k keeps its error, and the batch runs
  * again the usual way (savepoints) without op k: the outcome is what the usual way gives.
  *
+ * When the answer to a COMMIT is lost with the database connection (store_commit or
+ * store_job_batch fails with EINDOUBT), the ops of that commit may stand or not.  Before
+ * answering, the writer finds out: on the next connection (waited for at most
+ * WRITER_DOUBT_MS) it runs each `idempotent` op of it again in a transaction of its own,
+ * which answers a replay if the first run committed and does the work if it did not, and
+ * commits.  An op it cannot settle so (no key, or the database stays away) fails with
+ * EINDOUBT: outcome unknown.
+ *
  * Completion is a callback (op->done), called on a completer thread after the flush (or
  * after the failure): a batch's ops in order, batches in commit order or not.  The HTTP
  * layer uses it to resume a suspended connection, so a worker thread is never blocked
@@ -41,6 +49,9 @@
 #include "allot/error.h"
 #include "libstore/store.h"
 
+/* How long the writer waits for the database after a lost COMMIT answer (writer.h). */
+#define WRITER_DOUBT_MS 5000
+
 struct writer;
 struct metrics;
 
@@ -54,6 +65,10 @@ struct write_op {
      * and no effect outside the store (it rewrites all its outputs).  A batch made only of
      * such ops first runs without per-op savepoints (see below). */
     int rerunnable;
+    /* 1: the verb is idempotent by a key of its own (doc/api.md "Outcome unknown"): run()
+     * again after its first run committed changes nothing and answers as a replay, so it
+     * finds out what stands after a lost COMMIT answer.  Implies rerunnable. */
+    int idempotent;
     /* Optional: the op is this hold or settle, which the writer first offers, with the
      * batch's others, to store_job_batch (one statement for the lot on PostgreSQL).  When
      * job->done is 1 the result is already committed and run() must not run the verb
@@ -64,6 +79,7 @@ struct write_op {
     int rc; /* 0 ok and durable; -1 failed (err) and nothing of it is visible */
     struct allot_error err;
     /* Private. */
+    int in_doubt; /* ran in a commit whose answer was lost */
     struct write_op *next;
 };
 

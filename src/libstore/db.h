@@ -16,7 +16,8 @@
  *
  * Errors are allot codes: lock timeouts (SQLITE_BUSY/LOCKED) are EUNAVAIL, unique-key
  * violations EEXIST, other constraint failures ECONFLICT, out of memory ENOMEM, anything
- * else EIO; the message carries the driver's text.
+ * else EIO; the message carries the driver's text.  A COMMIT whose answer was lost with the
+ * connection is EINDOUBT (db_pg.c; SQLite commits in-process and always knows).
  * Threads: a db_t and its statements belong to one thread at a time.
  */
 #ifndef ALLOT_LIBSTORE_DB_H
@@ -109,8 +110,8 @@ int db_step(db_stmt_t *s, struct allot_error *err);
  * fails with EINTERNAL: its statements cost no round trip, and it cannot commit while a
  * statement's rows are being read).  1/0 as db_step, and the rows are read the same way,
  * but what s did is committed (durable when the connection is).  -1 with err: nothing of
- * s stands, no transaction is open (or, after a lost connection, whether the commit
- * happened is unknown, as for any COMMIT whose answer was lost). */
+ * s stands, no transaction is open; except EINDOUBT: the connection was lost after COMMIT
+ * was sent, and whether it committed is unknown (as for a COMMIT run by db_step). */
 int db_step_tx(db_stmt_t *s, struct allot_error *err);
 /* Step a statement whose rows (if any) are ignored to its end, then reset it;
  * db_changes() stays valid.

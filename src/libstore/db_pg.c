@@ -42,6 +42,12 @@
  * the lock or the statement fails, COMMIT ends the failed transaction (the server answers
  * ROLLBACK) and the first error is returned; nothing is retried.
  *
+ * Lost COMMIT answers.  When the connection breaks after COMMIT was sent (the server went
+ * away, or killed this backend: 57P01/57P02, class 08), the transaction may or may not have
+ * committed: a server commits before it answers.  COMMIT (and db_step_tx, which sends one)
+ * then fails with EINDOUBT instead of EUNAVAIL, so the caller finds out what stands before
+ * it answers anyone (writer.c); every other failure of COMMIT is a rollback.
+ *
  * Error mapping (db.h): connection failure (class 08, 57P01-57P03) and lock_not_available
  * 55P03, serialization_failure 40001, deadlock_detected 40P01 -> EUNAVAIL; unique_violation
  * 23505 -> EEXIST; other integrity violations (23xxx) -> ECONFLICT; out of memory 53200 ->
@@ -55,7 +61,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+
+#ifdef ALLOT_TEST
+#include "libstore/store_fault.h"
+#endif
 
 /* pg_advisory_xact_lock key of the bank's write lock: "allot" in ASCII. */
 #define DB_PG_WRITE_LOCK "418430168948"
@@ -152,6 +163,41 @@ static const char *conn_failure(PGconn *c, char *buf, size_t n)
     }
     return buf;
 }
+
+/* Whether a COMMIT that failed with res (NULL: no result) may have committed all the same:
+ * the connection is gone, or the server ended it (admin or crash shutdown, class 08). */
+static int answer_lost(const struct db_pg *d, const PGresult *res)
+{
+    const char *st = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    return PQstatus(d->conn) != CONNECTION_OK ||
+           (st &&
+            (strncmp(st, "08", 2) == 0 || strcmp(st, "57P01") == 0 || strcmp(st, "57P02") == 0));
+}
+
+/* err (set by the failure) becomes EINDOUBT when the answer to a sent COMMIT was lost. */
+static void commit_in_doubt(const struct db_pg *d, const PGresult *res, struct allot_error *err)
+{
+    if (!err || !answer_lost(d, res))
+        return;
+    err->code = ALLOT_EINDOUBT;
+    allot_error_prefix(err, "COMMIT sent, its answer lost; it may have committed");
+}
+
+#ifdef ALLOT_TEST
+/* Test builds (store_fault.h, lost COMMIT answers): after a COMMIT that committed, cut the
+ * connection when the fault is due and return what libpq then reports instead of res. */
+static PGresult *test_lose_answer(struct db_pg *d, PGresult *res, int step_tx)
+{
+    if (PQresultStatus(res) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(res), "COMMIT") != 0 ||
+        !store_fault_commit_lost_due(step_tx))
+        return res;
+    PQclear(res);
+    (void)shutdown(PQsocket(d->conn), SHUT_RDWR);
+    res = PQexec(d->conn, "SELECT 1"); /* fails: libpq finds the connection gone */
+    store_fault_commit_lost_wait();
+    return res;
+}
+#endif
 
 static int64_t now_ms(void)
 {
@@ -585,6 +631,7 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
     }
     if (d->ndeferred > 0 && strcmp(q->sql, "ROLLBACK") == 0)
         d->ndeferred = 0; /* the rollback undoes them anyway */
+    int commit = strcmp(q->sql, "COMMIT") == 0;
     PGresult *res;
     if (d->ndeferred > 0) {
         /* Inside a transaction: the deferred statements travel with this one. */
@@ -594,6 +641,8 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
                                 "pg: connection lost inside a transaction (retry)");
         }
         if (pipe_flush(d, q, &res, err) < 0) {
+            if (commit)
+                commit_in_doubt(d, res, err);
             PQclear(res);
             return -1;
         }
@@ -604,10 +653,15 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
             return -1;
         res = PQexecPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0);
     }
+#ifdef ALLOT_TEST
+    if (commit)
+        res = test_lose_answer(d, res, 0);
+#endif
     ExecStatusType st = PQresultStatus(res);
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && stale_conn(d)) {
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && !commit && stale_conn(d)) {
         /* libpq learns of a server restart only on use: outside a transaction nothing
-         * was applied, so reconnect and run the statement once more. */
+         * was applied, so reconnect and run the statement once more.  Never a COMMIT: on
+         * a new connection it would commit nothing and report success. */
         PQclear(res);
         if (ensure_conn(d, err) < 0 || server_prepare(q, err) < 0)
             return -1;
@@ -618,6 +672,8 @@ static int drv_step(db_stmt_t *s, struct allot_error *err)
         d->tx_open = PQtransactionStatus(d->conn) != PQTRANS_IDLE;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
         fail_res(d, res, "step", err);
+        if (commit)
+            commit_in_doubt(d, res, err);
         PQclear(res);
         return -1;
     }
@@ -647,11 +703,13 @@ static int drv_step_tx(db_stmt_t *s, struct allot_error *err)
     for (int i = 0; sent && i < 2; i++)
         sent = PQsendQueryParams(d->conn, head[i], 0, NULL, NULL, NULL, NULL, 0);
     sent = sent && PQsendQueryPrepared(d->conn, q->name, q->nparams, q->vals, NULL, NULL, 0) &&
-           PQpipelineSync(d->conn) &&
-           PQsendQueryParams(d->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) &&
            PQpipelineSync(d->conn);
+    int commit_sent = sent && PQsendQueryParams(d->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0);
+    sent = commit_sent && PQpipelineSync(d->conn);
     if (!sent) {
         int rc = fail_res(d, NULL, "pipeline send", err);
+        if (commit_sent) /* queued: part of it may have reached the server */
+            commit_in_doubt(d, NULL, err);
         (void)PQexitPipelineMode(d->conn);
         return rc;
     }
@@ -662,18 +720,29 @@ static int drv_step_tx(db_stmt_t *s, struct allot_error *err)
     PGresult *commit = pipe_take(d->conn);
     pipe_sync(d->conn);
     (void)PQexitPipelineMode(d->conn); /* fails only on a broken connection (pipe_flush) */
+#ifdef ALLOT_TEST
+    commit = test_lose_answer(d, commit, 1);
+#endif
     static const char *const what[] = {"begin", "begin (write lock)", "step"};
     static const ExecStatusType want[] = {PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_TUPLES_OK};
     int rc = 0;
+    int refused = 0; /* the server itself failed a statement before COMMIT: it ran no COMMIT */
     for (int i = 0; i < 3 && rc == 0; i++) {
         ExecStatusType st = PQresultStatus(r[i]);
-        if (st != want[i] && !(i == 2 && st == PGRES_COMMAND_OK))
+        if (st != want[i] && !(i == 2 && st == PGRES_COMMAND_OK)) {
             rc = fail_res(d, r[i], what[i], err);
+            refused = r[i] && PQresultErrorField(r[i], PG_DIAG_SQLSTATE) != NULL;
+        }
     }
     if (rc == 0 && PQresultStatus(commit) != PGRES_COMMAND_OK)
         rc = fail_res(d, commit, "commit", err);
     else if (rc == 0 && strcmp(PQcmdStatus(commit), "COMMIT") != 0)
         rc = allot_errorf(err, ALLOT_EIO, "pg: commit: the transaction was rolled back");
+    /* COMMIT was sent: a lost connection leaves its outcome unknown, unless the server
+     * answered an earlier statement with an error (a backend told to exit says so before it
+     * reads the next statement; a server processes a pipeline in order). */
+    if (rc < 0 && !refused)
+        commit_in_doubt(d, commit, err);
     PQclear(r[0]);
     PQclear(r[1]);
     PQclear(commit);

@@ -65,7 +65,9 @@ int store_write_probe(store_t *st, struct allot_error *err);
 int store_upgrade(store_t *st, struct allot_error *err);
 
 /* Transactions (see top).  store_begin takes the write lock at once (BEGIN IMMEDIATE on
- * SQLite) so a batch never fails half-way on lock upgrade.  rollback never fails. */
+ * SQLite) so a batch never fails half-way on lock upgrade.  rollback never fails.
+ * store_commit fails with EINDOUBT when the answer to COMMIT was lost with the connection
+ * (PostgreSQL): the transaction may have committed; any other failure is a rollback. */
 int store_begin(store_t *st, struct allot_error *err);
 int store_commit(store_t *st, struct allot_error *err);
 /* Split each durable commit in two (group commit with the flush off the writer's path):
@@ -414,7 +416,9 @@ int store_void(store_t *st, const struct void_req *req, struct settle_result *re
  * Outside a transaction.  SQLite does nothing here (done stays 0, no transaction): its
  * verbs cost no round trips; store_batches_jobs says which.  0, or -1 with err: no op is
  * done and the statement's work does not stand (except when its answer could not be read
- * after the commit, an internal error: the verbs then answer those ops as replays). */
+ * after the commit, an internal error: the verbs then answer those ops as replays; and
+ * EINDOUBT: the answer to its COMMIT was lost, so it may stand: running the ops one by one
+ * on the next connection answers them as replays if it does). */
 struct store_job_op {
     const struct hold_req *hold; /* exactly one of hold and settle */
     const struct settle_req *settle;

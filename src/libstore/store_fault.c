@@ -11,7 +11,10 @@
 
 #ifdef ALLOT_TEST
 #include <sqlite3.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "libstore/store_int.h"
 
@@ -325,5 +328,55 @@ void store_fault_vfs_arm(enum store_fault_io what, long nth, int persistent, int
 long store_fault_vfs_hits(void)
 {
     return fvfs.hits;
+}
+
+/* ---- lost COMMIT answers --------------------------------------------------------------- */
+
+/* Test-build fault state (STYLE §2): the trigger file, and whether the last lost answer
+ * asked the driver to wait. */
+static struct {
+    char path[512];
+    int wait;
+} flost;
+
+void store_fault_commit_lost_arm(const char *path)
+{
+    snprintf(flost.path, sizeof flost.path, "%s", path ? path : "");
+    flost.wait = 0;
+}
+
+int store_fault_commit_lost_due(int step_tx)
+{
+    if (!flost.path[0])
+        return 0;
+    FILE *f = fopen(flost.path, "r");
+    if (!f)
+        return 0;
+    char line[64] = "";
+    if (!fgets(line, sizeof line, f))
+        line[0] = '\0';
+    fclose(f);
+    if ((strstr(line, "batch") && !step_tx) || (strstr(line, "commit") && step_tx))
+        return 0; /* meant for the other kind of COMMIT */
+    flost.wait = strstr(line, "wait") != NULL;
+    return unlink(flost.path) == 0; /* one fault per file */
+}
+
+void store_fault_commit_lost_wait(void)
+{
+    if (!flost.wait)
+        return;
+    flost.wait = 0;
+    char lost[sizeof flost.path + 8], go[sizeof flost.path + 8];
+    snprintf(lost, sizeof lost, "%s.lost", flost.path);
+    snprintf(go, sizeof go, "%s.go", flost.path);
+    FILE *f = fopen(lost, "w");
+    if (f)
+        fclose(f);
+    const struct timespec tick = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < 3000 && access(go, F_OK) != 0; i++)
+        nanosleep(&tick, NULL);
+    unlink(go);
+    unlink(lost);
 }
 #endif

@@ -17,6 +17,12 @@
  *    SQLITE_FULL, SQLITE_IOERR_FSYNC), once or from then on.  This exercises SQLite's and
  *    libstore's real error paths, including failures inside COMMIT.
  *
+ *  - Lost COMMIT answers (PostgreSQL): store_fault_commit_lost_arm() names a trigger file;
+ *    a COMMIT (or db_step_tx) that ends while the file exists commits for real, and then the
+ *    driver cuts its connection and reports the answer lost, as when the network or the
+ *    server fails between the commit and its reply.  The daemon arms it from
+ *    $ALLOT_TEST_COMMIT_LOST (TestMode=local only).
+ *
  * State is process-wide (STYLE §2 allows test-build fault counters as globals): one armed
  * connection and one VFS plan at a time.  Not thread-safe: arm, run and read counters from
  * one thread while no other thread uses the store.
@@ -41,6 +47,19 @@ void store_fault_disarm(store_t *st);
 void store_fault_suspend(int on);
 /* Faults injected since the last arm. */
 long store_fault_hits(void);
+
+/* Arm the lost-COMMIT fault with the trigger file `path` (copied; NULL or "" disarms).
+ * Call before any thread uses a store. */
+void store_fault_commit_lost_arm(const char *path);
+/* For the driver, after a COMMIT succeeded (step_tx 1: db_step_tx's, 0: a COMMIT
+ * statement's): 1 when this answer is to be lost, else 0.  It is when the trigger file exists
+ * and does not name the other kind ("batch": db_step_tx only, "commit": statements only);
+ * the file is then removed (one fault per file). */
+int store_fault_commit_lost_due(int step_tx);
+/* For the driver, after it cut the connection of a lost answer: when the trigger file said
+ * "wait", create <path>.lost and wait (at most 60 s) for <path>.go, then remove both, so a
+ * test can take the database away before the daemon looks into the lost answer. */
+void store_fault_commit_lost_wait(void);
 
 enum store_fault_io {
     STORE_FAULT_WRITE, /* xWrite */

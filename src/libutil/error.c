@@ -27,6 +27,7 @@ static const struct {
     [ALLOT_ETOOBIG] = {"ETOOBIG", "too large", 413, 2},
     [ALLOT_EPROTO] = {"EPROTO", "protocol error", 502, 5},
     [ALLOT_EINTERNAL] = {"EINTERNAL", "internal error", 500, 5},
+    [ALLOT_EINDOUBT] = {"EINDOUBT", "outcome unknown", 503, 5},
 };
 
 static int valid(enum allot_errnum code)
