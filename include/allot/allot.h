@@ -103,7 +103,12 @@ void allot_client_set_keepalive(allot_client_t *c, int on);
  * message does not name it already); EUNAVAIL when allotd cannot be reached or did not
  * answer within the timeout or munged is unreachable; EAUTH when munged refuses to encode
  * a credential; EPROTO for an
- * answer that is not the protocol; ETOOBIG for a reply over ALLOT_MAX_REPLY_BYTES. */
+ * answer that is not the protocol; ETOOBIG for a reply over ALLOT_MAX_REPLY_BYTES.
+ * Outcome unknown: an EINDOUBT answer that allotd marks "retry_safe" (an idempotent request
+ * whose COMMIT answer the database lost, doc/api.md "Outcome unknown") is sent again, up to
+ * 4 times within about 4 s, and the first known outcome is returned (a replay when the first
+ * request had committed); EINDOUBT only when none came.  Other EINDOUBT answers are
+ * returned at once: the change may or may not have been made. */
 int allot_request(allot_client_t *c, const char *method, const char *path, const char *json_body,
                   int *http_status, char **reply, struct allot_error *err);
 
@@ -186,7 +191,10 @@ struct allot_job_result {
  * saying what enforcement would have refused.  -1
  * with err set means no decision was obtained (unreachable, timeout, bad request, protocol);
  * the caller then fails open or closed as configured.  res is always fully written on 0 and
- * zeroed on -1. */
+ * zeroed on -1.  Hold, settle, release, adjust and void are idempotent per (cluster, job_id,
+ * run): an answer lost with allotd's database connection is asked again (allot_request), and
+ * -1 with EINDOUBT means it stayed unknown whether the verb took effect (the plugins treat it
+ * as an unanswered call: sending the same verb again later is safe). */
 int allot_job_admit(allot_client_t *c, const struct allot_job_desc *job,
                     struct allot_job_result *res, struct allot_error *err);
 int allot_job_hold(allot_client_t *c, const struct allot_job_desc *job,

@@ -13,10 +13,12 @@
 #include "liballot/client_int.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <munge.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct allot_client {
     pthread_mutex_t lock; /* serialises requests: the easy handle is single-threaded */
@@ -394,8 +396,9 @@ static int perform(allot_client_t *c, const char *method, const char *url,
     return 0;
 }
 
-int allot_request(allot_client_t *c, const char *method, const char *path, const char *json_body,
-                  int *http_status, char **reply, struct allot_error *err)
+static int request_once(allot_client_t *c, const char *method, const char *path,
+                        const char *json_body, int *http_status, char **reply,
+                        struct allot_error *err)
 {
     struct curl_slist *headers = NULL;
     struct buf b = {0};
@@ -480,6 +483,52 @@ out:
     free(url);
     free(auth);
     free(cred);
+    return rc;
+}
+
+/* An answer of unknown outcome (EINDOUBT) that allotd marks safe to repeat is sent again,
+ * at most CLIENT_DOUBT_RETRIES times after pauses of 250 ms doubling (3.75 s in all: the
+ * daemon's reconnects back off up to 2 s).  A retry that finds allotd or its database
+ * unavailable keeps the in-doubt answer: the first request may stand. */
+#define CLIENT_DOUBT_RETRIES 4
+
+int allot_request(allot_client_t *c, const char *method, const char *path, const char *json_body,
+                  int *http_status, char **reply, struct allot_error *err)
+{
+    struct allot_error e = {0};
+    char *body = NULL;
+    int status = 0;
+    int rc = request_once(c, method, path, json_body, &status, &body, &e);
+    long pause_ms = 250;
+    for (int i = 0; rc < 0 && e.code == ALLOT_EINDOUBT && i < CLIENT_DOUBT_RETRIES; i++) {
+        if (!client_retry_safe(body))
+            break;
+        struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+            ;
+        pause_ms *= 2;
+        struct allot_error e2 = {0};
+        char *body2 = NULL;
+        int status2 = 0;
+        int rc2 = request_once(c, method, path, json_body, &status2, &body2, &e2);
+        if (rc2 < 0 && e2.code == ALLOT_EUNAVAIL) {
+            free(body2); /* still down: the in-doubt answer stands until one is known */
+            continue;
+        }
+        free(body);
+        body = body2;
+        status = status2;
+        e = e2;
+        rc = rc2;
+    }
+    if (http_status)
+        *http_status = status;
+    if (reply)
+        *reply = body;
+    else
+        free(body);
+    if (rc < 0 && err)
+        *err = e;
     return rc;
 }
 

@@ -24,6 +24,10 @@ int client_url_parse(const char *url, char **base, char **socket_path, struct al
  * message quotes the start of the body.  Always returns -1. */
 int client_reply_error(int http_status, const char *body, struct allot_error *err);
 
+/* 1 when an error reply says the same request may be sent again to find out its outcome
+ * (EINDOUBT with "retry_safe":true: an idempotent verb whose COMMIT answer was lost). */
+int client_retry_safe(const char *body);
+
 /* Why a connect to the Unix socket at path failed (socket_why.c): the errno of one
  * non-blocking connect of our own, 0 when it connected (or would). */
 int client_socket_errno(const char *path);

@@ -85,3 +85,12 @@ int client_reply_error(int http_status, const char *body, struct allot_error *er
     json_decref(root);
     return -1;
 }
+
+int client_retry_safe(const char *body)
+{
+    json_t *root = body && *body ? json_loads(body, 0, NULL) : NULL;
+    json_t *e = json_object_get(root, "error");
+    int safe = json_is_true(json_object_get(e, "retry_safe"));
+    json_decref(root);
+    return safe;
+}

@@ -148,6 +148,36 @@ pg_up() {
 	[ -f "$PG_DIR/data/postmaster.pid" ] || pg_start "$PG_DIR"
 }
 
+# admin_sql SQL: run SQL in the server's postgres database (not the bank's).
+admin_sql() {
+	"$PG_BINDIR/psql" -X -v ON_ERROR_STOP=1 -tA -h 127.0.0.1 -p "$PG_PORT" -U postgres \
+		-d postgres -c "$1"
+}
+
+# The CLI (liballot's allot_request) sends a request again when allotd answers EINDOUBT
+# marked retry_safe.  The bank refuses new connections while allotd looks into the lost
+# answer, so it answers EINDOUBT; once that answer is logged, connections are allowed
+# again and the CLI's next try gets the committed settle.
+test_expect_success 'the CLI sends an in-doubt settle again and gets the committed one: one debit' '
+	pg_up && wait_for 20 pga A GET /readyz &&
+	pga A POST /v1/jobs/hold "$(hold_body 4 acct0)" &&
+	lose "batch wait" &&
+	rm -f "$LOST.lost" "$LOST.go" &&
+	{ ALLOT_TEST_USER=root "$ALLOT_BUILD_DIR/src/cli/allot" --url "$(cat A/url)" \
+		job settle jobid=4 elapsed=300s state=COMPLETED cluster=c1 >cli.out 2>cli.err;
+		echo $? >cli.rc; } &
+	pid=$! &&
+	wait_for 20 test -e "$LOST.lost" &&
+	admin_sql "ALTER DATABASE allot WITH ALLOW_CONNECTIONS false" &&
+	touch "$LOST.go" &&
+	wait_for 20 grep -q "jobs/settle.*status=503.*sending the same request again" A/allotd.log &&
+	admin_sql "ALTER DATABASE allot WITH ALLOW_CONNECTIONS true" &&
+	wait "$pid" &&
+	cat cli.out cli.err &&
+	test "$(cat cli.rc)" = 0 &&
+	test "$(rows debit 4)" = 1
+'
+
 test_expect_success 'allotd stopped, the books agree with the ledger (allot db check)' '
 	pg_allotd_stop A && pg_up &&
 	"$ALLOT_BUILD_DIR/src/cli/allot" --config A/allot.conf db check &&

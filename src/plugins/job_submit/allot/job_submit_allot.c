@@ -342,7 +342,7 @@ static int default_account_locked(uint32_t uid, const char *user, char *buf, siz
     if (breaker_gate(&bv, &t0, err) < 0)
         return -1;
     int arc = allot_request(js_client, "GET", path, NULL, &status, &reply, err);
-    breaker_done(bv, t0, arc < 0 && err->code == ALLOT_EUNAVAIL);
+    breaker_done(bv, t0, arc < 0 && (err->code == ALLOT_EUNAVAIL || err->code == ALLOT_EINDOUBT));
     if (arc < 0) {
         free(reply);
         if (err->code != ALLOT_ENOENT)
@@ -705,7 +705,7 @@ ALLOT_PLUGIN_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid
         d.extra_sumin = het_before; /* no hold at submit: count the earlier components */
         arc = allot_job_admit(js_client, &d, &res, &err);
     }
-    breaker_done(bv, t0, arc < 0 && err.code == ALLOT_EUNAVAIL);
+    breaker_done(bv, t0, arc < 0 && (err.code == ALLOT_EUNAVAIL || err.code == ALLOT_EINDOUBT));
     if (arc < 0) {
         if (err.code == ALLOT_ENOENT && strstr(err.msg, "has no association") &&
             slurm_has_assoc(uid, req.account, req.partition)) {

@@ -118,11 +118,13 @@ int prep_job_queue_copy(const prep_job_t *job, int64_t now_ms, prep_job_push_f p
     return 0;
 }
 
-/* Errors worth another try: allotd or its storage away, or an answer cut short. */
+/* Errors worth another try: allotd or its storage away, or an answer cut short (EINDOUBT:
+ * the answer to its commit was lost; the verbs are idempotent, so the same call again is
+ * safe and answers what stands). */
 static int transient(enum allot_errnum e)
 {
     return e == ALLOT_EUNAVAIL || e == ALLOT_EIO || e == ALLOT_ENOMEM || e == ALLOT_EPROTO ||
-           e == ALLOT_EAUTH;
+           e == ALLOT_EAUTH || e == ALLOT_EINDOUBT;
 }
 
 static int64_t backoff_ms(int attempt)
