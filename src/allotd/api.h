@@ -163,6 +163,7 @@ int api_policy_tick(struct req *r, struct allot_error *err);
 int api_policy_get(struct req *r, struct allot_error *err);
 int api_policy_evaluate(struct req *r, struct allot_error *err);
 int api_policy_dry_run(struct req *r, struct allot_error *err);
+int api_whatif(struct req *r, struct allot_error *err);
 int api_policy_force_reset(struct req *r, struct allot_error *err);
 int api_eval_list(struct req *r, struct allot_error *err);
 /* api_command.c */

@@ -101,6 +101,12 @@ static int uri_mark_get(const void *p, enum uri_escape *e, size_t *at)
 
 const char *req_query(struct req *r, const char *name)
 {
+    if (r->query) {
+        for (int i = 0; r->query[i] && r->query[i + 1]; i += 2)
+            if (strcmp(r->query[i], name) == 0)
+                return r->query[i + 1];
+        return NULL;
+    }
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 

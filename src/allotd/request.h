@@ -52,6 +52,9 @@ struct req {
     void *conn;              /* struct MHD_Connection */
     const char *method;
     const char *url;
+    /* A request run in process (api_whatif.c): its query as (name, value) pairs ending in
+     * NULL, read instead of the connection's; NULL for a request from the network. */
+    const char *const *query;
     uint64_t id; /* req= in logs */
     int64_t t0_us;
     int64_t rows_read; /* test builds: rows the handler's statements returned */

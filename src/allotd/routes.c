@@ -106,6 +106,7 @@ static const struct route routes[] = {
      "account cluster since"},
     {"GET", "/v1/reports/usage", ACCESS_ANY, api_report_usage, 0, NULL,
      "group period start end cluster account user partition"},
+    {"POST", "/v1/whatif", ACCESS_READALL, api_whatif, 0, NULL, NULL},
     {"GET", "/v1/share", ACCESS_ANY, api_share_get, 0, NULL, "cluster algo"},
     {"GET", "/v1/tree", ACCESS_ANY, api_share_tree, 0, NULL, "cluster"},
     {"GET", "/v1/usage", ACCESS_ANY, api_usage_list, 0, NULL, "cluster account user since until"},
