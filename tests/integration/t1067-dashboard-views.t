@@ -115,9 +115,11 @@ test_expect_success 'tokens for alice, bob, pi and root' '
 		API_USER=$u api POST /v1/tokens "{}" >out && json_get token <out >$u.token || return 1
 	done
 '
-# bearer TOKEN_OF PATH: GET PATH with USER's dashboard token; the reply on stdout.
+# bearer TOKEN_OF PATH [BODY]: GET PATH (POST BODY) with USER's dashboard token; the reply
+# on stdout.
 bearer() {
 	curl -s --max-time 30 -o "$ALLOTD_DIR/reply" -w "%{http_code}" \
+		${3:+-H "Content-Type: application/json" --data-binary "$3"} \
 		-H "Authorization: Bearer $(cat $1.token)" "$ALLOTD_URL$2" >"$ALLOTD_DIR/status"
 	cat "$ALLOTD_DIR/reply"
 }
@@ -128,7 +130,11 @@ test_expect_success 'the API behind the views refuses what a token may not read'
 	bearer alice "/v1/failures?account=chem&user=bob" >out && test "$(api_status)" = 403 &&
 	bearer pi "/v1/failures?account=phys" >out && test "$(api_status)" = 404 &&
 	bearer pi "/v1/failures?account=chem" >out && test "$(api_status)" = 200 &&
-	bearer root /v1/commands >out && test "$(api_status)" = 200
+	bearer root /v1/commands >out && test "$(api_status)" = 200 &&
+	bearer alice /v1/whatif "{\"cluster\":\"c1\"}" >out && test "$(api_status)" = 403 &&
+	bearer root /v1/whatif "{\"cluster\":\"c1\",\"partition\":\"std\",
+		\"weights\":\"CPU=2.0\"}" >whatif.json && test "$(api_status)" = 200 &&
+	cat whatif.json
 '
 test_expect_success CHROMIUM 'alice, My jobs: hers, by state, with charge and efficiency' '
 	open_view alice mine &&
@@ -156,7 +162,7 @@ test_expect_success CHROMIUM 'alice may not open Project or Operations: the bala
 	open_view alice ops &&
 	! dom alice.ops.html view-balances --hidden &&
 	dom alice.ops.html view-ops --hidden &&
-	! dom alice.ops.html outbox &&
+	! dom alice.ops.html outbox && ! dom alice.ops.html whatif-form &&
 	open_view alice project &&
 	! dom alice.project.html view-balances --hidden &&
 	! dom alice.project.html project-chem
@@ -198,7 +204,27 @@ test_expect_success CHROMIUM 'root, Operations: at risk, outbox with states and 
 	dom root.ops.html evaluations --rows >rows &&
 	grep "|#$(cat pol)|" rows &&
 	dom root.ops.html view-ops >text &&
-	grep "No cluster is synced with Slurm" text
+	grep "No cluster is synced with Slurm" text &&
+	dom root.ops.html whatif-form
+'
+# std's CPU weight doubled: every account's charge after is twice its charge before, as the
+# same POST /v1/whatif answered above.
+test_expect_success CHROMIUM 'root, Operations: the what-if of a link, before and after' '
+	change="wi_cluster=c1&wi_partition=std&wi_weights=CPU%3D2.0" &&
+	browse "$ALLOTD_URL/dashboard#token=$(cat root.token)&view=ops&$change" root.whatif.html &&
+	dom root.whatif.html whatif --rows >rows && cat rows &&
+	python3 - <<-\EOF
+	import json
+	rep = json.load(open("whatif.json"))
+	rows = [l.split("|") for l in open("rows").read().split("\n") if l]
+	assert rows and rep["jobs"] > 0, (rows, rep)
+	assert [r[0] for r in rows] == [a["account"] for a in rep["accounts"]], rows
+	for r, a in zip(rows, rep["accounts"]):
+	    assert int(r[1]) == a["jobs_before"], (r, a)
+	    assert a["charged_after_sumin"] == 2 * a["charged_before_sumin"] > 0, a
+	EOF
+	dom root.whatif.html whatif-summary >text && cat text &&
+	grep "jobs replayed" text
 '
 test_expect_success CHROMIUM 'root, no user of the bank: My jobs is empty, not an error' '
 	open_view root mine &&

@@ -156,16 +156,22 @@
   }
 
   // GET a path relative to /dashboard ("v1/balances" is /v1/balances, also under a proxy
-  // prefix); resolves to the parsed JSON object, rejects with AuthError on 401, else ApiError
-  // carrying allotd's message.
-  async function api(path) {
+  // prefix), or POST it the object send (a read by POST: the token is read-only); resolves to
+  // the parsed JSON object, rejects with AuthError on 401, else ApiError carrying allotd's
+  // message.
+  async function api(path, send) {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), FETCH_TIMEOUT_MS);
+    const headers = {Authorization: 'Bearer ' + state.token, Accept: 'application/json'};
+    if (send !== undefined)
+      headers['Content-Type'] = 'application/json';
     let resp;
     let body = null;
     try {
       resp = await fetch(path, {
-        headers: {Authorization: 'Bearer ' + state.token, Accept: 'application/json'},
+        method: send === undefined ? 'GET' : 'POST',
+        body: send === undefined ? undefined : JSON.stringify(send),
+        headers,
         cache: 'no-store',
         credentials: 'omit',
         redirect: 'error',

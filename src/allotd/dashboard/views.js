@@ -14,6 +14,9 @@
   const SHARE_MAX = 50;       // allocations whose share is fetched, one call each
   const AT_RISK_USED = 0.9;   // an allocation this much used is at risk whatever its forecast
   let h = null;               // dashboard.js's helpers
+  // The what-if change a link carries (#wi_cluster=&wi_partition=&wi_weights=&wi_max_tres=
+  // &wi_halflife=): read now, before the address keeps only #view=.
+  const linkWhatif = new URLSearchParams(location.hash.replace(/^#/, ''));
   const loaded = new Map();   // view name -> Promise of its rendering
 
   // ---- building blocks ----
@@ -336,6 +339,119 @@
         ['Status', (d) => d.status],
       ], items(sync), 'No drift: allot and Slurm agree.'));
     box.appendChild(s);
+
+    await whatifPanel(box);
+  }
+
+  // ---- What-if (in Operations) ----
+
+  // The form's change as POST /v1/whatif's body; null with a message when incomplete.
+  function whatifBody(f) {
+    const body = {cluster: f.cluster.value.trim()};
+    const part = f.partition.value.trim();
+    const weights = f.weights.value.trim();
+    const hl = f.halflife.value.trim();
+    if (!body.cluster)
+      return 'Name the cluster.';
+    if ((weights || f.max_tres.value) && !part)
+      return 'Weights and MAX_TRES change a partition: name it.';
+    if (part && !weights && !f.max_tres.value)
+      return 'Give the partition new weights or a MAX_TRES choice.';
+    if (part)
+      body.partition = part;
+    if (weights)
+      body.weights = weights;
+    if (f.max_tres.value)
+      body.max_tres = f.max_tres.value === 'yes';
+    if (hl)
+      body.halflife = hl;
+    return body;
+  }
+
+  function whatifResult(out, rep) {
+    const refusals = items(rep, 'refusals');
+    const after = refusals.filter((r) => r.scenario === 'after').length;
+    const before = refusals.length - after;
+    out.replaceChildren(h.el('p', 'muted', rep.jobs + ' jobs replayed; refused: ' + before +
+      ' before, ' + after + ' after.'));
+    out.lastChild.id = 'whatif-summary';
+    out.appendChild(table('whatif', [
+      ['Account', (a) => a.account], ['Jobs', (a) => a.jobs_before, 'num'],
+      ['Charged', (a) => h.fmtSU(a.charged_before_sumin), 'num'],
+      ['After', (a) => h.fmtSU(a.charged_after_sumin), 'num'],
+      ['Change', (a) => h.fmtSU(a.change_sumin), 'num'],
+      ['Refused', (a) => a.refused_before, 'num'], ['Refused after', (a) => a.refused_after, 'num'],
+    ], items(rep, 'accounts'), 'No job to replay.'));
+  }
+
+  function field(form, label, input) {
+    const l = h.el('label', 'whatif-field', label + ' ');
+    l.appendChild(input);
+    form.appendChild(l);
+    return input;
+  }
+
+  function input(name, value, placeholder) {
+    const i = h.el('input');
+    i.name = name;
+    i.value = value || '';
+    i.placeholder = placeholder || '';
+    return i;
+  }
+
+  async function whatifPanel(box) {
+    const s = section('What-if', 'allot whatif',
+      'The settled jobs replayed under a proposed price or half-life, before and after; as');
+    const form = h.el('form', 'whatif');
+    form.id = 'whatif-form';
+    const clusters = items(await h.api('v1/clusters'));
+    field(form, 'Cluster', input('cluster',
+      linkWhatif.get('wi_cluster') || (clusters.length === 1 ? clusters[0].name : '')));
+    field(form, 'Partition', input('partition', linkWhatif.get('wi_partition')));
+    field(form, 'TRES weights',
+      input('weights', linkWhatif.get('wi_weights'), 'CPU=1.0,GRES/gpu=8.0'));
+    const mt = h.el('select');
+    mt.name = 'max_tres';
+    for (const [v, t] of [['', 'unchanged'], ['yes', 'yes'], ['no', 'no']]) {
+      const o = h.el('option', null, t);
+      o.value = v;
+      mt.appendChild(o);
+    }
+    const linkMt = linkWhatif.get('wi_max_tres');
+    mt.value = ['yes', 'no'].includes(linkMt) ? linkMt : '';
+    field(form, 'MAX_TRES', mt);
+    field(form, 'Half-life', input('halflife', linkWhatif.get('wi_halflife'), '7-0'));
+    const go = h.el('button', null, 'Replay');
+    go.type = 'submit';
+    form.appendChild(go);
+    const out = h.el('div', 'whatif-out');
+    out.id = 'whatif-out';
+    async function run() {
+      const body = whatifBody(form);
+      if (typeof body === 'string') {
+        out.replaceChildren(h.el('p', 'chart-msg error', body));
+        return;
+      }
+      go.disabled = true;
+      out.replaceChildren(h.el('p', 'loading', 'Replaying…'));
+      try {
+        whatifResult(out, await h.api('v1/whatif', body));
+      } catch (e) {
+        out.replaceChildren();
+        failMessage(out, 'the what-if', e);
+      } finally {
+        go.disabled = false;
+      }
+    }
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      run();
+    });
+    s.appendChild(form);
+    s.appendChild(out);
+    box.appendChild(s);
+    if ([...linkWhatif.keys()].some((k) => k.startsWith('wi_')))
+      await run();
   }
 
   // ---- switching ----
