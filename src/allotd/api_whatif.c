@@ -7,8 +7,8 @@
  * bank, one encoder, and only reads (no write transaction).  The body's members are the
  * command's words (a string, number or boolean each); "changes" is a list of more sets of
  * words, as the lines of changes=FILE.  Bounds, so that one caller cannot hold allotd: at
- * most WHATIF_MAX_JOBS jobs a replay (413 beyond, with since= to narrow it) and one replay
- * at a time (503 while another runs).
+ * most WhatifMaxJobs jobs a replay (413 beyond, with since= to narrow it; at most /v1/jobs's
+ * 100,000 rows a reply) and one replay at a time (503 while another runs).
  */
 #include <microhttpd.h>
 #include <pthread.h>
@@ -21,8 +21,7 @@
 #include "allotd/routes.h"
 #include "cli/whatif_bank.h"
 
-#define WHATIF_MAX_JOBS 50000 /* under /v1/jobs's 100,000 rows a reply */
-#define WHATIF_QUERY_MAX 8    /* query pairs of one in-process GET */
+#define WHATIF_QUERY_MAX 8 /* query pairs of one in-process GET */
 
 static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 
@@ -141,7 +140,7 @@ static int replay(struct req *r, struct whatif_bank *h, struct allot_error *err)
             args_check_used(&kvs, what, err) < 0)
             return -1;
     }
-    if (whatif_bank_jobs(h, since, WHATIF_MAX_JOBS, err) < 0)
+    if (whatif_bank_jobs(h, since, r->conf->whatif_max_jobs, err) < 0)
         return -1;
     r->out = whatif_bank_report(h, at_s, "bank", err);
     return r->out ? 0 : -1;

@@ -101,6 +101,9 @@ static const struct conf_row conf_rows[] = {
     {{"SubmitHoldTTL", CONF_INT, NULL, 1, 30 * 86400, "86400", 1,
       "seconds after which a hold taken at submit and never bound to a started job is released"},
      I(submit_hold_ttl_s)},
+    {{"WhatifMaxJobs", CONF_INT, NULL, 1, 99999, "50000", 1,
+      "most settled jobs one POST /v1/whatif replays; more is 413 (narrow it with since)"},
+     I(whatif_max_jobs)},
     {{"EnforceMode", CONF_ENUM, "enforce|observe", 0, 0, "enforce", 1,
       "enforce: refuse what the bank refuses; observe: admit and start every job, record what "
       "enforcement would have refused (allot report observe)"},

@@ -62,6 +62,7 @@ struct allot_conf {
     char cluster_names[CONF_STR_MAX]; /* clusters this allotd serves; "" = any */
     char hold_mode[16];               /* "start" | "submit" */
     int64_t submit_hold_ttl_s;        /* unbound submit holds are released after it */
+    int64_t whatif_max_jobs;          /* POST /v1/whatif: jobs a replay (api_whatif.c) */
     char fail_mode[16];               /* "closed" | "open" (read by the plugins) */
     char enforce_mode[16];            /* "enforce" | "observe" (allotd decides, doc/adopt.md) */
     char start_refusal[16];           /* "wait" | "cancel" (prep/allot) */

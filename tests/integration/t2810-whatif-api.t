@@ -37,7 +37,8 @@ same() {
 
 test_expect_success 'a bank with the recorded history imported' '
 	munged_start "$PWD/munge" && chmod 0755 "$MUNGE_DIR" &&
-	allotd_start PriorityDecayHalfLife=0 FairShareAlgorithm=classic Operators=bob &&
+	allotd_start PriorityDecayHalfLife=0 FairShareAlgorithm=classic Operators=bob \
+		WhatifMaxJobs=6 &&
 	allot cluster add c1 >/dev/null &&
 	allot partition add batch cluster=c1 resource=cpu billing=CPU=1.0 >/dev/null &&
 	allot partition add gpu cluster=c1 resource=gpu billing=CPU=1.0,GRES/gpu=4.0 >/dev/null &&
@@ -98,6 +99,18 @@ test_expect_success 'a plain user is refused (403); an operator is answered' '
 	test "$(cat "$ALLOTD_DIR/status")" = 403 &&
 	API_AS=bob api POST /v1/whatif "{\"cluster\":\"c1\"}" >out &&
 	test "$(json_get jobs <out)" = 6
+'
+
+# The history's 6 jobs are WhatifMaxJobs (answered above): one more settled is too many.
+test_expect_success 'more jobs than WhatifMaxJobs: 413, nothing changed' '
+	api POST /v1/jobs/settle "{\"cluster\":\"c1\",\"job_id\":100,\"run\":0,\"user\":\"alice\",
+		\"account\":\"chem\",\"partition\":\"batch\",\"end\":\"2026-01-06T13:00:00Z\",
+		\"elapsed_s\":600,\"time_limit_s\":1200,\"alloc_tres\":\"cpu=2\",
+		\"state\":\"COMPLETED\"}" >/dev/null &&
+	bank_state >state.0 &&
+	test_expect_code 1 api POST /v1/whatif "{\"cluster\":\"c1\"}" >out &&
+	test "$(cat "$ALLOTD_DIR/status")" = 413 && grep -q "more than 6 settled jobs" out &&
+	bank_state >state.1 && test_cmp state.0 state.1
 '
 
 # bad BODY WORDS: a 400 whose message has WORDS.
