@@ -134,7 +134,7 @@ test_expect_success 'a bad body is a 400 naming what is wrong; the bank is uncha
 	bank_state >state.1 && test_cmp state.0 state.1
 '
 
-test_expect_success 'stop' '
-	allotd_stop
+test_expect_success 'stop: allotd exits cleanly (under ASan: no leak)' '
+	allotd_stop && test "$ALLOTD_EXIT" = 0
 '
 test_done
