@@ -238,7 +238,7 @@ static int run(struct cli *cli, const char *verb, int argc, char **argv, struct 
         goto out;
     if (sacct ? load_sacct(&h, sacct, &l, err) < 0 : whatif_bank_jobs(&h, since, 0, err) < 0)
         goto out;
-    if (sacct && since) { /* the bank filters its own jobs by end; a listing here */
+    if (sacct && since) { /* whatif_bank_jobs filters the bank's jobs by end; a listing here */
         size_t k = 0;
         for (size_t i = 0; i < h.njobs; i++)
             if (h.jobs[i].end_s >= since_s)

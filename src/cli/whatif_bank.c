@@ -363,14 +363,19 @@ int whatif_bank_job(struct whatif_bank *h, const char *what, int64_t id, const c
 int whatif_bank_jobs(struct whatif_bank *h, const char *since, int64_t max_jobs,
                      struct allot_error *err)
 {
-    char p[WHATIF_PATH_MAX], limit[32];
+    char p[WHATIF_PATH_MAX], limit[32], since_text[32];
+    int64_t since_s = 0;
+    if (since && args_time("since", since, &since_s, err) < 0)
+        return -1;
+    if (since) /* as allotd reads a time: a date, or ISO in UTC */
+        args_format_time(since_s, since_text, sizeof since_text);
     /* Bounded: ask for one more than allowed, to tell "exactly the bound" from "over". */
     snprintf(limit, sizeof limit, "%lld", (long long)max_jobs + 1);
     const char *kv[10] = {"cluster", h->cluster, "status", "settled"};
     int k = 4;
     if (since) {
         kv[k++] = "since";
-        kv[k++] = since;
+        kv[k++] = since_text;
     }
     if (max_jobs > 0) {
         kv[k++] = "limit";
@@ -404,6 +409,10 @@ int whatif_bank_jobs(struct whatif_bank *h, const char *since, int64_t max_jobs,
             j.start_s = j.end_s - j.elapsed_s;
         if (j.end_s < j.start_s)
             j.end_s = j.start_s + j.elapsed_s;
+        /* /v1/jobs's since= is the record's last change, which is at or after the end: the
+         * runs that ended before since are dropped here, as from a listing. */
+        if (since && j.end_s < since_s)
+            continue;
         if (whatif_bank_job(h, "bank", num(r, "job_id"), acct, strlen(acct), user, strlen(user),
                             part, strlen(part), qos, strlen(qos), &j, err) < 0)
             return -1;

@@ -61,8 +61,9 @@ struct whatif_bank {
  * fair-share settings of h->cluster through get(ctx, path); h is zeroed but for cluster. */
 int whatif_bank_load(struct whatif_bank *h, whatif_get_f get, void *ctx, struct allot_error *err);
 
-/* Add the bank's settled jobs of the cluster (ended at or after since, when not NULL).  At
- * most max_jobs (0: no bound): one more is EBUSY ("too many jobs") and reads no further. */
+/* Add the bank's settled jobs of the cluster (ended at or after since, a time args_time
+ * reads, when not NULL).  At most max_jobs read (0: no bound; those changed since, a superset
+ * of those ended since): one more is ETOOBIG and adds none. */
 int whatif_bank_jobs(struct whatif_bank *h, const char *since, int64_t max_jobs,
                      struct allot_error *err);
 

@@ -162,6 +162,14 @@ test_expect_success 'the bank replays its own jobs: before = the ledger; bank un
 	bank_state >state.4 && test_cmp state.3 state.4
 '
 
+# Jobs 1, 5 and 6 end at or after 11:00; the bank recorded all six just now, after it.
+test_expect_success 'since= keeps the bank jobs that ended since, as for a listing' '
+	allot --json whatif since=2026-01-05T11:00:00 >out && cat out &&
+	test "$(field out jobs)" = 3 &&
+	allot --json whatif sacct="$HIST" since=2026-01-05T11:00:00 >out &&
+	test "$(field out jobs)" = 3
+'
+
 test_expect_success 'a changes file: several partitions, comments; its errors name the line' '
 	cat >changes <<-\EOF &&
 	# double the GPUs, price memory on batch
