@@ -554,8 +554,8 @@ int store_history_names_cluster(store_t *st, enum store_history h, const char *c
  * JOB_HELD run has exactly one unreleased hold; every settled run exactly one debit entry
  * (or none when charged 0) and one release; available >= 0 where only holds changed it.
  * Calls cb once per problem with a sentence; returns the number of problems (>= 0) or -1.
- * Outside a transaction it holds the write lock while it reads (writers wait), so concurrent
- * commits cannot show as problems. */
+ * Outside a transaction it reads in one read-only snapshot, so concurrent commits cannot
+ * show as problems (and writers do not wait for it). */
 typedef void (*store_problem_f)(const char *problem, void *arg);
 int store_check(store_t *st, store_problem_f cb, void *arg, struct allot_error *err);
 

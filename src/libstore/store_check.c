@@ -285,23 +285,33 @@ static int check_index(store_t *st, struct report *r, struct allot_error *err)
     return rc < 0 ? -1 : 0;
 }
 
+/* The checks compare what separate statements read (a balance with its ledger sums), so
+ * they must all see one state of the bank: a commit between two of them would look like a
+ * broken invariant.  A read-only transaction gives one snapshot without blocking writers:
+ * SQLite's deferred BEGIN keeps the snapshot of the first read (WAL), PostgreSQL's
+ * REPEATABLE READ one snapshot for every statement.  Not BEGIN IMMEDIATE (store_begin): an
+ * HTTP worker's read connection may not take the write lock. */
+static int check_snapshot_begin(store_t *st, struct allot_error *err)
+{
+    return db_exec(st->db, st->sqlite ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                   err);
+}
+
 int store_check(store_t *st, store_problem_f cb, void *arg, struct allot_error *err)
 {
     struct report r = {cb, arg, 0};
     if (store_ready(st, "check", err) < 0)
         return -1;
-    /* The checks compare what separate statements read (a balance with its ledger sums), so
-     * they must all see one state of the bank: a commit between two of them would look like
-     * a broken invariant.  Outside a caller's transaction, the write lock gives that picture
-     * on both backends, as for db export; nothing is written and it is rolled back. */
     int own_tx = !st->in_tx;
-    if (own_tx && store_begin(st, err) < 0)
+    if (own_tx && check_snapshot_begin(st, err) < 0)
         return -1;
     int rc = check_index(st, &r, err) < 0 || check_balances(st, &r, err) < 0 ||
                      check_jobs(st, &r, err) < 0
                  ? -1
                  : r.n;
-    if (own_tx)
-        store_rollback(st);
+    if (own_tx) {
+        struct allot_error ignored;
+        (void)db_exec(st->db, "ROLLBACK", &ignored); /* nothing was written */
+    }
     return rc;
 }
