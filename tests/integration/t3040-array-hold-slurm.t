@@ -20,6 +20,9 @@ export ALLOTD_DIR=$PWD/allotd ALLOT_CONF=$PWD/allotd/allot.conf
 SPOOL=$PWD/spool
 
 ctld_log() { cat "$SLURM_DIR/log/slurmctld.log"; }
+# prep/allot logs an array's release after allotd has answered it, so a test that has just
+# seen the hold change waits for the line rather than reading the log once.
+ctld_log_has() { grep -q "$1" "$SLURM_DIR/log/slurmctld.log"; }
 ALLOT_BIN=$ALLOT_BUILD_DIR/src/cli/allot
 allot() { "$ALLOT_BIN" --url "$ALLOTD_URL" "$@"; }
 bal() { api GET "/v1/balances?account=chem" | json_get "items.0.$1"; }
@@ -98,7 +101,7 @@ test_expect_success 'cancelling pending tasks gives back their shares, cancellin
 	held_is 20 &&
 	scancel ${a}_2 &&
 	wait_for 30 held_is 15 &&
-	ctld_log | grep "job array of submit hold $t: 3 task(s) may still start" &&
+	wait_for 10 ctld_log_has "job array of submit hold $t: 3 task(s) may still start" &&
 	scancel ${a}_4 &&
 	wait_for 30 held_is 10 &&
 	scancel $a &&
@@ -107,7 +110,7 @@ test_expect_success 'cancelling pending tasks gives back their shares, cancellin
 	printf "hold:20 run0\nrelease:20 run0\nhold:15 run1\nrelease:15 run1\nhold:10 run2\nrelease:10 run2\n" >expectt &&
 	test_cmp expectt lt &&
 	test "$(bal used_sumin)" = 0 && test "$(bal available_sumin)" = 50 &&
-	ctld_log | grep "job array of submit hold $t: 0 task(s) may still start"
+	wait_for 10 ctld_log_has "job array of submit hold $t: 0 task(s) may still start"
 '
 
 test_expect_success 'an array it can pay runs every task, each charged once, nothing left held' '
