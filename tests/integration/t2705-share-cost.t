@@ -47,8 +47,12 @@ add_jobs() {
 			'COMPLETED', 'settled', 1 + i % 60, $now FROM n" &&
 	allot --timeout 600 usage rebuild
 }
+# The fewest rows of three requests: a worker connection's first request may read a row of
+# its own once (seen on PostgreSQL: 127 against 126), which is not the request's cost.
 rows() {
-	api GET "$1" >/dev/null && api_header X-Allot-Rows-Read
+	for _ in 1 2 3; do
+		api GET "$1" >/dev/null && api_header X-Allot-Rows-Read || return 1
+	done | sort -n | head -n 1
 }
 test_expect_success '10^4 jobs: the rows share, tree and priority read' '
 	add_jobs 1 10000 >out && cat out &&
